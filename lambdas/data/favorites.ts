@@ -1,0 +1,46 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '../lib/aws';
+import { keys } from './keys';
+import { isConditionFailure } from './users';
+
+export interface Favorite {
+  sceneId: number;
+  createdAt: string;
+}
+
+/** A user's favorites, newest first. The sort key is the scene, so one favorite per scene. */
+export async function listFavoritesNewestFirst(userId: string): Promise<Favorite[]> {
+  const { Items = [] } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.favoritePrefix },
+    }),
+  );
+  return Items.map((item) => ({ sceneId: Number(item.sceneId), createdAt: item.createdAt as string })).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Adds a favorite unless it exists: the condition makes two concurrent adds keep exactly one. */
+export async function addFavorite(userId: string, sceneId: number, now = new Date()): Promise<{ favorite: Favorite; created: boolean }> {
+  const favorite = { sceneId, createdAt: now.toISOString() };
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.favorite(userId, sceneId), entity: 'favorite', ...favorite },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return { favorite, created: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return { favorite, created: false };
+  }
+}
+
+export async function removeFavorite(userId: string, sceneId: number): Promise<boolean> {
+  const { Attributes } = await documentClient().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.favorite(userId, sceneId), ReturnValues: 'ALL_OLD' }),
+  );
+  return Attributes !== undefined;
+}

@@ -1,0 +1,179 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { JobStatus } from '../../shared/jobs';
+import type { JobView } from '../../shared/api-types';
+import { documentClient, tableName } from '../lib/aws';
+import { keys, type TransactItem } from './keys';
+import { isConditionFailure } from './users';
+
+export interface OutputFile {
+  name: string;
+  key: string;
+  contentType: string;
+  size: number;
+}
+
+/** A render job as stored: what the job screens show, plus what only the server and the worker use. */
+export interface JobRecord extends JobView {
+  userId: string;
+  userEmail: string;
+  alignment?: { scale: number; x: number; y: number; opacity: number; blendMode: string };
+  /** The uploaded input in the uploads bucket; removed once the worker is done with it. */
+  inputKey?: string;
+  paymentId?: string;
+  timeAccuracyReportSent?: boolean;
+  timeAccuracyReportType?: 'UNDERESTIMATED' | 'OVERESTIMATED';
+  timeAccuracyReportTimestamp?: string;
+  automaticErrorReported?: boolean;
+  automaticErrorType?: string;
+  automaticErrorTimestamp?: string;
+  fileMetadata?: OutputFile[];
+  mainOutputPath?: string;
+  /** How many times a worker was started for this job (first run and resumes). */
+  attempts: number;
+}
+
+/** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
+const ACTIVE: readonly JobStatus[] = ['queued', 'rendering'];
+
+const activeIndex = (heartbeat: string) => ({ GSI2PK: keys.activeJobs, GSI2SK: heartbeat });
+
+function jobItem(job: JobRecord) {
+  return {
+    ...keys.job(job.jobId),
+    ...keys.jobInUserList(job.userId, job.created_at, job.jobId),
+    ...(ACTIVE.includes(job.status) ? activeIndex(job.lastHeartbeat ?? job.created_at) : {}),
+    entity: 'job',
+    ...job,
+  };
+}
+
+function jobFields(item: Record<string, unknown>): JobRecord {
+  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
+  void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
+  return job as unknown as JobRecord;
+}
+
+/** The Put that creates a job, for a transaction that must create it with a payment. */
+export function createJobItem(job: JobRecord): TransactItem {
+  return { Put: { TableName: tableName(), Item: jobItem(job), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export async function createJob(job: JobRecord): Promise<void> {
+  await documentClient().send(new PutCommand(createJobItem(job).Put!));
+}
+
+export async function getJob(jobId: string): Promise<JobRecord | undefined> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(jobId), ConsistentRead: true }));
+  return Item ? jobFields(Item) : undefined;
+}
+
+/** Another user's job is indistinguishable from a missing one. */
+export async function getJobOfUser(userId: string, jobId: string): Promise<JobRecord | undefined> {
+  const job = await getJob(jobId);
+  return job && job.userId === userId ? job : undefined;
+}
+
+export async function listJobsNewestFirst(userId: string, limit = 50): Promise<JobRecord[]> {
+  const { Items = [] } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return Items.map(jobFields);
+}
+
+/** Queued or rendering jobs whose last heartbeat is older than `before`, oldest first. */
+export async function listActiveJobsSilentSince(before: string): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
+        ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
+        ExclusiveStartKey,
+      }),
+    );
+    jobs.push(...(page.Items ?? []).map(jobFields));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return jobs;
+}
+
+export class JobStateError extends Error {}
+
+export interface JobChange {
+  set?: Partial<JobRecord>;
+  remove?: (keyof JobRecord)[];
+  /** The change applies only while the job is in one of these statuses. */
+  whenStatusIn?: readonly JobStatus[];
+  /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)'. */
+  condition?: string;
+}
+
+/**
+ * Builds the conditional update of a job. It keeps the sweep index in step with
+ * the status: a job enters it when it becomes queued or rendering (keyed by its
+ * heartbeat) and leaves it in any other status.
+ */
+export function jobUpdate(jobId: string, change: JobChange) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const set = { ...change.set };
+  if (set.status !== undefined || set.lastHeartbeat !== undefined) {
+    if (set.status !== undefined && !ACTIVE.includes(set.status)) removes.push('GSI2PK', 'GSI2SK');
+    else if (set.status !== undefined || set.lastHeartbeat !== undefined) {
+      const heartbeat = set.lastHeartbeat ?? new Date().toISOString();
+      Object.assign(set, { GSI2PK: keys.activeJobs, GSI2SK: heartbeat } as object);
+    }
+  }
+  Object.entries(set).forEach(([name, value], i) => {
+    if (value === undefined) return;
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  (change.remove ?? []).forEach((name, i) => {
+    names[`#r${i}`] = name;
+    removes.push(`#r${i}`);
+  });
+  const conditions = ['attribute_exists(PK)'];
+  if (change.whenStatusIn) {
+    names['#status'] = 'status';
+    conditions.push(`#status IN (${change.whenStatusIn.map((status, i) => `:w${i}`).join(', ')})`);
+    change.whenStatusIn.forEach((status, i) => (values[`:w${i}`] = status));
+  }
+  if (change.condition) conditions.push(change.condition);
+  return {
+    TableName: tableName(),
+    Key: keys.job(jobId),
+    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
+}
+
+export function jobUpdateItem(jobId: string, change: JobChange): TransactItem {
+  return { Update: jobUpdate(jobId, change) };
+}
+
+/** Applies a change; returns the new job, or undefined when the job or its status condition did not hold. */
+export async function updateJob(jobId: string, change: JobChange): Promise<JobRecord | undefined> {
+  try {
+    const { Attributes } = await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'ALL_NEW' }));
+    return Attributes ? jobFields(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}

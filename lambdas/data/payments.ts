@@ -1,0 +1,78 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '../lib/aws';
+import { keys, type TransactItem } from './keys';
+
+/** What the server asked a payment provider to collect, and for what. */
+export interface PaymentRecord {
+  paymentId: string;
+  userId: string;
+  purpose: 'render' | 'credits';
+  jobId?: string;
+  credits?: number;
+  amountCents: number;
+  currency: 'usd';
+  provider: 'stripe' | 'local';
+  /** Stripe's PaymentIntent id (or the local provider's payment id). */
+  providerPaymentId?: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'mismatch';
+  lastError?: string;
+  createdAt: string;
+}
+
+export async function createPayment(payment: PaymentRecord): Promise<void> {
+  await documentClient().send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' }),
+  );
+}
+
+export function createPaymentItem(payment: PaymentRecord): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export async function getPayment(paymentId: string): Promise<PaymentRecord | undefined> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(paymentId), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { PK, SK, entity, ...payment } = Item;
+  void PK, SK, entity;
+  return payment as PaymentRecord;
+}
+
+/** Sets the provider's id once the PaymentIntent exists. */
+export function setProviderPaymentIdUpdate(paymentId: string, providerPaymentId: string) {
+  return {
+    TableName: tableName(),
+    Key: keys.payment(paymentId),
+    UpdateExpression: 'SET providerPaymentId = :pid',
+    ExpressionAttributeValues: { ':pid': providerPaymentId },
+  };
+}
+
+/** Moves a payment to a final status, only from pending: a settled payment never changes again. */
+export function settlePaymentItem(paymentId: string, status: PaymentRecord['status'], lastError?: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.payment(paymentId),
+      UpdateExpression: lastError ? 'SET #status = :status, lastError = :error' : 'SET #status = :status',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ...(lastError ? { ':error': lastError } : {}) },
+    },
+  };
+}
+
+/** The durable record of one payment event: its Put fails if the event was applied before. */
+export function recordPaymentEventItem(eventId: string, paymentId: string, type: string, now = new Date()): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.paymentEvent(eventId), entity: 'paymentEvent', eventId, paymentId, type, receivedAt: now.toISOString() },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export async function paymentEventSeen(eventId: string): Promise<boolean> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.paymentEvent(eventId), ConsistentRead: true }));
+  return Item !== undefined;
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3Client } from '../lib/aws';
+import { getConfig } from '../lib/config';
+import type { UploadTicket } from '../../shared/api-types';
+
+/** Presigned POSTs are short-lived: the form uploads right after asking. */
+const UPLOAD_TICKET_SECONDS = 15 * 60;
+/** Download links last as long as the seed's cached output URL (7 days, SigV4's maximum). */
+export const DOWNLOAD_URL_SECONDS = 7 * 24 * 3600;
+
+/** Every input lives under its owner's prefix; the server picks the whole key. */
+export const inputPrefix = (userId: string) => `uploads/${userId}/`;
+export const outputPrefix = (userId: string, jobId: string) => `users/${userId}/jobs/${jobId}/`;
+
+/**
+ * A presigned POST for one input file. The policy pins the exact key (under the
+ * user's prefix), the content type and the size range, so storage itself refuses
+ * another key, another type or a larger file.
+ */
+export async function presignUpload(userId: string, fileName: string, contentType: string, maxBytes: number): Promise<UploadTicket> {
+  const key = `${inputPrefix(userId)}${randomUUID()}/${fileName}`;
+  const { url, fields } = await createPresignedPost(s3Client(), {
+    Bucket: getConfig().UPLOADS_BUCKET,
+    Key: key,
+    Conditions: [
+      ['content-length-range', 1, maxBytes],
+      ['eq', '$Content-Type', contentType],
+    ],
+    Fields: { 'Content-Type': contentType },
+    Expires: UPLOAD_TICKET_SECONDS,
+  });
+  return { url, fields, key, maxBytes, fileName };
+}
+
+export async function headInput(key: string): Promise<{ size: number; contentType: string } | undefined> {
+  try {
+    const head = await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
+    return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? '' };
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+export async function deleteInput(key: string): Promise<void> {
+  await s3Client().send(new DeleteObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
+}
+
+export interface StoredObject {
+  key: string;
+  name: string;
+  size: number;
+}
+
+export async function listOutputs(userId: string, jobId: string): Promise<StoredObject[]> {
+  const prefix = outputPrefix(userId, jobId);
+  const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: prefix }));
+  return Contents.filter((o) => o.Key && !o.Key.slice(prefix.length).includes('/')).map((o) => ({ key: o.Key!, name: o.Key!.slice(prefix.length), size: o.Size ?? 0 }));
+}
+
+/** A time-limited download link that saves under the file's own name. */
+export async function presignDownload(key: string, fileName: string, contentType: string): Promise<string> {
+  return getSignedUrl(
+    s3Client(),
+    new GetObjectCommand({
+      Bucket: getConfig().OUTPUTS_BUCKET,
+      Key: key,
+      ResponseContentType: contentType,
+      ResponseContentDisposition: `attachment; filename="${fileName.replace(/"/g, '')}"`,
+    }),
+    { expiresIn: DOWNLOAD_URL_SECONDS },
+  );
+}

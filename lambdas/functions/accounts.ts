@@ -1,0 +1,11 @@
+import { createFunction } from '../lib/http';
+import { creditHistory, deleteFavorite, getProfile, listFavorites, putFavorite, recordSignIn } from '../handlers/accounts';
+
+export const handler = createFunction('accounts', {
+  'GET /api/me': getProfile,
+  'POST /api/me/login': recordSignIn,
+  'GET /api/favorites': listFavorites,
+  'PUT /api/favorites/{sceneId}': putFavorite,
+  'DELETE /api/favorites/{sceneId}': deleteFavorite,
+  'GET /api/credits/history': creditHistory,
+});

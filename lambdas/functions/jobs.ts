@@ -1,0 +1,14 @@
+import { createFunction } from '../lib/http';
+import { abandonJob, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob } from '../handlers/jobs';
+
+export const handler = createFunction('jobs', {
+  'POST /api/uploads': createUpload,
+  'POST /api/jobs': createRenderJob,
+  'GET /api/jobs': listJobs,
+  'GET /api/jobs/{jobId}': getJobDetail,
+  'POST /api/jobs/{jobId}/abandon': abandonJob,
+  'POST /api/jobs/{jobId}/resume': resumeJob,
+  'GET /api/jobs/{jobId}/files': listJobFiles,
+  'GET /api/jobs/{jobId}/main-output': mainOutput,
+  'POST /api/jobs/{jobId}/reports': reportProblem,
+});

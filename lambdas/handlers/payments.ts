@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { creditPurchaseRequest } from '../../shared/schemas';
+import { toCents } from '../../shared/pricing';
+import type { CreditPurchaseResponse } from '../../shared/api-types';
+import { HttpError, badRequest, caller, json, jsonBody, notFound, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
+import { getConfig } from '../lib/config';
+import { openPayment } from '../lib/payments';
+import { retrievePaymentIntent, verifyWebhook } from '../lib/stripe';
+import { settleFailedPayment, settleSucceededPayment } from '../lib/fulfilment';
+import { getPayment } from '../data/payments';
+import { ensureUser } from '../data/users';
+
+/** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
+export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
+  const me = caller(event);
+  const { credits } = jsonBody(event, creditPurchaseRequest);
+  await ensureUser(me.userId, me.email);
+  const payment = await openPayment({ userId: me.userId, purpose: 'credits', amountCents: toCents(credits), credits });
+  return { payment, credits };
+}
+
+/** Stripe's event bodies are small; anything larger is not Stripe. */
+const WEBHOOK_MAX_BYTES = 256 * 1024;
+
+/**
+ * POST /api/payments/webhook: verified on the raw body with the webhook secret.
+ * Whatever the event says, the PaymentIntent's real state is fetched from Stripe
+ * and settled on, so events arriving out of order cannot undo one another.
+ */
+export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
+  if (getConfig().PAYMENTS_MODE !== 'stripe') throw notFound();
+  const body = rawBody(event, WEBHOOK_MAX_BYTES);
+  let stripeEvent;
+  try {
+    stripeEvent = await verifyWebhook(body, event.headers['stripe-signature']);
+  } catch (error) {
+    throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`);
+  }
+  if (!stripeEvent.type.startsWith('payment_intent.')) return json(200, { received: true, ignored: stripeEvent.type });
+  const intentId = (stripeEvent.data.object as { id: string }).id;
+  const intent = await retrievePaymentIntent(intentId);
+  const paymentId = intent.metadata?.paymentId;
+  if (!paymentId || !(await getPayment(paymentId))) {
+    // Not ours yet (or at all): answer non-2xx so Stripe retries later, and write nothing.
+    return json(409, { message: 'Unknown payment; retry later' });
+  }
+  let outcome;
+  if (intent.status === 'succeeded') {
+    outcome = await settleSucceededPayment(stripeEvent.id, paymentId, { amountCents: intent.amount_received || intent.amount, currency: intent.currency });
+  } else if (intent.status === 'requires_payment_method' && intent.last_payment_error) {
+    outcome = await settleFailedPayment(stripeEvent.id, paymentId, intent.last_payment_error.message ?? 'Payment failed');
+  } else {
+    outcome = 'ignored';
+  }
+  return json(200, { received: true, outcome });
+}
+
+/**
+ * Local only: the local payment provider's card confirmation. It accepts
+ * Stripe's test card numbers and runs the same settlement as the webhook.
+ */
+const TEST_CARDS: Record<string, string | null> = {
+  '4242424242424242': null,
+  '5555555555554444': null,
+  '4000000000000002': 'Your card was declined.',
+  '4000000000009995': 'Your card has insufficient funds.',
+  '4000000000000069': 'Your card has expired.',
+  '4000000000000127': "Your card's security code is incorrect.",
+};
+
+const localConfirmBody = z.strictObject({
+  paymentId: z.string().uuid(),
+  cardNumber: z.string().max(32),
+  expiry: z.string().max(8).optional(),
+  cvc: z.string().max(4).optional(),
+});
+
+export async function confirmLocalPayment(event: ApiEvent): Promise<ApiResult> {
+  if (getConfig().PAYMENTS_MODE !== 'local') throw notFound();
+  const me = caller(event);
+  const body = jsonBody(event, localConfirmBody);
+  const payment = await getPayment(body.paymentId);
+  if (!payment || payment.userId !== me.userId) throw notFound('Payment not found');
+  if (payment.status === 'succeeded') return json(200, { status: 'succeeded' });
+  const number = body.cardNumber.replace(/[\s-]/g, '');
+  if (!(number in TEST_CARDS)) throw new HttpError(402, 'Your card number is incorrect.', { status: 'requires_payment_method' });
+  const decline = TEST_CARDS[number];
+  if (decline) {
+    await settleFailedPayment(`local:${payment.paymentId}:${Date.now()}`, payment.paymentId, decline);
+    throw new HttpError(402, decline, { status: 'requires_payment_method' });
+  }
+  await settleSucceededPayment(`local:${payment.paymentId}`, payment.paymentId, { amountCents: payment.amountCents, currency: payment.currency });
+  return json(200, { status: 'succeeded' });
+}

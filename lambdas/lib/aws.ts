@@ -1,0 +1,45 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { getConfig } from './config';
+
+/** SDK clients, created once per process from the typed configuration. */
+let ddb: DynamoDBDocumentClient | undefined;
+let s3: S3Client | undefined;
+
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export function documentClient(): DynamoDBDocumentClient {
+  if (!ddb) {
+    const config = getConfig();
+    const client = new DynamoDBClient({
+      region: config.AWS_REGION,
+      ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: localCredentials } : {}),
+    });
+    ddb = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+  return ddb;
+}
+
+export function s3Client(): S3Client {
+  if (!s3) {
+    const config = getConfig();
+    s3 = new S3Client({
+      region: config.AWS_REGION,
+      ...(config.S3_ENDPOINT
+        ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
+        : {}),
+    });
+  }
+  return s3;
+}
+
+export function tableName(): string {
+  return getConfig().TABLE_NAME;
+}
+
+/** For tests that switch stacks within one process. */
+export function resetClients(): void {
+  ddb = undefined;
+  s3 = undefined;
+}

@@ -1,0 +1,135 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from './aws';
+import { getConfig } from './config';
+import { sendMail } from './mailer';
+import { launchRender } from './render-launcher';
+import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from '../data/payments';
+import { getJob, jobUpdateItem, type JobRecord } from '../data/jobs';
+import { isConditionFailure, moveCredits } from '../data/users';
+import { counterIncrement } from '../data/analytics';
+import type { TransactItem } from '../data/keys';
+
+export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
+
+/**
+ * Applies a successful payment, once. The event id is recorded in the same
+ * transaction as the effect (credits and their ledger entry, or the job moving
+ * to the queue), so a replayed or concurrent copy of the event changes nothing.
+ * The webhook and the local payment provider both end here.
+ */
+export async function settleSucceededPayment(
+  eventId: string,
+  paymentId: string,
+  observed: { amountCents: number; currency: string },
+  now = new Date(),
+): Promise<Settlement> {
+  const payment = await getPayment(paymentId);
+  if (!payment) return 'unknown-payment';
+  if (await paymentEventSeen(eventId)) return 'duplicate';
+  if (payment.status === 'succeeded') return recordOnly(eventId, paymentId, 'payment_intent.succeeded', 'duplicate');
+
+  if (observed.amountCents !== payment.amountCents || observed.currency.toLowerCase() !== payment.currency) {
+    const outcome = await applyOnce([recordPaymentEventItem(eventId, paymentId, 'payment_intent.succeeded', now), settlePaymentItem(paymentId, 'mismatch', `expected ${payment.amountCents} ${payment.currency}, got ${observed.amountCents} ${observed.currency}`)]);
+    if (outcome === 'applied') await alertOwner(payment, observed);
+    return outcome === 'applied' ? 'mismatch' : 'duplicate';
+  }
+
+  const amount = payment.amountCents / 100;
+  const settleItems = [recordPaymentEventItem(eventId, paymentId, 'payment_intent.succeeded', now), settlePaymentItem(paymentId, 'succeeded')];
+  try {
+    if (payment.purpose === 'credits') {
+      await moveCredits({
+        userId: payment.userId,
+        amount: payment.credits!,
+        type: 'purchase',
+        paymentId,
+        alsoWrite: settleItems,
+        counters: { credit_purchases: 1, revenue_usd: amount },
+        now,
+      });
+      return 'applied';
+    }
+    const job = await getJob(payment.jobId!);
+    if (job && job.status === 'awaiting_payment') {
+      const queued = await applyOnce([
+        ...settleItems,
+        jobUpdateItem(job.jobId, {
+          set: { status: 'queued', paymentStatus: 'confirmed', paymentTimestamp: now.toISOString(), lastActive: now.toISOString(), lastHeartbeat: now.toISOString() },
+          whenStatusIn: ['awaiting_payment'],
+        }),
+        counterIncrement(now, { renders_started: 1, revenue_usd: amount }),
+      ]);
+      if (queued === 'applied') await launchRender(job.jobId);
+      if (queued !== 'conflict') return queued;
+    }
+    // The job is gone or was abandoned before the money arrived: keep the money as credits.
+    await moveCredits({ userId: payment.userId, amount, type: 'refund', jobId: payment.jobId, paymentId, alsoWrite: settleItems, counters: { revenue_usd: amount }, now });
+    return 'applied';
+  } catch (error) {
+    if (isConditionFailure(error)) return 'duplicate';
+    throw error;
+  }
+}
+
+/** A failed payment changes nothing but the payment's status; the event is recorded once. */
+export async function settleFailedPayment(eventId: string, paymentId: string, message: string, now = new Date()): Promise<Settlement> {
+  const payment = await getPayment(paymentId);
+  if (!payment) return 'unknown-payment';
+  if (payment.status !== 'pending') return recordOnly(eventId, paymentId, 'payment_intent.payment_failed', 'recorded');
+  const outcome = await applyOnce([recordPaymentEventItem(eventId, paymentId, 'payment_intent.payment_failed', now), settlePaymentItem(paymentId, 'failed', message)]);
+  return outcome === 'conflict' ? 'duplicate' : outcome;
+}
+
+async function recordOnly(eventId: string, paymentId: string, type: string, result: Settlement): Promise<Settlement> {
+  const outcome = await applyOnce([recordPaymentEventItem(eventId, paymentId, type)]);
+  return outcome === 'applied' ? result : 'duplicate';
+}
+
+async function applyOnce(items: TransactItem[]): Promise<'applied' | 'duplicate' | 'conflict'> {
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    return 'applied';
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    return reasons[0]?.Code === 'ConditionalCheckFailed' ? 'duplicate' : 'conflict';
+  }
+}
+
+async function alertOwner(payment: PaymentRecord, observed: { amountCents: number; currency: string }) {
+  console.error('ALERT payment amount mismatch', { paymentId: payment.paymentId, expected: payment.amountCents, observed });
+  await sendMail({
+    to: getConfig().OWNER_EMAIL,
+    subject: `Payment amount mismatch on ${payment.paymentId}`,
+    text: `A payment succeeded for a different amount than the server asked for. Nothing was credited.\n\npayment: ${payment.paymentId}\nuser: ${payment.userId}\npurpose: ${payment.purpose}\nexpected: ${payment.amountCents} ${payment.currency}\nreceived: ${observed.amountCents} ${observed.currency}`,
+  });
+}
+
+/**
+ * The refund rule: a paid render that failed for a reason on our side gets its
+ * price back as credits, exactly once (the job's refundedAt is written under the
+ * condition that it is absent, in the same transaction as the credits).
+ */
+export async function refundFailedJob(job: JobRecord, now = new Date()): Promise<boolean> {
+  if (job.paymentStatus !== 'confirmed' || job.isTest || job.estimatedPrice <= 0) return false;
+  try {
+    await moveCredits({
+      userId: job.userId,
+      amount: job.estimatedPrice,
+      type: 'refund',
+      jobId: job.jobId,
+      sceneId: job.sceneId,
+      alsoWrite: [
+        jobUpdateItem(job.jobId, {
+          set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: job.estimatedPrice },
+          condition: 'attribute_not_exists(refundedAt)',
+        }),
+      ],
+      now,
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import { getConfig } from './config';
+import { sendMail } from './mailer';
+import type { JobRecord } from '../data/jobs';
+
+export type ReportType = 'manual' | 'automatic' | 'time_accuracy';
+
+/** The seed's report date: Europe/Paris time zone, French format. */
+export function parisDate(date: Date): string {
+  return new Intl.DateTimeFormat('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'full', timeStyle: 'long' }).format(date);
+}
+
+export function jobLink(jobId: string): string {
+  return `${getConfig().SITE_URL.replace(/\/$/, '')}/job-history?job=${encodeURIComponent(jobId)}`;
+}
+
+/**
+ * E-mails a problem report to support with the seed's fields: user, job, message,
+ * date (Europe/Paris, French format), a link to the job and the report type.
+ * Time-accuracy reports also describe the job's render settings and timings.
+ */
+export async function sendJobReport(job: JobRecord, reportType: ReportType, message: string, now = new Date()): Promise<void> {
+  const config = getConfig();
+  const lines = [
+    `report_type: ${reportType}`,
+    `user_id: ${job.userId}`,
+    `user_email: ${job.userEmail}`,
+    `job_id: ${job.jobId}`,
+    `reported_on: ${parisDate(now)}`,
+    `job_url: ${jobLink(job.jobId)}`,
+    '',
+    'error_message:',
+    message,
+  ];
+  if (reportType === 'time_accuracy') {
+    lines.push(
+      '',
+      `job_type: ${job.isStillRender ? 'still' : 'animation'}`,
+      `scene_id: ${job.sceneId}`,
+      `resolution: ${job.resolution_x}x${job.resolution_y}`,
+      `estimated_minutes: ${job.estimatedRenderTimeMinutes}`,
+      `actual_minutes: ${job.actualRenderTimeMinutes}`,
+      `ratio: ${job.timeAccuracy}`,
+      `render_options: ${job.options}`,
+      `total_frames: ${job.total_frames}`,
+      `file_width: ${job.fileWidth ?? ''}`,
+      `file_height: ${job.fileHeight ?? ''}`,
+      `file_duration: ${job.fileDuration ?? ''}`,
+    );
+  }
+  const subjects: Record<ReportType, string> = {
+    manual: `Rendering issue reported on job ${job.jobId}`,
+    automatic: `Automatic error report for job ${job.jobId}`,
+    time_accuracy: `Render time accuracy report for job ${job.jobId}`,
+  };
+  await sendMail({ to: config.SUPPORT_EMAIL, replyTo: job.userEmail, subject: subjects[reportType], text: lines.join('\n') });
+}

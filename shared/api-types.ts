@@ -1,0 +1,133 @@
+/**
+ * The HTTP API's request and response shapes, shared by the handlers and the SPA
+ * so neither redefines the other's types. Request bodies are the zod schemas in
+ * shared/schemas.ts; these are the answers.
+ */
+import type { JobStatus } from './jobs';
+import type { RenderCostResult } from './pricing';
+
+export interface Profile {
+  email: string;
+  credits: number;
+  createdAt: string;
+  lastLogin: string | null;
+  isAdmin: boolean;
+  emailVerified: boolean;
+}
+
+export interface FavoriteView {
+  sceneId: number;
+  createdAt: string;
+}
+
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus';
+
+export interface LedgerEntryView {
+  entryId: string;
+  amount: number;
+  type: LedgerType;
+  jobId?: string;
+  sceneId?: number;
+  timestamp: string;
+  balance: number;
+  /** 'processing' marks the SPA's temporary entry right after a purchase. */
+  status?: 'processing';
+}
+
+export interface Quote extends RenderCostResult {
+  frames: number;
+}
+
+export interface UploadTicket {
+  /** Presigned POST: the browser posts `fields` plus the file (last) to `url`. */
+  url: string;
+  fields: Record<string, string>;
+  key: string;
+  maxBytes: number;
+  /** The normalised file name the key ends with. */
+  fileName: string;
+}
+
+export interface OutputFileView {
+  name: string;
+  contentType: string;
+  size: number;
+  url: string;
+}
+
+/** A render job as the job screens show it. */
+export interface JobView {
+  jobId: string;
+  sceneId: number;
+  blendFile: string;
+  status: JobStatus;
+  created_at: string;
+  lastActive: string;
+  mode: 'still' | 'animation';
+  isStillRender: boolean;
+  isTest: boolean;
+  resolution_x: number;
+  resolution_y: number;
+  custom_text?: string;
+  options: string;
+  inputName?: string;
+  fileWidth?: number;
+  fileHeight?: number;
+  fileDuration?: number;
+  total_frames: number;
+  uploaded_frames: number[];
+  totalLogLines: number;
+  loggedLines: number;
+  lastHeartbeat?: string;
+  lastRenderActivity?: string;
+  startTime?: string;
+  completionTime?: string;
+  crashReason?: string;
+  estimatedPrice: number;
+  estimatedRenderTimeMinutes: number;
+  totalBillableTimeMinutes: number;
+  estimatedCloudRunCost: number;
+  priceBreakdown: string;
+  priceCalculationTimestamp: string;
+  paymentMethod: 'credits' | 'card' | 'free';
+  paymentStatus: 'awaiting' | 'confirmed' | 'free' | 'refunded';
+  creditsUsed?: number;
+  paymentTimestamp?: string;
+  refundedAt?: string;
+  refundCredits?: number;
+  actualRenderTimeMinutes?: number;
+  timeAccuracy?: number;
+  abandonedAt?: string;
+  mainOutputType?: string;
+}
+
+/** What POST /api/jobs answers: the job, and for a card payment what the card form needs. */
+export interface CreateJobResponse {
+  job: JobView;
+  payment?: PaymentTicket;
+}
+
+export interface PaymentTicket {
+  paymentId: string;
+  /** Stripe's PaymentIntent client secret; in local mode the local provider's payment id. */
+  clientSecret: string;
+  amount: number;
+  currency: 'usd';
+  mode: 'stripe' | 'local';
+}
+
+export interface CreditPurchaseResponse {
+  payment: PaymentTicket;
+  credits: number;
+}
+
+export interface MainOutput {
+  url: string;
+  contentType: string;
+  name: string;
+  expiresAt: string;
+}
+
+export interface ApiError {
+  message: string;
+}

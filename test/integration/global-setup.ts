@@ -1,0 +1,24 @@
+import type { TestProject } from 'vitest/node';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+
+let stack: LocalStack | undefined;
+
+/** Starts the embedded stack once on free ports, in memory, for every integration test file. */
+export async function setup(project: TestProject) {
+  stack = await startLocalStack();
+  project.provide('stackEnv', stack.env);
+  project.provide('apiUrl', stack.apiUrl);
+  project.provide('dataDir', stack.dataDir);
+}
+
+export async function teardown() {
+  await stack?.stop();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stackEnv: Record<string, string>;
+    apiUrl: string;
+    dataDir: string;
+  }
+}

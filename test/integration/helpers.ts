@@ -1,0 +1,119 @@
+import { createPrivateKey, createSign, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { inject } from 'vitest';
+import {
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+  InitiateAuthCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { ensureVerifiedUser } from '../../infra/local/bootstrap';
+
+export const apiUrl = () => inject('apiUrl');
+const env = () => inject('stackEnv');
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+}
+
+/** Calls the local API as the browser does. */
+export async function api<T = any>(path: string, options: { method?: string; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  const response = await fetch(`${apiUrl()}${path}`, {
+    method: options.method ?? (options.body !== undefined || options.rawBody !== undefined ? 'POST' : 'GET'),
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined || options.rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: body as T };
+}
+
+const cognito = () =>
+  new CognitoIdentityProviderClient({ endpoint: env().COGNITO_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
+export interface TestUser {
+  email: string;
+  password: string;
+  userId: string;
+  token: string;
+}
+
+/** Signs in with USER_PASSWORD_AUTH and returns the ID token, as the web app does. */
+export async function signIn(email: string, password: string): Promise<string> {
+  const result = await cognito().send(
+    new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: env().USER_POOL_CLIENT_ID, AuthParameters: { USERNAME: email, PASSWORD: password } }),
+  );
+  return result.AuthenticationResult!.IdToken!;
+}
+
+/** A new user with a verified e-mail, signed in. */
+export async function verifiedUser(groups: string[] = []): Promise<TestUser> {
+  const email = `user-${randomUUID().slice(0, 8)}@example.com`;
+  const password = 'Test-password-1';
+  const userId = await ensureVerifiedUser(env().COGNITO_ENDPOINT, env().USER_POOL_ID, email, password, groups);
+  return { email, password, userId, token: await signIn(email, password) };
+}
+
+/** A new user whose e-mail is not verified, signed in (created by an admin, as cognito-local lets it sign in). */
+export async function unverifiedUser(): Promise<TestUser> {
+  const email = `unverified-${randomUUID().slice(0, 8)}@example.com`;
+  const password = 'Test-password-1';
+  const client = cognito();
+  const created = await client.send(
+    new AdminCreateUserCommand({ UserPoolId: env().USER_POOL_ID, Username: email, MessageAction: 'SUPPRESS', TemporaryPassword: password, UserAttributes: [{ Name: 'email', Value: email }] }),
+  );
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId: env().USER_POOL_ID, Username: email, Password: password, Permanent: true }));
+  const userId = created.User!.Attributes!.find((a) => a.Name === 'sub')!.Value!;
+  return { email, password, userId, token: await signIn(email, password) };
+}
+
+const base64url = (value: Buffer | string) => Buffer.from(value).toString('base64url');
+
+function signJwt(payload: Record<string, unknown>, key: ReturnType<typeof createPrivateKey>, kid: string): string {
+  const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid }));
+  const body = base64url(JSON.stringify(payload));
+  const signature = createSign('RSA-SHA256').update(`${header}.${body}`).sign(key);
+  return `${header}.${body}.${base64url(signature)}`;
+}
+
+const require = createRequire(import.meta.url);
+const localKey = JSON.parse(readFileSync(require.resolve('cognito-local/lib/keys/cognitoLocal.private.json'), 'utf8')) as { jwk: Record<string, string> };
+
+function claimsFor(userId: string, overrides: Record<string, unknown> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    sub: userId,
+    email: 'someone@example.com',
+    email_verified: true,
+    token_use: 'id',
+    aud: env().USER_POOL_CLIENT_ID,
+    iss: `${env().COGNITO_ENDPOINT}/${env().USER_POOL_ID}`,
+    iat: now,
+    exp: now + 3600,
+    ...overrides,
+  };
+}
+
+/** A token with the pool's claims but signed by a key that is not the pool's. */
+export function forgedToken(userId = randomUUID()): string {
+  const { generateKeyPairSync } = require('node:crypto') as typeof import('node:crypto');
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return signJwt(claimsFor(userId), privateKey, localKey.jwk.kid ?? 'CognitoLocal');
+}
+
+/** A token signed with the pool's own key whose expiry has passed. */
+export function expiredToken(userId = randomUUID()): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signJwt(claimsFor(userId, { iat: now - 7200, exp: now - 3600 }), createPrivateKey({ key: localKey.jwk, format: 'jwk' }), localKey.jwk.kid ?? 'CognitoLocal');
+}
