@@ -114,8 +114,9 @@ export interface JobChange {
   remove?: (keyof JobRecord)[];
   /** The change applies only while the job is in one of these statuses. */
   whenStatusIn?: readonly JobStatus[];
-  /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)'. */
+  /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)', with its values. */
   condition?: string;
+  conditionValues?: Record<string, unknown>;
 }
 
 /**
@@ -153,6 +154,7 @@ export function jobUpdate(jobId: string, change: JobChange) {
     change.whenStatusIn.forEach((status, i) => (values[`:w${i}`] = status));
   }
   if (change.condition) conditions.push(change.condition);
+  Object.assign(values, change.conditionValues);
   return {
     TableName: tableName(),
     Key: keys.job(jobId),
@@ -174,6 +176,31 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
     return Attributes ? jobFields(Attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The worker's record of one finished frame: appended to uploaded_frames with
+ * the activity fields, only while the job is still rendering (an abandoned job
+ * makes this fail, which tells the worker to stop).
+ */
+export async function recordRenderedFrame(jobId: string, frame: number, loggedLines: number, now = new Date()): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.job(jobId),
+        UpdateExpression:
+          'SET uploaded_frames = list_append(uploaded_frames, :frame), loggedLines = :lines, lastRenderActivity = :now, lastHeartbeat = :now, lastActive = :now, GSI2SK = :now',
+        ConditionExpression: '#status = :rendering AND NOT contains(uploaded_frames, :n)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':frame': [frame], ':n': frame, ':lines': loggedLines, ':now': now.toISOString(), ':rendering': 'rendering' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

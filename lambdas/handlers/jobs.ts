@@ -4,6 +4,7 @@ import { getScene, logLinesFor, requiredUploadKind, ACCEPTED_UPLOADS } from '../
 import { quoteRender, toCents } from '../../shared/pricing';
 import { createJobRequest, uploadRequest, reportForm } from '../../shared/schemas';
 import { normalizeFileName, isImageFile, isVideoFile } from '../../shared/files';
+import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, UploadTicket } from '../../shared/api-types';
@@ -94,7 +95,8 @@ export async function createRenderJob(event: ApiEvent): Promise<CreateJobRespons
     resolution_x: request.resolutionX,
     resolution_y: request.resolutionY,
     ...(request.customText !== undefined ? { custom_text: request.customText } : {}),
-    options: request.options,
+    // Stored complete (defaults filled in) so the worker and the job card see every option.
+    options: serializeOptions(resolveOptions(scene, request.options)),
     ...(request.alignment ? { alignment: request.alignment } : {}),
     ...(request.uploadKey ? { inputKey: request.uploadKey, inputName } : {}),
     ...(request.fileWidth ? { fileWidth: request.fileWidth } : {}),
