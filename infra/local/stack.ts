@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../lambdas/lib/config';
 import { resetClients } from '../../lambdas/lib/aws';
+import { stopLocalWorkers } from '../../lambdas/lib/render-launcher';
 import { startDynamoDbLocal } from './dynamodb';
 import { startCognitoLocal } from './cognito';
 import { startS3rver, corsConfiguration } from './s3';
@@ -52,6 +53,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const services: Service[] = [];
   const stop = async () => {
+    await stopLocalWorkers();
     for (const service of services.reverse()) await service.stop().catch(() => {});
     services.length = 0;
     if (!persistent) rmSync(dataDir, { recursive: true, force: true });

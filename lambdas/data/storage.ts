@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from '../lib/aws';
@@ -73,4 +77,24 @@ export async function presignDownload(key: string, fileName: string, contentType
     }),
     { expiresIn: DOWNLOAD_URL_SECONDS },
   );
+}
+
+/** The worker's copy of a job's input. */
+export async function downloadInput(key: string, file: string): Promise<void> {
+  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
+  await pipeline(Body as Readable, createWriteStream(file));
+}
+
+/** Stores one output file under the job's prefix (`name` may hold a sub-folder, e.g. frames/). */
+export async function uploadOutput(userId: string, jobId: string, name: string, file: string, contentType: string): Promise<{ key: string; size: number }> {
+  const key = `${outputPrefix(userId, jobId)}${name}`;
+  const body = await readFile(file);
+  await s3Client().send(new PutObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body, ContentType: contentType }));
+  return { key, size: body.length };
+}
+
+/** Fetches an output back (a resumed animation needs the frames an earlier worker stored). */
+export async function downloadOutput(userId: string, jobId: string, name: string, file: string): Promise<void> {
+  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: `${outputPrefix(userId, jobId)}${name}` }));
+  await pipeline(Body as Readable, createWriteStream(file));
 }

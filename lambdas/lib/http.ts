@@ -80,9 +80,9 @@ export function jsonBody<S extends z.ZodType>(event: ApiEvent, schema: S, limit 
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
+    // The message is the schema's own text (the seeds' words); the field travels beside it.
     const issue = parsed.error.issues[0];
-    const where = issue.path.length > 0 && issue.code !== 'custom' ? `${issue.path.join('.')}: ` : '';
-    throw badRequest(`${where}${issue.message}`);
+    throw new HttpError(400, issue.message, issue.path.length ? { field: issue.path.join('.') } : undefined);
   }
   return parsed.data;
 }

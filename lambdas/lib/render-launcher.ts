@@ -49,5 +49,19 @@ function launchLocalWorker(jobId: string): void {
     stdio: ['ignore', log, log],
   });
   writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
+  localWorkers.add(child);
+  child.on('exit', () => localWorkers.delete(child));
   child.on('error', (error) => console.error(`Render worker for job ${jobId} could not start`, error));
+}
+
+const localWorkers = new Set<ReturnType<typeof spawn>>();
+
+/** Local only: stops the workers this process started (when the local stack stops). */
+export async function stopLocalWorkers(): Promise<void> {
+  await Promise.all(
+    [...localWorkers].map((child) => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    })),
+  );
 }

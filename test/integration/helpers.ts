@@ -117,3 +117,32 @@ export function expiredToken(userId = randomUUID()): string {
   const now = Math.floor(Date.now() / 1000);
   return signJwt(claimsFor(userId, { iat: now - 7200, exp: now - 3600 }), createPrivateKey({ key: localKey.jwk, format: 'jwk' }), localKey.jwk.kid ?? 'CognitoLocal');
 }
+
+/** Posts a file to a presigned POST as the browser does: every field, then the file last. */
+export async function postToStorage(ticket: { url: string; fields: Record<string, string> }, content: Buffer, fileName: string, overrides: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const form = new FormData();
+  for (const [key, value] of Object.entries({ ...ticket.fields, ...overrides })) form.append(key, value);
+  form.append('file', new Blob([new Uint8Array(content)]), fileName);
+  const response = await fetch(ticket.url, { method: 'POST', body: form });
+  return { status: response.status, text: await response.text() };
+}
+
+/** Gives a user credits through the ledger (as a bonus), creating the user record if needed. */
+export async function grantCredits(user: TestUser, credits: number): Promise<void> {
+  const { ensureUser, moveCredits } = await import('../../lambdas/data/users');
+  await ensureUser(user.userId, user.email);
+  await moveCredits({ userId: user.userId, amount: credits, type: 'bonus' });
+}
+
+/** A small still of the text scene: the cheapest real render. */
+export const smallTextStill = (overrides: Record<string, unknown> = {}) => ({
+  sceneId: 1,
+  mode: 'still',
+  resolutionX: 128,
+  resolutionY: 128,
+  customText: 'Hi',
+  options: 'backgroundStyle:hot;textColor:#ff0055',
+  isTest: false,
+  paymentMethod: 'credits',
+  ...overrides,
+});
