@@ -1,6 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../lib/aws';
 import { keys, type TransactItem } from './keys';
+import { isConditionFailure } from './users';
 
 /** The daily counters of seed 001 section 3. */
 export const counterNames = [
@@ -46,4 +48,124 @@ export function counterIncrement(now: Date, counts: Partial<Record<CounterName, 
 /** Atomically adds to the day's counters. */
 export async function incrementCounters(now: Date, counts: Partial<Record<CounterName, number>>): Promise<void> {
   await documentClient().send(new UpdateCommand(counterUpdate(now, counts)));
+}
+
+// ---------------------------------------------------------------- reads and page views (issue 8)
+
+/** One day's counters as the dashboard reads them (absent counters are 0). */
+export type DailyStats = { date: string } & Record<CounterName, number>;
+
+export function dailyStatsOf(item: Record<string, unknown>): DailyStats {
+  const stats = { date: String(item.date) } as DailyStats;
+  for (const name of counterNames) stats[name] = typeof item[name] === 'number' ? (item[name] as number) : 0;
+  return stats;
+}
+
+/** The days from `fromDate` to `toDate` (YYYY-MM-DD, both included), oldest first: one Query. */
+export async function listDailyCounters(fromDate: string, toDate: string): Promise<DailyStats[]> {
+  const days: DailyStats[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.dailyCountersPartition, ':from': keys.dailyCountersSortKey(fromDate), ':to': keys.dailyCountersSortKey(toDate) },
+        ExclusiveStartKey,
+      }),
+    );
+    days.push(...(page.Items ?? []).map(dailyStatsOf));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return days;
+}
+
+/**
+ * Overwrites some counters of one day with values rebuilt from the source records
+ * (the admin's 'daily' import). Counters not given (page views, visitors, error
+ * reports: they have no other source) keep their value.
+ */
+export async function overwriteDailyCounters(date: string, counts: Partial<Record<CounterName, number>>): Promise<void> {
+  const names = Object.keys(counts) as CounterName[];
+  if (names.length === 0) return;
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.dailyCounters(date),
+      UpdateExpression: `SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires), ${names.map((_, i) => `#c${i} = :c${i}`).join(', ')}`,
+      ExpressionAttributeNames: { '#date': 'date', ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])) },
+      ExpressionAttributeValues: {
+        ':date': date,
+        // Kept 365 days from the day it describes, like the live counters.
+        ':expires': expiresAtFor(new Date(`${date}T00:00:00.000Z`)),
+        ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counts[name]])),
+      },
+    }),
+  );
+}
+
+/** Visitor markers and salts only need to outlive their day. */
+const VISITOR_MARKER_SECONDS = 2 * 86_400;
+
+/**
+ * The random salt of a day's visitor hashes, created on first use. Deleting it
+ * after the day (TTL and the retention handler) makes the day's hashes
+ * unlinkable to anyone, including us: no visitor can be followed across days.
+ */
+export async function visitorSaltOf(now: Date): Promise<string> {
+  const key = keys.visitorSalt(dayOf(now));
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  if (Item) return Item.salt as string;
+  const salt = randomBytes(32).toString('hex');
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...key, entity: 'visitorSalt', salt, expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return salt;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // Another request created it first: use theirs.
+    const again = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    return again.Item!.salt as string;
+  }
+}
+
+/**
+ * Counts one page view: the day's page_views, the page's own count, and
+ * unique_visitors when this visitor (a salted hash of the day) is new today.
+ * Plain updates, not a transaction: the daily item is hot, and a transaction
+ * would conflict with every concurrent page view.
+ */
+export async function recordPageView(now: Date, page: string, visitorHash: string): Promise<{ newVisitor: boolean }> {
+  const day = dayOf(now);
+  let newVisitor = true;
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.visitorOfDay(day, visitorHash), entity: 'visitorMarker', expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    newVisitor = false;
+  }
+  await Promise.all([
+    incrementCounters(now, newVisitor ? { page_views: 1, unique_visitors: 1 } : { page_views: 1 }),
+    documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.pageCounters(day),
+        UpdateExpression: 'SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD #page :one',
+        ExpressionAttributeNames: { '#date': 'date', '#page': page },
+        ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':one': 1 },
+      }),
+    ),
+  ]);
+  return { newVisitor };
 }

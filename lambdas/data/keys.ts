@@ -19,6 +19,26 @@ export const keys = {
   metric: (kind: string, periodStart: string) => ({ PK: `ANALYTICS#${kind.toUpperCase()}`, SK: `PERIOD#${periodStart}` }),
   clientSession: (day: string, createdAt: string, sessionId: string) => ({ PK: `SESSIONS#${day}`, SK: `${createdAt}#${sessionId}` }),
   rateWindow: (scope: string, subject: string, window: number) => ({ PK: `RATE#${scope}#${subject}`, SK: `WINDOW#${window}` }),
+
+  // Analytics (issue 8). Every analytics partition is sorted by a date, so a range is one Query.
+  dailyCountersPartition: 'ANALYTICS#DAILY',
+  dailyCountersSortKey: (date: string) => `DATE#${date}`,
+  metricPartition: (kind: string) => `ANALYTICS#${kind.toUpperCase()}`,
+  metricSortKey: (periodStart: string) => `PERIOD#${periodStart}`,
+  /** Minutes of one UTC day in which a health signal was recorded (number sets of minute-of-day). */
+  healthSamples: (date: string) => ({ PK: 'ANALYTICS#HEALTH', SK: `DATE#${date}` }),
+  healthSamplesPartition: 'ANALYTICS#HEALTH',
+  /** Page views of one day by page name. */
+  pageCounters: (date: string) => ({ PK: 'ANALYTICS#PAGES', SK: `DATE#${date}` }),
+  pageCountersPartition: 'ANALYTICS#PAGES',
+  /** The random salt of one day's visitor hashes; deleted after two days so hashes cannot be linked across days. */
+  visitorSalt: (date: string) => ({ PK: 'ANALYTICS#SALT', SK: `DATE#${date}` }),
+  visitorSaltPartition: 'ANALYTICS#SALT',
+  /** Marks a visitor (salted hash) as counted in one day's unique_visitors. */
+  visitorOfDay: (date: string, visitorHash: string) => ({ PK: `VISITORS#${date}`, SK: `V#${visitorHash}` }),
+  clientSessionsOfDay: (day: string) => `SESSIONS#${day}`,
+  /** Where a session's record lives (its day and created_at), so later flushes update the same item. */
+  clientSessionPointer: (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'POINTER' }),
 } as const;
 
 /** One write of a DynamoDB transaction, as the entity modules hand them to each other. */

@@ -1,0 +1,226 @@
+import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AnalyticsKind } from '../../shared/analytics';
+import { documentClient, tableName } from '../lib/aws';
+import { keys } from './keys';
+import { dayOf, expiresAtFor } from './analytics';
+import type { JobRecord } from './jobs';
+
+/**
+ * The aggregated analytics records of seed 001 section 3 (renders, users, system,
+ * revenue, scenes), one per kind and period_start (a UTC day), written by the
+ * rollup (lambdas/scheduled/analytics-rollup.ts) and read by the admin dashboard.
+ * Also the health samples behind the uptime figure, and the rollup's source reads.
+ */
+export type MetricKind = Exclude<AnalyticsKind, 'daily'>;
+export const METRIC_KINDS: readonly MetricKind[] = ['renders', 'users', 'system', 'revenue', 'scenes'];
+
+interface MetricBase {
+  /** The UTC day (YYYY-MM-DD) the record describes: its windows end at computed_at on that day. */
+  period_start: string;
+  /** When the rollup computed it (ISO-8601): the end of every window below. */
+  computed_at: string;
+}
+
+export interface RendersMetric extends MetricBase {
+  total_renders: number;
+  /** Renders started in the last 30 days against the 30 days before, in %; null when the earlier period had none. */
+  renders_growth_percentage: number | null;
+}
+
+export interface UsersMetric extends MetricBase {
+  active_users_7d: number;
+}
+
+export interface SystemMetric extends MetricBase {
+  /** null: nothing to average in the window (the dashboard shows N/A rather than a made-up 0). */
+  avg_queue_time_minutes: number | null;
+  success_rate_percentage: number | null;
+  error_rate_percentage: number | null;
+  avg_render_time_minutes: number | null;
+  peak_queue_size: number;
+  uptime_percentage: number | null;
+}
+
+export interface RevenueMetric extends MetricBase {
+  revenue_30d: number;
+  avg_order_value: number;
+  credit_purchases_count: number;
+}
+
+export interface SceneUsage {
+  scene_id: number;
+  /** The catalogue title, or 'Unknown' for a scene no longer in the catalogue. */
+  scene_name: string;
+  usage_count: number;
+}
+
+export interface ScenesMetric extends MetricBase {
+  scene_usage: SceneUsage[];
+}
+
+export interface MetricRecords {
+  renders: RendersMetric;
+  users: UsersMetric;
+  system: SystemMetric;
+  revenue: RevenueMetric;
+  scenes: ScenesMetric;
+}
+
+const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
+
+/** Writes (or overwrites) one kind's record for its period_start; kept 365 days from that day. */
+export async function putMetric<K extends MetricKind>(kind: K, record: MetricRecords[K]): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.metric(kind, record.period_start), entity: 'metric', kind, ...record, expiresAt: expiresAtFor(dayStart(record.period_start)) },
+    }),
+  );
+}
+
+/** The newest record of a kind whose period_start is within [fromDay, toDay]; one Query, limit 1. */
+export async function latestMetricInRange<K extends MetricKind>(kind: K, fromDay: string, toDay: string): Promise<MetricRecords[K] | null> {
+  const { Items = [] } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': keys.metricPartition(kind), ':from': keys.metricSortKey(fromDay), ':to': keys.metricSortKey(toDay) },
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  if (Items.length === 0) return null;
+  const { PK, SK, entity, kind: storedKind, expiresAt, ...record } = Items[0];
+  void PK, SK, entity, storedKind, expiresAt;
+  return record as MetricRecords[K];
+}
+
+/**
+ * Deletes the items of one partition, all of them or those whose sort key sorts
+ * below `sortKeyBelow`. Keys only are read, deletes go 25 at a time.
+ */
+export async function deletePartitionItems(partitionKey: string, sortKeyBelow?: string): Promise<number> {
+  let deleted = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: sortKeyBelow ? 'PK = :pk AND SK < :below' : 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partitionKey, ...(sortKeyBelow ? { ':below': sortKeyBelow } : {}) },
+        ProjectionExpression: 'PK, SK',
+        ExclusiveStartKey,
+      }),
+    );
+    const itemKeys = (page.Items ?? []).map((item) => ({ PK: item.PK, SK: item.SK }));
+    for (let i = 0; i < itemKeys.length; i += 25) await deleteBatch(itemKeys.slice(i, i + 25));
+    deleted += itemKeys.length;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return deleted;
+}
+
+async function deleteBatch(itemKeys: Record<string, unknown>[]): Promise<void> {
+  let requests = itemKeys.map((Key) => ({ DeleteRequest: { Key } }));
+  for (let attempt = 0; requests.length > 0; attempt++) {
+    if (attempt > 8) throw new Error(`Could not delete ${requests.length} analytics items after retries`);
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+    requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+  }
+}
+
+/** The partition an Import/Clear kind lives in: the daily counters, or that kind's records. */
+export function partitionOfKind(kind: AnalyticsKind): string {
+  return kind === 'daily' ? keys.dailyCountersPartition : keys.metricPartition(kind);
+}
+
+/** DELETE /api/analytics/clear/{kind}: every item of that kind. */
+export async function clearAnalyticsKind(kind: AnalyticsKind): Promise<number> {
+  return deletePartitionItems(partitionOfKind(kind));
+}
+
+// ---------------------------------------------------------------- health samples (uptime)
+
+const minuteOfDay = (now: Date) => now.getUTCHours() * 60 + now.getUTCMinutes();
+
+/**
+ * Records that a worker or a health check reported healthy (or not) in the
+ * current minute. Number sets make repeated samples of a minute free.
+ * Callers: the stale-job sweep and the health check (see the rollup's uptime rule).
+ */
+export async function recordHealthSample(healthy: boolean, now = new Date()): Promise<void> {
+  const day = dayOf(now);
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.healthSamples(day),
+      UpdateExpression: 'SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD #set :minute',
+      ExpressionAttributeNames: { '#date': 'date', '#set': healthy ? 'healthy_minutes' : 'unhealthy_minutes' },
+      ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':minute': new Set([minuteOfDay(now)]) },
+    }),
+  );
+}
+
+export interface HealthDay {
+  date: string;
+  /** Minutes of the day (0..1439) with a healthy sample. */
+  healthy: number[];
+  /** Minutes of the day with a failed sample. */
+  unhealthy: number[];
+}
+
+export async function listHealthSamples(fromDay: string, toDay: string): Promise<HealthDay[]> {
+  const days: HealthDay[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.healthSamplesPartition, ':from': `DATE#${fromDay}`, ':to': `DATE#${toDay}` },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      days.push({
+        date: String(item.date),
+        healthy: [...((item.healthy_minutes as Set<number> | undefined) ?? [])].map(Number),
+        unhealthy: [...((item.unhealthy_minutes as Set<number> | undefined) ?? [])].map(Number),
+      });
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return days;
+}
+
+// ---------------------------------------------------------------- rollup sources
+
+/**
+ * Every job of one user, oldest first, through the user's job list (GSI1). The
+ * rollup reads all users' jobs this way (user directory, then one paginated
+ * Query per user): a scheduled/admin job, never a request path, and no Scan.
+ * TODO(lead): belongs in lambdas/data/jobs.ts as listAllJobsOfUser.
+ */
+export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
+      void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
+      jobs.push(job as unknown as JobRecord);
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return jobs;
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { s3Client } from '../../lambdas/lib/aws';
+import { getConfig } from '../../lambdas/lib/config';
+import { getJob } from '../../lambdas/data/jobs';
+import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
+import { api, grantCredits, postToStorage, smallTextStill, verifiedUser, type TestUser } from './helpers';
+
+async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api(`/api/jobs/${jobId}`, { token: user.token });
+    if (until(body.job)) return body.job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${body.job.status}: ${body.job.crashReason ?? ''}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+function pngSize(bytes: Buffer) {
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('render worker through the local stack', () => {
+  it('when a paid still is queued, the worker renders it with Blender and the API lists its output', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const created = await api('/api/jobs', { token: user.token, body: smallTextStill({ resolutionX: 192, resolutionY: 128 }) });
+    const job = await waitForJob(user, created.body.job.jobId, (j) => j.status === 'done' || j.status === 'failed');
+    expect(job.status, job.crashReason).toBe('done');
+    expect(job.actualRenderTimeMinutes).toBeGreaterThan(0);
+    expect(job.timeAccuracy).toBeGreaterThan(0);
+    const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
+    expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
+    const main = (await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).body;
+    expect(main).toMatchObject({ name: 'final.png', contentType: 'image/png' });
+    const image = Buffer.from(await (await fetch(main.url)).arrayBuffer());
+    expect(pngSize(image)).toEqual({ width: 192, height: 128 });
+  });
+
+  it('when the worker is killed mid-animation, resume renders only the missing frames and completes', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 50);
+    // A 0.4 s sound gives a 12-frame audio-reactive animation: short, but a real one.
+    const dir = mkdtempSync(join(tmpdir(), 'audio-'));
+    const wav = join(dir, 'beat.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=0.4', '-af', 'volume=2', wav]);
+    const bytes = readFileSync(wav);
+    const ticket = (await api('/api/uploads', { token: user.token, body: { sceneId: 3, fileName: 'beat.wav', contentType: 'audio/wav', size: bytes.length } })).body;
+    expect((await postToStorage(ticket, bytes, 'beat.wav')).status).toBe(204);
+    const created = await api('/api/jobs', {
+      token: user.token,
+      body: { sceneId: 3, mode: 'animation', resolutionX: 128, resolutionY: 128, options: '', uploadKey: ticket.key, mediaDurationSeconds: 0.4, isTest: false, paymentMethod: 'credits' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { jobId } = created.body.job;
+    expect(created.body.job.total_frames).toBe(12);
+
+    const partial = await waitForJob(user, jobId, (j) => j.uploaded_frames.length >= 3 || j.status !== 'queued' && j.status !== 'rendering');
+    const pid = Number(readFileSync(join(inject('dataDir'), 'jobs', jobId, 'worker.pid'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    // Blender, the worker's child, dies with its parent's pipes; give it a moment.
+    await new Promise((r) => setTimeout(r, 500));
+    const killed = (await getJob(jobId))!;
+    expect(killed.status).toBe('rendering');
+    expect(partial.uploaded_frames.length).toBeGreaterThanOrEqual(3);
+    const framesBefore = await frameTimes(user.userId, jobId);
+    expect(framesBefore.size).toBeGreaterThanOrEqual(3);
+
+    // Five minutes later the sweep declares the worker lost: the job fails and the paid price comes back.
+    expect(await sweepStaleJobs(new Date(Date.now() + 6 * 60_000))).toContain(jobId);
+    const failed = (await api(`/api/jobs/${jobId}`, { token: user.token })).body.job;
+    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'refunded' });
+    expect(failed.crashReason).toMatch(/worker lost/);
+
+    const resumed = await api(`/api/jobs/${jobId}/resume`, { token: user.token, body: {} });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    const done = await waitForJob(user, jobId, (j) => j.status === 'done' || j.status === 'failed');
+    expect(done.status, done.crashReason).toBe('done');
+    expect([...done.uploaded_frames].sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const framesAfter = await frameTimes(user.userId, jobId);
+    for (const [frame, time] of framesBefore) expect(framesAfter.get(frame), `frame ${frame} re-rendered`).toBe(time);
+    const files = (await api(`/api/jobs/${jobId}/files`, { token: user.token })).body.files.map((f: { name: string }) => f.name).sort();
+    expect(files).toEqual(['final.mp4', 'thumbnail.jpg']);
+  });
+});
+
+async function frameTimes(userId: string, jobId: string): Promise<Map<string, number>> {
+  const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `users/${userId}/jobs/${jobId}/frames/` }));
+  return new Map(Contents.map((o) => [o.Key!, o.LastModified!.getTime()]));
+}
