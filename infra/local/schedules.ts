@@ -1,8 +1,23 @@
+import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
+import { reconcileCredits } from '../../lambdas/scheduled/reconciliation';
+
 /**
- * Local only: EventBridge's schedules, as timers. The handlers are the ones
- * the stack's rules call on AWS.
+ * Local only: EventBridge's schedules, as timers calling the same handlers the
+ * stack's rules call on AWS. Daily jobs also run once at start, so a long
+ * stopped dev stack catches up.
  */
-export function startSchedules(): () => void {
-  const timers: NodeJS.Timeout[] = [];
+export function startSchedules(log: (line: string) => void = console.log): () => void {
+  const run = (name: string, task: () => Promise<unknown>) => () => {
+    task().catch((error) => log(`Scheduled ${name} failed: ${(error as Error).message}`));
+  };
+  const every = (ms: number, name: string, task: () => Promise<unknown>, now = false) => {
+    if (now) run(name, task)();
+    return setInterval(run(name, task), ms);
+  };
+  const day = 24 * 3600 * 1000;
+  const timers = [
+    every(60_000, 'stale-job sweep', () => sweepStaleJobs()),
+    every(day, 'credit reconciliation', () => reconcileCredits(), true),
+  ];
   return () => timers.forEach(clearInterval);
 }

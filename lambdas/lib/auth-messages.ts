@@ -12,8 +12,8 @@ export interface AuthMessage {
 }
 
 export function verificationLink(siteUrl: string, email: string, code: string): string {
-  const params = new URLSearchParams({ verify: code, email });
-  return `${siteUrl.replace(/\/$/, '')}/login?${params.toString()}`;
+  // The code goes in unencoded: on AWS it is Cognito's {####} placeholder, which Cognito replaces only verbatim.
+  return `${siteUrl.replace(/\/$/, '')}/login?verify=${code}&email=${encodeURIComponent(email)}`;
 }
 
 export function authMessage(source: AuthMessageSource, siteUrl: string, email: string, code: string): AuthMessage {
