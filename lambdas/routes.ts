@@ -47,6 +47,7 @@ export const routes = [
   { method: 'POST', path: '/api/payments/local/confirm', access: 'user', fn: 'payments' },
 
   { method: 'POST', path: '/api/sessions', access: 'public', fn: 'analytics' },
+  { method: 'POST', path: '/api/page-views', access: 'public', fn: 'analytics' },
   { method: 'GET', path: '/api/admin/analytics', access: 'admin', fn: 'analytics' },
   { method: 'GET', path: '/api/admin/client-analytics', access: 'admin', fn: 'analytics' },
   { method: 'GET', path: '/api/analytics/import/{kind}', access: 'admin', fn: 'analytics' },

@@ -36,6 +36,7 @@ export const keys = {
   visitorSaltPartition: 'ANALYTICS#SALT',
   /** Marks a visitor (salted hash) as counted in one day's unique_visitors. */
   visitorOfDay: (date: string, visitorHash: string) => ({ PK: `VISITORS#${date}`, SK: `V#${visitorHash}` }),
+  visitorsOfDay: (date: string) => `VISITORS#${date}`,
   clientSessionsOfDay: (day: string) => `SESSIONS#${day}`,
   /** Where a session's record lives (its day and created_at), so later flushes update the same item. */
   clientSessionPointer: (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'POINTER' }),

@@ -224,3 +224,28 @@ export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
   } while (ExclusiveStartKey);
   return jobs;
 }
+
+// ---------------------------------------------------------------- retention
+
+/**
+ * Deletes the date-keyed analytics items of days before `day`: daily counters,
+ * page counters, health samples and every kind's metric records. One Query per
+ * partition (their sort keys are DATE#/PERIOD# followed by the day).
+ */
+export async function deleteAnalyticsBefore(day: string): Promise<number> {
+  const byDate = [keys.dailyCountersPartition, keys.pageCountersPartition, keys.healthSamplesPartition];
+  let deleted = 0;
+  for (const partition of byDate) deleted += await deletePartitionItems(partition, `DATE#${day}`);
+  for (const kind of METRIC_KINDS) deleted += await deletePartitionItems(keys.metricPartition(kind), keys.metricSortKey(day));
+  return deleted;
+}
+
+/** Deletes the visitor-hash salts of days before `day`, which makes those days' hashes unlinkable. */
+export async function deleteVisitorSaltsBefore(day: string): Promise<number> {
+  return deletePartitionItems(keys.visitorSaltPartition, `DATE#${day}`);
+}
+
+/** Deletes one day's unique-visitor markers. */
+export async function deleteVisitorMarkersOfDay(day: string): Promise<number> {
+  return deletePartitionItems(keys.visitorsOfDay(day));
+}

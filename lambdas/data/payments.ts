@@ -47,16 +47,20 @@ export function setProviderPaymentIdUpdate(paymentId: string, providerPaymentId:
   };
 }
 
-/** Moves a payment to a final status, only from pending: a settled payment never changes again. */
+/**
+ * Settles a payment. Success is final; a decline is not (the customer may try
+ * another card on the same payment), so success may follow failure but nothing
+ * follows success.
+ */
 export function settlePaymentItem(paymentId: string, status: PaymentRecord['status'], lastError?: string): TransactItem {
   return {
     Update: {
       TableName: tableName(),
       Key: keys.payment(paymentId),
       UpdateExpression: lastError ? 'SET #status = :status, lastError = :error' : 'SET #status = :status',
-      ConditionExpression: '#status = :pending',
+      ConditionExpression: '#status IN (:pending, :failed)',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ...(lastError ? { ':error': lastError } : {}) },
+      ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ':failed': 'failed', ...(lastError ? { ':error': lastError } : {}) },
     },
   };
 }

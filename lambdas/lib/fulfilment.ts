@@ -75,7 +75,7 @@ export async function settleSucceededPayment(
 export async function settleFailedPayment(eventId: string, paymentId: string, message: string, now = new Date()): Promise<Settlement> {
   const payment = await getPayment(paymentId);
   if (!payment) return 'unknown-payment';
-  if (payment.status !== 'pending') return recordOnly(eventId, paymentId, 'payment_intent.payment_failed', 'recorded');
+  if (payment.status === 'succeeded' || payment.status === 'mismatch') return recordOnly(eventId, paymentId, 'payment_intent.payment_failed', 'recorded');
   const outcome = await applyOnce([recordPaymentEventItem(eventId, paymentId, 'payment_intent.payment_failed', now), settlePaymentItem(paymentId, 'failed', message)]);
   return outcome === 'conflict' ? 'duplicate' : outcome;
 }

@@ -1,0 +1,11 @@
+import { createFunction } from '../lib/http';
+import { adminAnalytics, adminClientAnalytics, clearAnalytics, importAnalytics, postPageView, postSession } from '../handlers/analytics';
+
+export const handler = createFunction('analytics', {
+  'POST /api/sessions': postSession,
+  'POST /api/page-views': postPageView,
+  'GET /api/admin/analytics': adminAnalytics,
+  'GET /api/admin/client-analytics': adminClientAnalytics,
+  'GET /api/analytics/import/{kind}': importAnalytics,
+  'DELETE /api/analytics/clear/{kind}': clearAnalytics,
+});

@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import {
+  ANALYTICS_KINDS,
+  CLIENT_RANGES,
+  DASHBOARD_RANGES,
+  DEFAULT_CLIENT_RANGE_DAYS,
+  DEFAULT_DASHBOARD_RANGE_DAYS,
+  SESSION_QUERY_LIMIT,
+  averageSessionDurationMs,
+  bounceRate,
+  funnel,
+  recentSessionRows,
+  sceneToRenderConversion,
+  signupConversion,
+  topScenes,
+  uniqueVisitors,
+  type AnalyticsKind,
+  type Conversion,
+  type FunnelStep,
+  type RecentSessionRow,
+  type SceneCount,
+} from '../../shared/analytics';
+import { pageView, sessionRecord } from '../../shared/schemas';
+import { HttpError, caller, forbidden, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
+import { consumeRateLimit } from '../data/rate-limits';
+import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../data/analytics';
+import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../data/metrics';
+import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../data/sessions';
+import { runRollup, type RollupResult } from '../scheduled/analytics-rollup';
+
+// ---------------------------------------------------------------- response shapes
+// TODO(lead): move these to shared/api-types.ts; the dashboards import them type-only from here.
+
+/** GET /api/admin/analytics?days=7|30|90 */
+export interface AnalyticsOverview {
+  days: number;
+  /** First and last UTC day of the range (the `days` days ending today). */
+  from: string;
+  to: string;
+  /** Daily counters of the range, oldest first (days without any activity are absent). */
+  daily: DailyStats[];
+  /** The newest record of each kind whose period_start is in the range, or null. */
+  renders: MetricRecords['renders'] | null;
+  users: MetricRecords['users'] | null;
+  system: MetricRecords['system'] | null;
+  revenue: MetricRecords['revenue'] | null;
+  scenes: MetricRecords['scenes'] | null;
+}
+
+/** GET /api/admin/client-analytics?days=1|7|30|90: figures over the newest 1000 sessions of the range. */
+export interface ClientAnalyticsView {
+  days: number;
+  /** Sessions created at or after this instant are counted. */
+  since: string;
+  totalSessions: number;
+  uniqueVisitors: number;
+  /** 0..100 */
+  bounceRate: number;
+  avgSessionDurationMs: number;
+  sceneToRender: Conversion;
+  signup: Conversion;
+  funnel: FunnelStep[];
+  topScenes: SceneCount[];
+  recentSessions: RecentSessionRow[];
+  /** The range held 1000 sessions or more: the figures cover the newest 1000. */
+  limited: boolean;
+}
+
+export type ImportResponse = RollupResult;
+export interface ClearResponse {
+  kind: AnalyticsKind;
+  deleted: number;
+}
+
+// ---------------------------------------------------------------- limits
+
+/** A session record is small; anything bigger is not our tracker. */
+export const SESSION_MAX_BYTES = 32 * 1024;
+const PAGE_VIEW_MAX_BYTES = 8 * 1024;
+/**
+ * Per client address and minute: enough for a household or office behind one
+ * address (each tab flushes about twice a minute), far below a script's flood.
+ */
+export const SESSION_POSTS_PER_CLIENT_PER_MINUTE = 120;
+/** Per session and minute: two periodic flushes, tab hides and the unload beacon. */
+export const SESSION_POSTS_PER_SESSION_PER_MINUTE = 10;
+export const PAGE_VIEWS_PER_CLIENT_PER_MINUTE = 120;
+
+const tooMany = () => new HttpError(429, 'Too Many Requests');
+
+// ---------------------------------------------------------------- who is asking
+
+function requireAdmin(event: ApiEvent): void {
+  if (!caller(event).isAdmin) throw forbidden("You don't have permission to access this admin area.");
+}
+
+/**
+ * The visitor's address. Behind CloudFront, API Gateway's sourceIp is CloudFront's
+ * edge, so the CloudFront-Viewer-Address header (ip:port, set by CloudFront) is
+ * preferred when present. It is only used, salted and hashed, as a rate-limit and
+ * unique-visitor key; never stored.
+ */
+function clientAddress(event: ApiEvent): string {
+  const viewer = event.headers?.['cloudfront-viewer-address'];
+  if (viewer) return viewer.replace(/:\d+$/, '');
+  return event.requestContext.http.sourceIp;
+}
+
+let saltCache: { day: string; salt: string } | undefined;
+
+/** The day's random salt (cached per Lambda instance for the day). */
+async function daySalt(now: Date): Promise<string> {
+  const day = dayOf(now);
+  if (saltCache?.day !== day) saltCache = { day, salt: await visitorSaltOf(now) };
+  return saltCache.salt;
+}
+
+/** A salted hash that changes every day: counts a visitor once a day without being able to follow them. */
+async function anonymousClientKey(event: ApiEvent, now: Date, withUserAgent: boolean): Promise<string> {
+  const userAgent = withUserAgent ? (event.headers?.['user-agent'] ?? event.requestContext.http.userAgent ?? '') : '';
+  return createHash('sha256').update(`${await daySalt(now)}\n${clientAddress(event)}\n${userAgent}`).digest('hex').slice(0, 32);
+}
+
+// ---------------------------------------------------------------- capture (public)
+
+/**
+ * POST /api/sessions: the browser's visitor session record (every 30 s and on
+ * unload, by sendBeacon). Capped in size, validated with the shared schema,
+ * rate-limited per client address and per session, stored once per session.
+ */
+export async function postSession(event: ApiEvent): Promise<ApiResult> {
+  const now = new Date();
+  const client = await anonymousClientKey(event, now, false);
+  if (!(await consumeRateLimit('session-client', client, SESSION_POSTS_PER_CLIENT_PER_MINUTE, 60, now))) throw tooMany();
+  const record = jsonBody(event, sessionRecord, SESSION_MAX_BYTES);
+  if (!(await consumeRateLimit('session', `${client}#${record.session_id}`, SESSION_POSTS_PER_SESSION_PER_MINUTE, 60, now))) throw tooMany();
+  const outcome: SaveOutcome = await saveSession(record, now);
+  return json(outcome === 'created' ? 201 : 200, { ok: true, outcome });
+}
+
+/**
+ * POST /api/page-views: one route change (page name, path, query). Counts the
+ * day's page_views, the page's views and, once per visitor and day,
+ * unique_visitors. The path and query are validated but not stored: a query
+ * string can carry personal data (an e-mail in a verification link).
+ */
+export async function postPageView(event: ApiEvent): Promise<{ ok: true }> {
+  const now = new Date();
+  const visitor = await anonymousClientKey(event, now, true);
+  if (!(await consumeRateLimit('page-view', await anonymousClientKey(event, now, false), PAGE_VIEWS_PER_CLIENT_PER_MINUTE, 60, now))) throw tooMany();
+  const view = jsonBody(event, pageView, PAGE_VIEW_MAX_BYTES);
+  await recordPageView(now, view.page, visitor);
+  return { ok: true };
+}
+
+// ---------------------------------------------------------------- dashboards (admin)
+
+function rangeQuery(allowed: readonly { days: number }[], fallback: number) {
+  const days = allowed.map((range) => range.days);
+  return z.object({
+    days: z.coerce
+      .number()
+      .int()
+      .refine((value) => days.includes(value), `days must be one of ${days.join(', ')}`)
+      .default(fallback),
+  });
+}
+
+const dashboardQuery = rangeQuery(DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS);
+const clientQuery = rangeQuery(CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS);
+
+const DAY_MS = 86_400_000;
+
+/** GET /api/admin/analytics: the daily counters of the range and the newest record of each kind in it. */
+export async function adminAnalytics(event: ApiEvent): Promise<AnalyticsOverview> {
+  requireAdmin(event);
+  const { days } = validate(dashboardQuery, event.queryStringParameters ?? {});
+  const now = new Date();
+  const from = dayOf(new Date(now.getTime() - (days - 1) * DAY_MS));
+  const to = dayOf(now);
+  const latest = <K extends MetricKind>(kind: K) => latestMetricInRange(kind, from, to);
+  const [daily, renders, users, system, revenue, scenes] = await Promise.all([
+    listDailyCounters(from, to),
+    latest('renders'),
+    latest('users'),
+    latest('system'),
+    latest('revenue'),
+    latest('scenes'),
+  ]);
+  return { days, from, to, daily, renders, users, system, revenue, scenes };
+}
+
+/**
+ * GET /api/admin/client-analytics: the client dashboard's figures, computed here
+ * with the shared maths over the newest 1000 sessions of the range, so the
+ * browser gets a summary rather than up to 1000 raw records.
+ */
+export async function adminClientAnalytics(event: ApiEvent): Promise<ClientAnalyticsView> {
+  requireAdmin(event);
+  const { days } = validate(clientQuery, event.queryStringParameters ?? {});
+  const now = new Date();
+  const since = new Date(now.getTime() - days * DAY_MS);
+  const { sessions, limited } = await listSessionsNewestFirst(since, now, SESSION_QUERY_LIMIT);
+  return {
+    days,
+    since: since.toISOString(),
+    totalSessions: sessions.length,
+    uniqueVisitors: uniqueVisitors(sessions),
+    bounceRate: bounceRate(sessions),
+    avgSessionDurationMs: averageSessionDurationMs(sessions),
+    sceneToRender: sceneToRenderConversion(sessions),
+    signup: signupConversion(sessions),
+    funnel: funnel(sessions),
+    topScenes: topScenes(sessions),
+    recentSessions: recentSessionRows(sessions),
+    limited,
+  };
+}
+
+const kindParam = z.enum(ANALYTICS_KINDS, { error: `kind must be one of ${ANALYTICS_KINDS.join(', ')}` });
+
+/** GET /api/analytics/import/{kind}: runs the rollup for that kind now (overwrites today's record). */
+export async function importAnalytics(event: ApiEvent): Promise<ImportResponse> {
+  requireAdmin(event);
+  const kind = validate(kindParam, pathParam(event, 'kind'));
+  return runRollup(kind, new Date());
+}
+
+/** DELETE /api/analytics/clear/{kind}: deletes that kind's items (for 'daily', the daily counters). */
+export async function clearAnalytics(event: ApiEvent): Promise<ClearResponse> {
+  requireAdmin(event);
+  const kind = validate(kindParam, pathParam(event, 'kind'));
+  return { kind, deleted: await clearAnalyticsKind(kind) };
+}
