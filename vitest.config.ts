@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'web', include: ['web/src/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['web/src/test-setup.ts'] } },
       {
         test: {
           name: 'integration',
@@ -16,7 +17,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/integration/setup-env.ts'],
-          testTimeout: 60_000,
+          testTimeout: 240_000,
           hookTimeout: 120_000,
           // The tests share one stack; files run one after another so timings stay sane on 2 cores.
           fileParallelism: false,

@@ -1,5 +1,7 @@
 import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
 import { reconcileCredits } from '../../lambdas/scheduled/reconciliation';
+import { runDailyRollup } from '../../lambdas/scheduled/analytics-rollup';
+import { applyRetention } from '../../lambdas/scheduled/retention';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the
@@ -18,6 +20,8 @@ export function startSchedules(log: (line: string) => void = console.log): () =>
   const timers = [
     every(60_000, 'stale-job sweep', () => sweepStaleJobs()),
     every(day, 'credit reconciliation', () => reconcileCredits(), true),
+    every(day, 'analytics rollup', () => runDailyRollup(), true),
+    every(day, 'retention', () => applyRetention(), true),
   ];
   return () => timers.forEach(clearInterval);
 }

@@ -2,24 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import type { ExtraRoute } from './api-server';
-
-/**
- * The runtime settings of the web app. On AWS the stack writes the same shape
- * to the site bucket as /config.json; locally it is served from here, since the
- * pool ids only exist once cognito-local has started.
- */
-export interface SiteConfig {
-  region: string;
-  userPoolId: string;
-  userPoolClientId: string;
-  /** Local only: Amplify's endpoint override for cognito-local. */
-  userPoolEndpoint?: string;
-  paymentsMode: 'stripe' | 'local';
-  stripePublishableKey?: string;
-  googleSignIn: boolean;
-  /** SHA-256 hex of the site gate password; absent means no gate. */
-  siteGateHash?: string;
-}
+import type { SiteConfig } from '../../shared/site-config';
 
 export function localSiteConfig(env: Record<string, string>): SiteConfig {
   return {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../lib/aws';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName, queryPages } from '../lib/aws';
 import { keys, type TransactItem } from './keys';
 import { isConditionFailure } from './users';
 
@@ -64,19 +64,12 @@ export function dailyStatsOf(item: Record<string, unknown>): DailyStats {
 /** The days from `fromDate` to `toDate` (YYYY-MM-DD, both included), oldest first: one Query. */
 export async function listDailyCounters(fromDate: string, toDate: string): Promise<DailyStats[]> {
   const days: DailyStats[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': keys.dailyCountersPartition, ':from': keys.dailyCountersSortKey(fromDate), ':to': keys.dailyCountersSortKey(toDate) },
-        ExclusiveStartKey,
-      }),
-    );
-    days.push(...(page.Items ?? []).map(dailyStatsOf));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const items of queryPages({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.dailyCountersPartition, ':from': keys.dailyCountersSortKey(fromDate), ':to': keys.dailyCountersSortKey(toDate) },
+  })) {
+    days.push(...items.map(dailyStatsOf));
+  }
   return days;
 }
 

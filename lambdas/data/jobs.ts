@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
-import { documentClient, tableName } from '../lib/aws';
+import { documentClient, tableName, queryPages } from '../lib/aws';
 import { keys, type TransactItem } from './keys';
 import { isConditionFailure } from './users';
 
@@ -87,23 +87,28 @@ export async function listJobsNewestFirst(userId: string, limit = 50): Promise<J
   return Items.map(jobFields);
 }
 
+/**
+ * Every job of one user, oldest first, through the user's job list (GSI1): for
+ * the analytics rollup, a scheduled/admin job, never a request path.
+ */
+export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  for await (const items of queryPages({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) } })) {
+    jobs.push(...items.map(jobFields));
+  }
+  return jobs;
+}
+
 /** Queued or rendering jobs whose last heartbeat is older than `before`, oldest first. */
 export async function listActiveJobsSilentSince(before: string): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI2',
-        KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
-        ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
-        ExclusiveStartKey,
-      }),
-    );
-    jobs.push(...(page.Items ?? []).map(jobFields));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const items of queryPages({
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
+    ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
+  })) {
+    jobs.push(...items.map(jobFields));
+  }
   return jobs;
 }
 

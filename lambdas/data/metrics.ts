@@ -1,9 +1,8 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsKind } from '../../shared/analytics';
-import { documentClient, tableName } from '../lib/aws';
+import { documentClient, tableName, queryPages } from '../lib/aws';
 import { keys } from './keys';
 import { dayOf, expiresAtFor } from './analytics';
-import type { JobRecord } from './jobs';
 
 /**
  * The aggregated analytics records of seed 001 section 3 (renders, users, system,
@@ -101,22 +100,15 @@ export async function latestMetricInRange<K extends MetricKind>(kind: K, fromDay
  */
 export async function deletePartitionItems(partitionKey: string, sortKeyBelow?: string): Promise<number> {
   let deleted = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: sortKeyBelow ? 'PK = :pk AND SK < :below' : 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': partitionKey, ...(sortKeyBelow ? { ':below': sortKeyBelow } : {}) },
-        ProjectionExpression: 'PK, SK',
-        ExclusiveStartKey,
-      }),
-    );
-    const itemKeys = (page.Items ?? []).map((item) => ({ PK: item.PK, SK: item.SK }));
+  for await (const items of queryPages({
+    KeyConditionExpression: sortKeyBelow ? 'PK = :pk AND SK < :below' : 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': partitionKey, ...(sortKeyBelow ? { ':below': sortKeyBelow } : {}) },
+    ProjectionExpression: 'PK, SK',
+  })) {
+    const itemKeys = items.map((item) => ({ PK: item.PK, SK: item.SK }));
     for (let i = 0; i < itemKeys.length; i += 25) await deleteBatch(itemKeys.slice(i, i + 25));
     deleted += itemKeys.length;
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return deleted;
 }
 
@@ -130,14 +122,22 @@ async function deleteBatch(itemKeys: Record<string, unknown>[]): Promise<void> {
   }
 }
 
-/** The partition an Import/Clear kind lives in: the daily counters, or that kind's records. */
-export function partitionOfKind(kind: AnalyticsKind): string {
-  return kind === 'daily' ? keys.dailyCountersPartition : keys.metricPartition(kind);
+/**
+ * The partitions a Clear of one kind empties: the kind's records, and the raw
+ * analytics gathered beside them (page counts with the daily counters, health
+ * samples with the system records), so "clear all analytics data" leaves none.
+ */
+export function partitionsOfKind(kind: AnalyticsKind): string[] {
+  if (kind === 'daily') return [keys.dailyCountersPartition, keys.pageCountersPartition];
+  if (kind === 'system') return [keys.metricPartition(kind), keys.healthSamplesPartition];
+  return [keys.metricPartition(kind)];
 }
 
 /** DELETE /api/analytics/clear/{kind}: every item of that kind. */
 export async function clearAnalyticsKind(kind: AnalyticsKind): Promise<number> {
-  return deletePartitionItems(partitionOfKind(kind));
+  let deleted = 0;
+  for (const partition of partitionsOfKind(kind)) deleted += await deletePartitionItems(partition);
+  return deleted;
 }
 
 // ---------------------------------------------------------------- health samples (uptime)
@@ -172,58 +172,22 @@ export interface HealthDay {
 
 export async function listHealthSamples(fromDay: string, toDay: string): Promise<HealthDay[]> {
   const days: HealthDay[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': keys.healthSamplesPartition, ':from': `DATE#${fromDay}`, ':to': `DATE#${toDay}` },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
+  for await (const items of queryPages({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.healthSamplesPartition, ':from': `DATE#${fromDay}`, ':to': `DATE#${toDay}` },
+  })) {
+    for (const item of items) {
       days.push({
         date: String(item.date),
         healthy: [...((item.healthy_minutes as Set<number> | undefined) ?? [])].map(Number),
         unhealthy: [...((item.unhealthy_minutes as Set<number> | undefined) ?? [])].map(Number),
       });
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return days;
 }
 
 // ---------------------------------------------------------------- rollup sources
-
-/**
- * Every job of one user, oldest first, through the user's job list (GSI1). The
- * rollup reads all users' jobs this way (user directory, then one paginated
- * Query per user): a scheduled/admin job, never a request path, and no Scan.
- * TODO(lead): belongs in lambdas/data/jobs.ts as listAllJobsOfUser.
- */
-export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
-  const jobs: JobRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
-      void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
-      jobs.push(job as unknown as JobRecord);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return jobs;
-}
 
 // ---------------------------------------------------------------- retention
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../lib/aws';
+import { documentClient, tableName, queryPages } from '../lib/aws';
 import { keys, type TransactItem } from './keys';
 import { counterIncrement, type CounterName } from './analytics';
 
@@ -99,19 +99,12 @@ export async function listCreditHistoryNewestFirst(userId: string, limit: number
 /** Every ledger entry of a user (for reconciliation and tests), oldest first. */
 export async function listAllCreditHistory(userId: string): Promise<LedgerEntry[]> {
   const entries: LedgerEntry[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.ledgerPrefix },
-        ExclusiveStartKey,
-      }),
-    );
-    entries.push(...(page.Items ?? []).map(ledgerFields));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const items of queryPages({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.ledgerPrefix },
+  })) {
+    entries.push(...items.map(ledgerFields));
+  }
   return entries;
 }
 
@@ -228,19 +221,12 @@ export function isConditionFailure(error: unknown): boolean {
 /** The user directory, for the daily reconciliation (a scheduled job, not a request path). */
 export async function listAllUsers(): Promise<UserRecord[]> {
   const users: UserRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :users',
-        ExpressionAttributeValues: { ':users': 'USERS' },
-        ExclusiveStartKey,
-      }),
-    );
-    users.push(...(page.Items ?? []).map(userFields));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const items of queryPages({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :users',
+    ExpressionAttributeValues: { ':users': 'USERS' },
+  })) {
+    users.push(...items.map(userFields));
+  }
   return users;
 }

@@ -1,10 +1,12 @@
 import { createFunction, json } from '../lib/http';
 import { health } from '../handlers/health';
+import { recordHealthSample } from '../data/metrics';
 import { listScenes, quote } from '../handlers/catalogue';
 
 export const handler = createFunction('system', {
   'GET /api/health': async () => {
     const report = await health();
+    await recordHealthSample(report.ok).catch(() => {}); // an uptime sample; the report stands without it
     return json(report.ok ? 200 : 503, report);
   },
   'GET /api/scenes': listScenes,

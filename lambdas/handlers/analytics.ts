@@ -30,7 +30,7 @@ import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../data/
 import { runRollup, type RollupResult } from '../scheduled/analytics-rollup';
 
 // ---------------------------------------------------------------- response shapes
-// TODO(lead): move these to shared/api-types.ts; the dashboards import them type-only from here.
+// The dashboards import these type-only; they stay beside the data types they are built from.
 
 /** GET /api/admin/analytics?days=7|30|90 */
 export interface AnalyticsOverview {
@@ -227,7 +227,7 @@ export async function importAnalytics(event: ApiEvent): Promise<ImportResponse> 
   return runRollup(kind, new Date());
 }
 
-/** DELETE /api/analytics/clear/{kind}: deletes that kind's items (for 'daily', the daily counters). */
+/** DELETE /api/analytics/clear/{kind}: deletes that kind's items ('daily': the daily counters and page counts; 'system': also the health samples). */
 export async function clearAnalytics(event: ApiEvent): Promise<ClearResponse> {
   requireAdmin(event);
   const kind = validate(kindParam, pathParam(event, 'kind'));

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { getConfig } from './config';
 
@@ -42,4 +42,14 @@ export function tableName(): string {
 export function resetClients(): void {
   ddb = undefined;
   s3 = undefined;
+}
+
+/** The items of a Query on the table, page by page (following LastEvaluatedKey). */
+export async function* queryPages(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Record<string, any>[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey }));
+    yield page.Items ?? [];
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
 }

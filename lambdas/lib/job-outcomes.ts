@@ -26,6 +26,8 @@ export async function failJob(
     ...(options.silentSince ? { condition: 'lastHeartbeat < :silentSince', conditionValues: { ':silentSince': options.silentSince } } : {}),
   });
   if (!failed) return undefined;
+  // One structured line per failed render: the stack's failed-render alarm counts these.
+  console.log(JSON.stringify({ event: 'render_failed', jobId: job.jobId, cause, crashReason }));
   await incrementCounters(now, { renders_failed: 1 });
   const errorType = options.errorType ?? (cause === 'input' ? 'INPUT_ERROR' : 'RENDER_ERROR');
   const flagged = await updateJob(job.jobId, {

@@ -23,6 +23,10 @@ export function stripeSecrets(): Promise<StripeSecrets> {
     if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET) throw new Error('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set when PAYMENTS_MODE is stripe');
     return { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET };
   })();
+  // A failed read is not kept: once the owner stores the secret, the next request picks it up.
+  secrets.catch(() => {
+    secrets = undefined;
+  });
   return secrets;
 }
 

@@ -2,11 +2,10 @@ import { getScene } from '../../shared/catalogue';
 import { USD_PER_CREDIT } from '../../shared/pricing';
 import type { AnalyticsKind } from '../../shared/analytics';
 import { listAllCreditHistory, listAllUsers, type LedgerEntry, type UserRecord } from '../data/users';
-import type { JobRecord } from '../data/jobs';
+import { listAllJobsOfUser, type JobRecord } from '../data/jobs';
 import { dayOf, listDailyCounters, overwriteDailyCounters, type CounterName, type DailyStats } from '../data/analytics';
 import {
   METRIC_KINDS,
-  listAllJobsOfUser,
   listHealthSamples,
   putMetric,
   type HealthDay,

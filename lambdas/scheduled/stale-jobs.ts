@@ -1,6 +1,7 @@
 import { WORKER_LOST_MS } from '../../shared/jobs';
 import { listActiveJobsSilentSince } from '../data/jobs';
 import { failJob } from '../lib/job-outcomes';
+import { recordHealthSample } from '../data/metrics';
 
 /** The crash reason a user reads when the worker stopped reporting. */
 export const WORKER_LOST = 'worker lost: the render worker stopped responding. Your credits were refunded if you paid; you can resume the render.';
@@ -17,6 +18,8 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   for (const job of silent) {
     if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', silentSince }, now)) failed.push(job.jobId);
   }
+  // The sweep runs every minute: each run is one uptime sample (healthy when no worker was lost).
+  await recordHealthSample(failed.length === 0, now);
   return failed;
 }
 

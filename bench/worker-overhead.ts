@@ -1,0 +1,80 @@
+/**
+ * Benchmark: the render worker's overhead over bare Blender.
+ *
+ * For the same scene and settings it times (1) a job through the whole local
+ * system — API call, job record, worker process, Blender, upload of the output,
+ * job marked done — and (2) `blender -b` running the same scene script with the
+ * same arguments. Prints both wall times and the overhead; the target is under
+ * 15 % for a render of about 10 seconds.
+ *
+ *   npx tsx bench/worker-overhead.ts [resolutionX] [resolutionY]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startLocalStack } from '../infra/local/stack';
+import { ensureVerifiedUser } from '../infra/local/bootstrap';
+import { ensureUser, moveCredits } from '../lambdas/data/users';
+import { getJob } from '../lambdas/data/jobs';
+import { findBlender, sceneScriptPath, sceneSlugForId } from '../render/blender';
+import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
+
+const run = promisify(execFile);
+const [resolutionX, resolutionY] = [Number(process.argv[2] ?? 1280), Number(process.argv[3] ?? 720)];
+const settings = { sceneId: 1, mode: 'still' as const, resolutionX, resolutionY, customText: 'Benchmark', options: 'backgroundStyle:hot;textColor:#ffcc00' };
+
+async function main() {
+  const blender = await findBlender();
+  if (!blender) throw new Error('Blender is needed for this benchmark');
+  const stack = await startLocalStack();
+  try {
+    const email = 'bench@example.com';
+    const userId = await ensureVerifiedUser(stack.env.COGNITO_ENDPOINT, stack.env.USER_POOL_ID, email, 'Bench-password-1');
+    await ensureUser(userId, email);
+    await moveCredits({ userId, amount: 100, type: 'bonus' });
+    const auth = await new CognitoIdentityProviderClient({ endpoint: stack.env.COGNITO_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }).send(
+      new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: stack.env.USER_POOL_CLIENT_ID, AuthParameters: { USERNAME: email, PASSWORD: 'Bench-password-1' } }),
+    );
+    const token = auth.AuthenticationResult!.IdToken!;
+
+    // (1) Through the product: from the API call to the job marked done.
+    const started = performance.now();
+    const response = await fetch(`${stack.apiUrl}/api/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...settings, isTest: false, paymentMethod: 'credits' }),
+    });
+    const { job } = (await response.json()) as { job: { jobId: string } };
+    for (;;) {
+      const current = await getJob(job.jobId);
+      if (current?.status === 'done' || current?.status === 'failed') {
+        if (current.status === 'failed') throw new Error(`job failed: ${current.crashReason}`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const throughWorker = (performance.now() - started) / 1000;
+
+    // (2) Bare Blender on the same scene script and arguments.
+    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    const argsFile = join(dir, 'args.json');
+    writeFileSync(argsFile, JSON.stringify({ ...settings, inputFile: null, frameStart: 1, frameEnd: 1, alignment: null, isTest: false, outputDir: dir }));
+    const bareStart = performance.now();
+    await run(blender.path, ['-b', '--factory-startup', '-noaudio', '--python', sceneScriptPath(sceneSlugForId(1)!), '--', argsFile], { maxBuffer: 64 * 1024 * 1024 });
+    const bare = (performance.now() - bareStart) / 1000;
+
+    console.log(`scene 1 still ${resolutionX}x${resolutionY}, Blender ${blender.version}`);
+    console.log(`bare blender -b:        ${bare.toFixed(2)} s`);
+    console.log(`job through the worker: ${throughWorker.toFixed(2)} s`);
+    console.log(`overhead:               ${(((throughWorker - bare) / bare) * 100).toFixed(1)} % (target < 15 % for a ~10 s render)`);
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

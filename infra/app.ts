@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { App } from 'aws-cdk-lib';
+import { readSettings } from './settings';
+import { CloudRenderStack } from './stack';
+
+/** The CDK app that `npx cdk synth` / `npx cdk deploy` run (cdk.json: `npx tsx infra/app.ts`). */
+const app = new App();
+const settings = readSettings(app.node);
+new CloudRenderStack(app, settings.stackName, {
+  settings,
+  description: `Cloud render web service (${settings.stage})`,
+});
+app.synth();

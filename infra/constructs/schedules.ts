@@ -1,0 +1,68 @@
+import { Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import type { Mail } from './mail';
+import { ServerFunction } from './server-function';
+import type { Storage } from './storage';
+
+/** The scheduled jobs: what runs, when (UTC), and whether it e-mails. */
+export const scheduledJobs = [
+  {
+    id: 'AnalyticsRollup',
+    entry: 'lambdas/scheduled/analytics-rollup.ts',
+    description: 'Daily analytics rollup',
+    schedule: events.Schedule.cron({ minute: '15', hour: '0' }),
+    timeout: Duration.minutes(5),
+    sendsMail: false,
+  },
+  {
+    id: 'Retention',
+    entry: 'lambdas/scheduled/retention.ts',
+    description: 'Daily retention clean-up',
+    schedule: events.Schedule.cron({ minute: '30', hour: '3' }),
+    timeout: Duration.minutes(5),
+    sendsMail: false,
+  },
+  {
+    id: 'StaleJobs',
+    entry: 'lambdas/scheduled/stale-jobs.ts',
+    description: 'Stale-job sweep',
+    schedule: events.Schedule.rate(Duration.minutes(1)),
+    // Shorter than the period, so two sweeps never overlap.
+    timeout: Duration.seconds(50),
+    sendsMail: true,
+  },
+  {
+    id: 'Reconciliation',
+    entry: 'lambdas/scheduled/reconciliation.ts',
+    description: 'Daily credit reconciliation, e-mailed to the owner',
+    schedule: events.Schedule.cron({ minute: '0', hour: '6' }),
+    timeout: Duration.minutes(10),
+    sendsMail: true,
+  },
+] as const;
+
+export type ScheduledJobId = (typeof scheduledJobs)[number]['id'];
+
+/** EventBridge rules that call the scheduled handlers; each handler gets the table, and SES if it e-mails. */
+export class Schedules extends Construct {
+  readonly functions: Record<ScheduledJobId, ServerFunction>;
+
+  constructor(scope: Construct, id: string, props: { environment: Record<string, string>; storage: Storage; mail: Mail }) {
+    super(scope, id);
+    const functions: Partial<Record<ScheduledJobId, ServerFunction>> = {};
+    for (const job of scheduledJobs) {
+      const fn = new ServerFunction(this, job.id, { entry: job.entry, environment: props.environment, timeout: job.timeout });
+      props.storage.table.grantReadWriteData(fn.fn);
+      if (job.sendsMail) props.mail.grantSend(fn.fn);
+      new events.Rule(this, `${job.id}Schedule`, {
+        description: job.description,
+        schedule: job.schedule,
+        targets: [new targets.LambdaFunction(fn.fn, { retryAttempts: 2 })],
+      });
+      functions[job.id] = fn;
+    }
+    this.functions = functions as Record<ScheduledJobId, ServerFunction>;
+  }
+}

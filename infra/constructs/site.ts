@@ -1,0 +1,170 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { privateBucketProps } from './storage';
+import { fromRoot } from '../paths';
+import type { SiteConfig } from '../../shared/site-config';
+
+export interface SiteProps {
+  /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */
+  apiDomainName: string;
+  siteDomain?: string;
+  certificateArn?: string;
+}
+
+/** The web app's runtime settings as this stack writes them (Stripe mode, no local endpoints). */
+export type WebRuntimeConfig = SiteConfig & { paymentsMode: 'stripe' };
+
+// Paths without a file extension are routes of the single-page app: answer them
+// with index.html. Done per request rather than with CloudFront error pages,
+// which would also turn the API's own 403/404 answers into index.html.
+const SPA_FALLBACK = `
+function handler(event) {
+  var request = event.request;
+  if (!/\\.[A-Za-z0-9]+$/.test(request.uri)) {
+    request.uri = '/index.html';
+  }
+  return request;
+}`;
+
+/**
+ * The site: a private bucket behind CloudFront (origin access control), the SPA
+ * fallback, security headers, and the /api/* behaviour to the HTTP API with
+ * caching off.
+ */
+export class Site extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  /** https://<domain>, without a trailing slash. */
+  readonly siteUrl: string;
+
+  constructor(scope: Construct, id: string, props: SiteProps) {
+    super(scope, id);
+
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      ...privateBucketProps,
+      // Everything in it is rebuilt by the next deploy.
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: true,
+    });
+
+    const securityHeaders = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Security headers for the site and the API',
+      securityHeadersBehavior: {
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
+        xssProtection: { protection: true, modeBlock: true, override: true },
+        // Script and frame sources are left to the app (the payment form loads the
+        // payment provider's script and frames); these directives need no host list.
+        contentSecurityPolicy: { contentSecurityPolicy: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'", override: true },
+      },
+    });
+
+    const spaFallback = new cloudfront.Function(this, 'SpaFallback', {
+      code: cloudfront.FunctionCode.fromInline(SPA_FALLBACK),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: 'Serves index.html for the routes of the single-page app',
+    });
+
+    const customDomain =
+      props.siteDomain && props.certificateArn
+        ? {
+            domainNames: [props.siteDomain],
+            certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn),
+            // Only a custom certificate lets the distribution refuse old TLS versions.
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {};
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'Cloud render: site and API',
+      defaultRootObject: 'index.html',
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      ...customDomain,
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: securityHeaders,
+        compress: true,
+        functionAssociations: [{ function: spaFallback, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: new origins.HttpOrigin(props.apiDomainName, { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY }),
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          // Every header (Authorization, the payment webhook's signature), query string
+          // and cookie, except Host, which API Gateway needs to be its own.
+          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: securityHeaders,
+        },
+      },
+    });
+
+    this.siteUrl = props.siteDomain ? `https://${props.siteDomain}` : `https://${this.distribution.distributionDomainName}`;
+  }
+
+  /**
+   * Uploads the built web app (`webDistDir`, web/dist from `npm run build:web`) and its
+   * config.json, then invalidates CloudFront.
+   *
+   * Hashed files under assets/ are immutable and never pruned, so a browser still
+   * holding the previous index.html can load its chunks; the rest (index.html,
+   * config.json, public files) is revalidated on every request.
+   *
+   * Synth must work in a clean clone without a web build, so when web/dist is
+   * missing a placeholder page is deployed instead and synth prints a warning.
+   */
+  deployWebApp(config: WebRuntimeConfig, webDistDir: string): void {
+    const dist = isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir);
+    const built = existsSync(join(dist, 'index.html'));
+    let assets: s3deploy.BucketDeployment | undefined;
+    if (built && existsSync(join(dist, 'assets'))) {
+      assets = new s3deploy.BucketDeployment(this, 'DeployAssets', {
+        destinationBucket: this.bucket,
+        destinationKeyPrefix: 'assets/',
+        sources: [s3deploy.Source.asset(join(dist, 'assets'))],
+        prune: false,
+        cacheControl: [s3deploy.CacheControl.fromString('public, max-age=31536000, immutable')],
+        memoryLimit: 512,
+      });
+    }
+    if (!built) {
+      Annotations.of(this).addWarningV2(
+        'cloud-render:web-not-built',
+        `${join(webDistDir, 'index.html')} not found: deploying a placeholder page. Run \`npm run build:web\` before \`npx cdk deploy\`.`,
+      );
+    }
+    const page = built
+      ? s3deploy.Source.asset(dist, { exclude: ['assets', 'assets/**'] })
+      : s3deploy.Source.data('index.html', PLACEHOLDER_PAGE);
+    const root = new s3deploy.BucketDeployment(this, 'DeploySite', {
+      destinationBucket: this.bucket,
+      sources: [page, s3deploy.Source.jsonData('config.json', config)],
+      // Keep assets/ out of this deployment's pruning; the one above owns it.
+      exclude: ['assets/*'],
+      prune: true,
+      cacheControl: [s3deploy.CacheControl.fromString('no-cache')],
+      distribution: this.distribution,
+      distributionPaths: ['/*'],
+      memoryLimit: 512,
+    });
+    if (assets) root.node.addDependency(assets);
+  }
+}
+
+const PLACEHOLDER_PAGE = `<!doctype html>
+<html lang="en"><meta charset="utf-8"><title>Not built yet</title>
+<p>The web app was not built before this deployment. Run <code>npm run build:web</code>, then <code>npx cdk deploy</code> again.</p>
+</html>`;

@@ -1,0 +1,163 @@
+import type { Node } from 'constructs';
+
+/**
+ * The deployment's settings, read once from CDK context (cdk.json "context", or
+ * `-c key=value` on the command line) and validated here. Every setting has a
+ * default, so `npx cdk synth` works in a clean clone with no AWS credentials and
+ * no look-ups; a value that is set but malformed fails synth with its name.
+ */
+export interface DeploySettings {
+  /** Suffix of the stack name, so one account can hold e.g. `staging` and `prod`. */
+  stage: string;
+  stackName: string;
+  /** Custom host name of the site (e.g. render.example.org); the CloudFront domain otherwise. */
+  siteDomain?: string;
+  /** ACM certificate (us-east-1) for siteDomain; required with it, since nothing is looked up. */
+  certificateArn?: string;
+  supportEmail: string;
+  ownerEmail: string;
+  /** Sender of the product's e-mails; an SES identity is created for it. */
+  mailFrom: string;
+  /** Send Cognito's e-mails (verification, password reset) through SES from mailFrom, once verified. */
+  cognitoEmailViaSes: boolean;
+  adminEmails: string[];
+  /** Google as an identity provider when set, with the client secret read from Secrets Manager. */
+  googleClientId?: string;
+  googleClientSecretName: string;
+  /** Prefix of the Cognito hosted-UI domain used by Google sign-in (unique per region). */
+  authDomainPrefix?: string;
+  stripePublishableKey?: string;
+  /** SHA-256 hex of the 'Coming Soon' gate password; absent means no gate. */
+  siteGatePasswordHash?: string;
+  alarmEmail: string;
+  apiRateLimit: number;
+  apiBurstLimit: number;
+  renderCpu: number;
+  renderMemoryMiB: number;
+  renderArchitecture: 'x86_64' | 'arm64';
+  /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
+  webDistDir: string;
+}
+
+/** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
+export const settingDefaults = {
+  stage: 'prod',
+  supportEmail: 'support@example.com',
+  ownerEmail: 'owner@example.com',
+  mailFrom: 'no-reply@example.com',
+  cognitoEmailViaSes: false,
+  adminEmails: '',
+  googleClientSecretName: 'cloud-render/google-client-secret',
+  apiRateLimit: 50,
+  apiBurstLimit: 100,
+  renderCpu: 2048,
+  renderMemoryMiB: 4096,
+  renderArchitecture: 'x86_64',
+  webDistDir: 'web/dist',
+} as const;
+
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/;
+
+export class SettingsError extends Error {
+  constructor(key: string, problem: string) {
+    super(`CDK context '${key}' ${problem}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Context = Pick<Node, 'tryGetContext'>;
+
+function text(node: Context, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new SettingsError(key, 'must be a string');
+  }
+  const trimmed = String(value).trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function email(node: Context, key: string, fallback: string): string {
+  const value = text(node, key) ?? fallback;
+  if (!EMAIL.test(value)) throw new SettingsError(key, `must be an e-mail address, got '${value}'`);
+  return value;
+}
+
+function integer(node: Context, key: string, fallback: number, allowed?: readonly number[]): number {
+  const raw = text(node, key);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new SettingsError(key, `must be a positive integer, got '${raw}'`);
+  if (allowed && !allowed.includes(value)) throw new SettingsError(key, `must be one of ${allowed.join(', ')}, got ${value}`);
+  return value;
+}
+
+function flag(node: Context, key: string, fallback: boolean): boolean {
+  const raw = text(node, key);
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new SettingsError(key, `must be true or false, got '${raw}'`);
+}
+
+/** A list given as a JSON array in cdk.json or as a comma-separated string with -c. */
+function emailList(node: Context, key: string): string[] {
+  const value: unknown = node.tryGetContext(key);
+  const items = Array.isArray(value) ? value.map(String) : (text(node, key) ?? '').split(',');
+  const emails = items.map((item) => item.trim().toLowerCase()).filter(Boolean);
+  for (const item of emails) if (!EMAIL.test(item)) throw new SettingsError(key, `contains '${item}', which is not an e-mail address`);
+  return emails;
+}
+
+export function readSettings(node: Context): DeploySettings {
+  const stage = text(node, 'stage') ?? settingDefaults.stage;
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new SettingsError('stage', 'must be lower-case letters, digits and dashes (at most 20)');
+
+  const siteDomain = text(node, 'siteDomain')?.toLowerCase();
+  if (siteDomain !== undefined && !HOST.test(siteDomain)) throw new SettingsError('siteDomain', `must be a host name, got '${siteDomain}'`);
+  const certificateArn = text(node, 'certificateArn');
+  if (siteDomain && !certificateArn?.startsWith('arn:')) {
+    throw new SettingsError('certificateArn', 'must be the ARN of an ACM certificate in us-east-1 covering siteDomain when siteDomain is set');
+  }
+
+  const siteGatePasswordHash = text(node, 'siteGatePasswordHash')?.toLowerCase();
+  if (siteGatePasswordHash !== undefined && !/^[0-9a-f]{64}$/.test(siteGatePasswordHash)) {
+    throw new SettingsError('siteGatePasswordHash', 'must be the SHA-256 of the password in hex (64 characters)');
+  }
+
+  const authDomainPrefix = text(node, 'authDomainPrefix');
+  if (authDomainPrefix !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(authDomainPrefix)) {
+    throw new SettingsError('authDomainPrefix', 'must be lower-case letters, digits and dashes');
+  }
+
+  const renderArchitecture = text(node, 'renderArchitecture') ?? settingDefaults.renderArchitecture;
+  if (renderArchitecture !== 'x86_64' && renderArchitecture !== 'arm64') {
+    throw new SettingsError('renderArchitecture', `must be x86_64 or arm64, got '${renderArchitecture}'`);
+  }
+
+  const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
+  return {
+    stage,
+    stackName: `cloud-render-${stage}`,
+    siteDomain,
+    certificateArn: siteDomain ? certificateArn : undefined,
+    supportEmail: email(node, 'supportEmail', settingDefaults.supportEmail),
+    ownerEmail,
+    mailFrom: email(node, 'mailFrom', settingDefaults.mailFrom),
+    cognitoEmailViaSes: flag(node, 'cognitoEmailViaSes', settingDefaults.cognitoEmailViaSes),
+    adminEmails: emailList(node, 'adminEmails'),
+    googleClientId: text(node, 'googleClientId'),
+    googleClientSecretName: text(node, 'googleClientSecretName') ?? settingDefaults.googleClientSecretName,
+    authDomainPrefix,
+    stripePublishableKey: text(node, 'stripePublishableKey'),
+    siteGatePasswordHash,
+    alarmEmail: email(node, 'alarmEmail', ownerEmail),
+    apiRateLimit: integer(node, 'apiRateLimit', settingDefaults.apiRateLimit),
+    apiBurstLimit: integer(node, 'apiBurstLimit', settingDefaults.apiBurstLimit),
+    // Fargate accepts only these CPU sizes; memory is checked against them by CDK.
+    renderCpu: integer(node, 'renderCpu', settingDefaults.renderCpu, [1024, 2048, 4096, 8192, 16384]),
+    renderMemoryMiB: integer(node, 'renderMemoryMiB', settingDefaults.renderMemoryMiB),
+    renderArchitecture,
+    webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
+  };
+}

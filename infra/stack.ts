@@ -1,0 +1,185 @@
+import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { functionNames, type FunctionName } from '../lambdas/routes';
+import type { DeploySettings } from './settings';
+import { Api } from './constructs/api';
+import { Auth } from './constructs/auth';
+import { Mail } from './constructs/mail';
+import { Monitoring } from './constructs/monitoring';
+import { RenderService } from './constructs/render-service';
+import { Schedules } from './constructs/schedules';
+import { ServerFunction } from './constructs/server-function';
+import { Site } from './constructs/site';
+import { Storage, UPLOADS_PREFIX } from './constructs/storage';
+
+export interface CloudRenderStackProps extends StackProps {
+  settings: DeploySettings;
+}
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * Everything the product needs on AWS, in one stack. Environment-agnostic on
+ * purpose: no account or region is resolved at synth, so nothing is looked up and
+ * `npx cdk synth` works offline; `cdk deploy` uses the credentials' account/region.
+ */
+export class CloudRenderStack extends Stack {
+  constructor(scope: Construct, id: string, props: CloudRenderStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    Tags.of(this).add('app', 'cloud-render');
+    Tags.of(this).add('stage', settings.stage);
+
+    // The API exists before CloudFront (its /api/* origin), CloudFront before the
+    // functions (they need the site's address), the functions before the routes.
+    const api = new Api(this, 'Api', { rateLimit: settings.apiRateLimit, burstLimit: settings.apiBurstLimit });
+    const site = new Site(this, 'Site', {
+      apiDomainName: api.domainName,
+      siteDomain: settings.siteDomain,
+      certificateArn: settings.certificateArn,
+    });
+    const siteUrl = site.siteUrl;
+
+    const storage = new Storage(this, 'Storage', { siteUrl });
+    const mail = new Mail(this, 'Mail', { mailFrom: settings.mailFrom });
+    const auth = new Auth(this, 'Auth', {
+      siteUrl,
+      mailFrom: settings.mailFrom,
+      supportEmail: settings.supportEmail,
+      cognitoEmailViaSes: settings.cognitoEmailViaSes,
+      google: settings.googleClientId
+        ? {
+            clientId: settings.googleClientId,
+            clientSecretName: settings.googleClientSecretName,
+            // Unique per region: the account id makes it unique without a look-up.
+            domainPrefix: settings.authDomainPrefix ?? Fn.join('-', ['cloud-render', settings.stage, this.account]),
+          }
+        : undefined,
+    });
+
+    // Placeholders until the owner stores the real values (README, Deploy). Never
+    // change them here: CloudFormation would overwrite the owner's values.
+    const stripeSecret = new secretsmanager.Secret(this, 'StripeSecret', {
+      description: 'Stripe secret key and webhook signing secret: {"secretKey","webhookSecret"}',
+      secretObjectValue: {
+        secretKey: SecretValue.unsafePlainText(''),
+        webhookSecret: SecretValue.unsafePlainText(''),
+      },
+    });
+
+    // What lambdas/lib/config.ts reads. The worker gets the part that does not name
+    // its own task definition.
+    const sharedEnvironment: Record<string, string> = {
+      TABLE_NAME: storage.table.tableName,
+      UPLOADS_BUCKET: storage.uploadsBucket.bucketName,
+      OUTPUTS_BUCKET: storage.outputsBucket.bucketName,
+      USER_POOL_ID: auth.userPool.userPoolId,
+      USER_POOL_CLIENT_ID: auth.client.userPoolClientId,
+      SITE_URL: siteUrl,
+      ADMIN_EMAILS: settings.adminEmails.join(','),
+      MAIL_MODE: 'ses',
+      MAIL_FROM: settings.mailFrom,
+      SUPPORT_EMAIL: settings.supportEmail,
+      OWNER_EMAIL: settings.ownerEmail,
+    };
+    const render = new RenderService(this, 'Render', {
+      storage,
+      environment: sharedEnvironment,
+      cpu: settings.renderCpu,
+      memoryMiB: settings.renderMemoryMiB,
+      architecture: settings.renderArchitecture,
+    });
+    const serverEnvironment: Record<string, string> = {
+      ...sharedEnvironment,
+      PAYMENTS_MODE: 'stripe',
+      STRIPE_SECRET_ARN: stripeSecret.secretArn,
+      ...render.runEnvironment,
+    };
+
+    const apiFunctions = Object.fromEntries(
+      functionNames.map((name) => [
+        name,
+        new ServerFunction(this, `${pascal(name)}Function`, {
+          entry: `lambdas/functions/${name}.ts`,
+          environment: serverEnvironment,
+          // An admin's Import recomputes a metric from every user's jobs and ledger: allow up to API Gateway's 29 s.
+          ...(name === 'analytics' ? { timeout: Duration.seconds(29) } : {}),
+        }),
+      ]),
+    ) as Record<FunctionName, ServerFunction>;
+
+    // Each function gets only what its handlers use.
+    const { table, uploadsBucket, outputsBucket } = storage;
+    const system = apiFunctions.system.fn;
+    table.grantReadData(system);
+    system.addToRolePolicy(
+      // The health check's HeadBucket.
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [uploadsBucket.bucketArn, outputsBucket.bucketArn] }),
+    );
+    table.grantReadWriteData(apiFunctions.accounts.fn);
+    const jobs = apiFunctions.jobs.fn;
+    table.grantReadWriteData(jobs);
+    // Presigned POSTs are signed with the function's credentials: they can only
+    // put inputs under the uploads prefix. Reading there is for HeadObject on a
+    // job's input (with list rights, a missing key answers 404 rather than 403).
+    jobs.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
+    uploadsBucket.grantRead(jobs, `${UPLOADS_PREFIX}*`);
+    outputsBucket.grantRead(jobs);
+    render.grantRun(jobs);
+    mail.grantSend(jobs); // problem reports to support
+    const payments = apiFunctions.payments.fn;
+    table.grantReadWriteData(payments);
+    stripeSecret.grantRead(payments);
+    render.grantRun(payments);
+    mail.grantSend(payments); // the owner's alert on a payment amount mismatch
+    // A failed job is reported to support by whoever fails it, the worker included.
+    mail.grantSend(render.taskDefinition.taskRole);
+    table.grantReadWriteData(apiFunctions.analytics.fn);
+
+    api.addRoutesFromTable(
+      Object.fromEntries(functionNames.map((name) => [name, apiFunctions[name].fn])) as Record<FunctionName, ServerFunction['fn']>,
+      auth.userPool,
+      auth.client,
+    );
+
+    const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
+
+    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: `CloudRender/${settings.stage}` });
+    for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
+    for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
+    monitoring.watchFunction('CustomMessage', auth.customMessage);
+    monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
+    monitoring.watchTransactionConflicts(table);
+
+    if (!settings.stripePublishableKey) {
+      Annotations.of(this).addWarningV2(
+        'cloud-render:no-stripe-publishable-key',
+        "Context 'stripePublishableKey' is not set: the web app cannot take card payments.",
+      );
+    }
+    site.deployWebApp({
+      region: this.region,
+      userPoolId: auth.userPool.userPoolId,
+      userPoolClientId: auth.client.userPoolClientId,
+      paymentsMode: 'stripe',
+      ...(settings.stripePublishableKey ? { stripePublishableKey: settings.stripePublishableKey } : {}),
+      googleSignIn: auth.oauth !== undefined,
+      ...(auth.oauth ? { oauth: auth.oauth } : {}),
+      ...(settings.siteGatePasswordHash ? { siteGateHash: settings.siteGatePasswordHash } : {}),
+    }, settings.webDistDir);
+
+    new CfnOutput(this, 'SiteUrl', { value: siteUrl, description: 'The site' });
+    new CfnOutput(this, 'ApiUrl', { value: `${siteUrl}/api`, description: 'The API, as the browser reaches it (through CloudFront)' });
+    new CfnOutput(this, 'HttpApiEndpoint', { value: api.httpApi.apiEndpoint, description: 'The HTTP API itself, bypassing CloudFront' });
+    new CfnOutput(this, 'UserPoolId', { value: auth.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: auth.client.userPoolClientId });
+    new CfnOutput(this, 'StripeSecretArn', { value: stripeSecret.secretArn, description: 'Store the Stripe secrets here (README, Deploy)' });
+    new CfnOutput(this, 'StripeWebhookUrl', { value: `${siteUrl}/api/payments/webhook`, description: "Register this endpoint in Stripe's dashboard" });
+    new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn });
+    if (auth.oauth) {
+      new CfnOutput(this, 'AuthDomain', { value: auth.oauth.domain, description: "Cognito hosted UI; Google's redirect URI is https://<this>/oauth2/idpresponse" });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { functionNames } from '../../lambdas/routes';
+import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
+
+let template: Template;
+beforeAll(() => {
+  template = synthesizeTemplate();
+}, SYNTH_TIMEOUT_MS);
+
+const apiEntries = functionNames.map((name) => `lambdas/functions/${name}.ts`);
+const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
+const triggerEntry = 'lambdas/triggers/custom-message.ts';
+
+/** The variables lambdas/lib/config.ts reads on AWS (the local-only ones are absent on purpose). */
+const SERVER_ENVIRONMENT = [
+  'TABLE_NAME',
+  'UPLOADS_BUCKET',
+  'OUTPUTS_BUCKET',
+  'USER_POOL_ID',
+  'USER_POOL_CLIENT_ID',
+  'SITE_URL',
+  'ADMIN_EMAILS',
+  'MAIL_MODE',
+  'MAIL_FROM',
+  'SUPPORT_EMAIL',
+  'OWNER_EMAIL',
+  'PAYMENTS_MODE',
+  'STRIPE_SECRET_ARN',
+  'RENDER_MODE',
+  'RENDER_CLUSTER_ARN',
+  'RENDER_TASK_DEFINITION_ARN',
+  'RENDER_SUBNET_IDS',
+  'RENDER_SECURITY_GROUP_ID',
+  'RENDER_CONTAINER_NAME',
+];
+
+const productFunctions = (): Resource[] =>
+  resourcesOf(template, 'AWS::Lambda::Function')
+    .map(([, fn]) => fn)
+    .filter((fn) => typeof fn.Properties.Description === 'string' && fn.Properties.Description.startsWith('lambdas/'));
+
+const functionOf = (entry: string) => productFunctions().find((fn) => fn.Properties.Description === entry)!;
+
+describe('Lambda functions', () => {
+  it('when the stack is synthesised, it has one function per API function, scheduled job and Cognito trigger', () => {
+    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry].sort());
+  });
+
+  it('when any product function runs, it is Node.js 22 on arm64 with source maps enabled', () => {
+    for (const fn of productFunctions()) {
+      expect(fn.Properties.Runtime, fn.Properties.Description).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures, fn.Properties.Description).toEqual(['arm64']);
+      expect(fn.Properties.Handler, fn.Properties.Description).toBe('index.handler');
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
+  });
+
+  it('when an API or scheduled function reads its configuration, it finds exactly the server settings', () => {
+    for (const entry of [...apiEntries, ...scheduledEntries]) {
+      const variables = functionOf(entry).Properties.Environment.Variables;
+      expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS'].sort());
+      expect(variables.MAIL_MODE).toBe('ses');
+      expect(variables.PAYMENTS_MODE).toBe('stripe');
+      expect(variables.RENDER_MODE).toBe('ecs');
+      expect(variables.RENDER_CONTAINER_NAME).toBe('worker');
+    }
+  });
+
+  it('when the custom-message trigger builds an e-mail, it knows the site’s address and nothing else', () => {
+    expect(Object.keys(functionOf(triggerEntry).Properties.Environment.Variables).sort()).toEqual(['NODE_OPTIONS', 'SITE_URL']);
+  });
+
+  it('when a function logs, its log group keeps the lines for a month', () => {
+    for (const fn of productFunctions()) {
+      const logGroupId = JSON.stringify(fn.Properties.LoggingConfig.LogGroup).match(/"Ref":"([A-Za-z0-9]+)"/)![1];
+      expect(template.toJSON().Resources[logGroupId].Properties.RetentionInDays).toBe(30);
+    }
+  });
+});
+
+describe('render task', () => {
+  const task = () => resourcesOf(template, 'AWS::ECS::TaskDefinition')[0][1].Properties;
+
+  it('when a render task starts, it runs the worker container on Fargate with the server settings it needs', () => {
+    expect(task().RequiresCompatibilities).toEqual(['FARGATE']);
+    const [container] = task().ContainerDefinitions;
+    expect(container.Name).toBe('worker');
+    const names = container.Environment.map((variable: { Name: string }) => variable.Name);
+    expect(names).toEqual(expect.arrayContaining(['TABLE_NAME', 'UPLOADS_BUCKET', 'OUTPUTS_BUCKET', 'SITE_URL', 'AWS_REGION']));
+    // Its own ARN cannot be among its settings (a circular reference).
+    expect(names).not.toContain('RENDER_TASK_DEFINITION_ARN');
+  });
+
+  it('when tasks run, they are in public subnets without a NAT gateway and accept no inbound traffic', () => {
+    expect(resourcesOf(template, 'AWS::EC2::NatGateway')).toHaveLength(0);
+    const [[, group]] = resourcesOf(template, 'AWS::EC2::SecurityGroup');
+    expect(group.Properties.SecurityGroupIngress).toBeUndefined();
+    expect(resourcesOf(template, 'AWS::EC2::VPCEndpoint')).toHaveLength(2);
+  });
+});
