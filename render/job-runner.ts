@@ -21,7 +21,7 @@ const frameName = (frame: number) => `frames/frame_${String(frame).padStart(4, '
  * missing (all of them on a first run), stores each frame as it is written so a
  * later worker can resume, encodes the animation, and records the outcome.
  */
-export async function runJob(jobId: string): Promise<RunOutcome> {
+export async function runJob(jobId: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
   const found = await getJob(jobId);
   if (!found || (found.status !== 'queued' && found.status !== 'rendering')) return 'skipped';
   const now = new Date().toISOString();
@@ -39,6 +39,8 @@ export async function runJob(jobId: string): Promise<RunOutcome> {
 
   const workDir = await mkdtemp(join(tmpdir(), `render-${jobId.slice(0, 8)}-`));
   const stop = new AbortController();
+  // The worker being stopped (task stopped, Ctrl-C on the local stack) stops Blender too.
+  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   let loggedLines = job.loggedLines ?? 0;
   const heartbeat = setInterval(() => {
     const at = new Date().toISOString();

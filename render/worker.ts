@@ -12,7 +12,11 @@ if (!jobId) {
   process.exit(64);
 }
 
-runJob(jobId).then(
+// A stopped task or process stops its Blender too; the job keeps its frames for a resume.
+const stopping = new AbortController();
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
+
+runJob(jobId, { signal: stopping.signal }).then(
   (outcome) => {
     console.log(`Job ${jobId}: ${outcome}`);
     process.exit(0);

@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
 import { getConfig } from './config';
+import { updateJob } from '../data/jobs';
 
 let ecs: ECSClient | undefined;
 
@@ -38,8 +39,37 @@ export async function launchRender(jobId: string): Promise<void> {
   if (!result.tasks?.length) throw new Error(`The render task did not start: ${result.failures?.map((f) => f.reason).join(', ') || 'no reason given'}`);
 }
 
-/** Local only: the worker as a child process, its log and pid under LOCAL_JOBS_DIR/<jobId>. */
+/**
+ * Local only: one machine cannot render every job at once the way one Fargate
+ * task per job does, so workers run a few at a time (LOCAL_RENDER_CONCURRENCY,
+ * default 2) and the rest wait in this queue. A waiting job's heartbeat is kept
+ * fresh so the stale-job sweep does not mistake the queue for a lost worker.
+ */
+const waiting: string[] = [];
+const localWorkers = new Set<ChildProcess>();
+let queueHeartbeat: NodeJS.Timeout | undefined;
+
 function launchLocalWorker(jobId: string): void {
+  waiting.push(jobId);
+  startWaitingWorkers();
+}
+
+function startWaitingWorkers(): void {
+  const concurrency = Number(process.env.LOCAL_RENDER_CONCURRENCY ?? 2);
+  while (localWorkers.size < concurrency && waiting.length > 0) spawnWorker(waiting.shift()!);
+  if (waiting.length > 0 && !queueHeartbeat) {
+    queueHeartbeat = setInterval(() => {
+      const now = new Date().toISOString();
+      for (const jobId of waiting) updateJob(jobId, { set: { lastHeartbeat: now }, whenStatusIn: ['queued'] }).catch(() => {});
+    }, 60_000);
+  } else if (waiting.length === 0 && queueHeartbeat) {
+    clearInterval(queueHeartbeat);
+    queueHeartbeat = undefined;
+  }
+}
+
+/** The worker as a child process, its log and pid under LOCAL_JOBS_DIR/<jobId>. */
+function spawnWorker(jobId: string): void {
   const jobsDir = process.env.LOCAL_JOBS_DIR ?? resolve('.local/jobs');
   const dir = join(jobsDir, jobId);
   mkdirSync(dir, { recursive: true });
@@ -50,18 +80,25 @@ function launchLocalWorker(jobId: string): void {
   });
   writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
   localWorkers.add(child);
-  child.on('exit', () => localWorkers.delete(child));
+  child.on('exit', () => {
+    localWorkers.delete(child);
+    startWaitingWorkers();
+  });
   child.on('error', (error) => console.error(`Render worker for job ${jobId} could not start`, error));
 }
 
-const localWorkers = new Set<ReturnType<typeof spawn>>();
-
-/** Local only: stops the workers this process started (when the local stack stops). */
+/** Local only: stops the workers this process started and empties the queue (when the local stack stops). */
 export async function stopLocalWorkers(): Promise<void> {
+  waiting.length = 0;
+  clearInterval(queueHeartbeat);
+  queueHeartbeat = undefined;
   await Promise.all(
-    [...localWorkers].map((child) => new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    })),
+    [...localWorkers].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
   );
 }

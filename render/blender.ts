@@ -1,0 +1,274 @@
+/**
+ * Drives Blender for one scene render.
+ *
+ * Each catalogue scene is a Python script, render/scenes/<slug>.py, that builds the scene
+ * from nothing and renders it (see render/scenes/common.py for the protocol):
+ *
+ *   blender -b --factory-startup -noaudio --python render/scenes/<slug>.py -- args.json
+ *
+ * stdout carries one machine-readable line per event:
+ *   PROGRESS frame=<n> done=<k> total=<t>   after each frame file is written
+ *   INFO <text>                             a log line
+ *   ERROR <message>                         a user-readable error; Blender then exits with 2
+ * Any other non-zero exit is our failure (a bug or a crash), not the user's.
+ */
+import { spawn, execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const BLENDER_MISSING_MESSAGE =
+  'Blender is not installed on this machine: install it with `apt-get install -y blender python3-numpy ffmpeg` (Blender 3.4+), or set BLENDER_PATH.';
+
+/** Scene id (catalogue) -> script name under render/scenes/. */
+export const SCENE_SLUGS = {
+  1: 'text-animation',
+  2: 'image-visualizer',
+  3: 'audio-reactive',
+  4: 'model-viewer',
+  5: 'image-balls',
+  6: 'bus-stop',
+  7: 'audio-dark-drop',
+} as const;
+
+export type SceneId = keyof typeof SCENE_SLUGS;
+export type SceneSlug = (typeof SCENE_SLUGS)[SceneId];
+export type RenderMode = 'still' | 'animation';
+export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';
+
+/** Where the user's image sits on a poster (Bus Stop); see render/scenes/bus-stop.py. */
+export interface PosterAlignment {
+  /** Percent; 100 fits the image inside the poster keeping its aspect ratio. */
+  scale: number;
+  /** Offsets as fractions of the poster's width / height; x to the right, y downwards. */
+  x: number;
+  y: number;
+  /** 0..100 */
+  opacity: number;
+  /** A PosterBlendMode; anything else renders as 'normal'. */
+  blendMode: PosterBlendMode | (string & {});
+}
+
+/** The JSON a scene script reads (args.json). */
+export interface SceneArgs {
+  sceneId: number;
+  customText?: string | null;
+  /** 'key:value;key:value' as the catalogue serialises options; unknown keys are ignored. */
+  options?: string;
+  /** Absolute path of the uploaded file on this machine. */
+  inputFile?: string | null;
+  resolutionX: number;
+  resolutionY: number;
+  mode: RenderMode;
+  frameStart?: number;
+  /** Audio scenes may omit it: the animation then ends with the audio. */
+  frameEnd?: number | null;
+  /** Render only these frames (resume renders the missing ones). Animation only. */
+  frames?: number[];
+  alignment?: PosterAlignment | null;
+  /** Test render: longer side capped at 480 px, few samples, PREVIEW watermark. */
+  isTest?: boolean;
+  /** Cycles samples; default 12 for tests, 96 otherwise. */
+  samples?: number;
+  outputDir: string;
+  /** Bus Stop only: render the empty poster frame used as the alignment template. */
+  posterTemplate?: boolean;
+}
+
+export interface RenderProgress {
+  frame: number;
+  done: number;
+  total: number;
+  /** The file just written. */
+  file: string;
+}
+
+export type RenderLogLevel = 'info' | 'error' | 'blender';
+
+export interface RunSceneOptions {
+  onProgress?: (progress: RenderProgress) => void;
+  /** INFO lines as 'info', ERROR lines as 'error', everything else Blender prints as 'blender'. */
+  onLog?: (message: string, level: RenderLogLevel) => void;
+  signal?: AbortSignal;
+}
+
+export type RenderErrorKind =
+  /** No usable Blender: userMessage is BLENDER_MISSING_MESSAGE. */
+  | 'blender-missing'
+  /** The user's input cannot be rendered (bad upload, unsupported format): tell them. */
+  | 'invalid-input'
+  /** Blender crashed or a scene script failed: our problem, details in logTail. */
+  | 'render-failed'
+  /** The AbortSignal fired. */
+  | 'aborted';
+
+export class RenderError extends Error {
+  constructor(
+    readonly kind: RenderErrorKind,
+    /** Safe to show to the user as is. */
+    readonly userMessage: string,
+    readonly details: { exitCode?: number | null; signal?: string | null; logTail?: string[] } = {},
+  ) {
+    super(userMessage);
+    this.name = 'RenderError';
+  }
+}
+
+export interface BlenderInstall {
+  path: string;
+  /** e.g. '3.4.1' */
+  version: string;
+}
+
+const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
+const LOG_TAIL_LINES = 40;
+const KILL_GRACE_MS = 5_000;
+
+/**
+ * The scene scripts ship next to this module; RENDER_SCENES_DIR overrides it for bundled
+ * builds (esbuild moves this file, not the .py scripts).
+ */
+export function sceneScriptPath(slug: SceneSlug): string {
+  const dir = process.env.RENDER_SCENES_DIR ?? fileURLToPath(new URL('./scenes/', import.meta.url));
+  return path.join(dir, `${slug}.py`);
+}
+
+export function sceneSlugForId(sceneId: number): SceneSlug | undefined {
+  return (SCENE_SLUGS as Record<number, SceneSlug | undefined>)[sceneId];
+}
+
+/** The file a scene writes for a still, or for one frame of an animation. */
+export function outputFile(outputDir: string, mode: RenderMode, frame = 1): string {
+  return mode === 'still'
+    ? path.join(outputDir, 'still.png')
+    : path.join(outputDir, 'frames', `frame_${String(frame).padStart(4, '0')}.png`);
+}
+
+/**
+ * The Blender to use: BLENDER_PATH, else `blender` on PATH. Null when it is missing or
+ * does not answer `--version` like Blender.
+ */
+export async function findBlender(): Promise<BlenderInstall | null> {
+  const configured = process.env.BLENDER_PATH?.trim();
+  const candidate = configured || (await findOnPath('blender'));
+  if (!candidate) return null;
+  return new Promise((resolve) => {
+    execFile(candidate, ['--version'], { timeout: 60_000 }, (error, stdout) => {
+      const match = /Blender (\d+\.\d+(?:\.\d+)?)/.exec(String(stdout));
+      resolve(error || !match ? null : { path: candidate, version: match[1] });
+    });
+  });
+}
+
+async function findOnPath(command: string): Promise<string | null> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const file = path.join(dir, command);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
+/**
+ * Renders one scene. Resolves with the files written by this run (still.png, or the
+ * frames in render order); rejects with a RenderError.
+ */
+export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): Promise<{ outputs: string[] }> {
+  const { signal } = options;
+  if (signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
+  const slug = sceneSlugForId(args.sceneId);
+  if (!slug) throw new RenderError('invalid-input', `Unknown scene ${args.sceneId}.`);
+  const blender = await findBlender();
+  if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
+
+  await mkdir(args.outputDir, { recursive: true });
+  const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
+  const argsFile = path.join(workDir, 'args.json');
+  await writeFile(argsFile, JSON.stringify(args, null, 2));
+  try {
+    return await runBlender(blender.path, sceneScriptPath(slug), argsFile, args, options);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function runBlender(
+  blenderPath: string,
+  script: string,
+  argsFile: string,
+  args: SceneArgs,
+  { onProgress, onLog, signal }: RunSceneOptions,
+): Promise<{ outputs: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      blenderPath,
+      // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
+      ['-b', '--factory-startup', '-noaudio', '--python-exit-code', '1', '--python', script, '--', argsFile],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const outputs: string[] = [];
+    const logTail: string[] = [];
+    let userError: string | null = null;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const remember = (line: string) => {
+      logTail.push(line);
+      if (logTail.length > LOG_TAIL_LINES) logTail.shift();
+    };
+    const onAbort = () => {
+      aborted = true;
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
+      if (progress) {
+        const [frame, done, total] = progress.slice(1).map(Number);
+        const file = outputFile(args.outputDir, args.mode, frame);
+        outputs.push(file);
+        onProgress?.({ frame, done, total, file });
+      } else if (line.startsWith('INFO ')) {
+        onLog?.(line.slice(5), 'info');
+      } else if (line.startsWith('ERROR ')) {
+        userError = line.slice(6).trim();
+        onLog?.(userError, 'error');
+      } else if (line.trim()) {
+        remember(line);
+        onLog?.(line, 'blender');
+      }
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      if (!line.trim()) return;
+      remember(line);
+      onLog?.(line, 'blender');
+    });
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(
+        error.code === 'ENOENT' || error.code === 'EACCES'
+          ? new RenderError('blender-missing', BLENDER_MISSING_MESSAGE)
+          : new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [...logTail, String(error)] }),
+      );
+    });
+    child.on('close', (exitCode, exitSignal) => {
+      signal?.removeEventListener('abort', onAbort);
+      clearTimeout(killTimer);
+      const details = { exitCode, signal: exitSignal, logTail };
+      if (aborted) return reject(new RenderError('aborted', 'The render was cancelled.', details));
+      if (exitCode === 0 && outputs.length > 0) return resolve({ outputs });
+      if (exitCode === 2 && userError) return reject(new RenderError('invalid-input', userError, details));
+      reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, details));
+    });
+  });
+}

@@ -1,0 +1,196 @@
+/**
+ * ffmpeg / ffprobe helpers for the render worker: frames -> MP4, thumbnails, and media
+ * probing (duration and size of uploads and outputs).
+ *
+ * FFMPEG_PATH / FFPROBE_PATH override the binaries found on PATH.
+ */
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+export const FFMPEG_MISSING_MESSAGE =
+  'ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`, or set FFMPEG_PATH and FFPROBE_PATH.';
+export const UNREADABLE_MEDIA_MESSAGE = 'The file is not a readable image, audio or video file.';
+
+export type MediaErrorKind = 'ffmpeg-missing' | 'unreadable' | 'missing-frames' | 'failed';
+
+export class MediaError extends Error {
+  constructor(
+    readonly kind: MediaErrorKind,
+    message: string,
+    readonly details?: string,
+  ) {
+    super(message);
+    this.name = 'MediaError';
+  }
+}
+
+export interface MediaInfo {
+  /** Seconds; null for a still image. */
+  duration: number | null;
+  /** Size of the first real video stream (cover art in an MP3 does not count). */
+  width: number | null;
+  height: number | null;
+  videoCodec: string | null;
+  audioCodec: string | null;
+}
+
+export interface EncodeOptions {
+  /** x264 constant rate factor: 18 is visually lossless, 28 is small for web previews. */
+  crf?: number;
+  /** Scale to this width (height follows, kept even). Default: the frames' own size. */
+  width?: number;
+  /**
+   * Light spatio-temporal denoise (hqdn3d): renders from this Blender have no
+   * OpenImageDenoise, and noise also costs bitrate.
+   */
+  denoise?: boolean;
+}
+
+const FRAME_FILE = /^frame_(\d+)\.png$/;
+
+/**
+ * Encodes <framesDir>/frame_NNNN.png (as the scene scripts write them) into an H.264 MP4
+ * that every browser plays: yuv420p, even dimensions, moov atom first (+faststart) so it
+ * starts playing before it has fully downloaded. With audioFile (audio scenes) the track
+ * is muxed as AAC, starting with the first frame.
+ */
+export async function encodeMp4(
+  framesDir: string,
+  outFile: string,
+  fps = 30,
+  audioFile?: string,
+  options: EncodeOptions = {},
+): Promise<void> {
+  const frames = await listFrames(framesDir);
+  const first = frames[0];
+  const missing = frames.length > 0 ? missingFrames(frames) : [];
+  if (frames.length === 0) throw new MediaError('missing-frames', `No frames to encode in ${framesDir}.`);
+  if (missing.length > 0) {
+    throw new MediaError('missing-frames', `Frames missing before encoding: ${missing.slice(0, 20).join(', ')}.`);
+  }
+  const filters = [
+    options.width ? `scale=${options.width}:-2` : 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
+    ...(options.denoise ? ['hqdn3d=3:2:6:4'] : []),
+    'format=yuv420p',
+  ];
+  // The image2 demuxer reads from start_number up to the first gap, and there is none.
+  const input = ['-framerate', String(fps), '-start_number', String(first), '-i', path.join(framesDir, 'frame_%04d.png')];
+  const audioInput = audioFile ? ['-i', audioFile] : [];
+  const audioOutput = audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : [];
+  await runFfmpeg([
+    ...input,
+    ...audioInput,
+    '-vf', filters.join(','),
+    '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
+    '-r', String(fps),
+    ...audioOutput,
+    '-movflags', '+faststart',
+    outFile,
+  ]);
+}
+
+/** A JPEG of an image, or of the frame a third into a video, scaled down to width. */
+export async function makeThumbnail(imageOrVideo: string, outFile: string, width = 640): Promise<void> {
+  const info = await probeMedia(imageOrVideo);
+  const seek = info.duration && info.duration > 0.5 ? ['-ss', (info.duration / 3).toFixed(2)] : [];
+  await runFfmpeg([
+    ...seek,
+    '-i', imageOrVideo,
+    '-frames:v', '1',
+    '-vf', `scale='min(${width},iw)':-2`,
+    '-q:v', '3',
+    '-update', '1',
+    outFile,
+  ]);
+}
+
+/** Duration, size and codecs of a media file; MediaError 'unreadable' when it is not one. */
+export async function probeMedia(file: string): Promise<MediaInfo> {
+  let stdout: string;
+  try {
+    stdout = await runTool(ffprobePath(), ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file]);
+  } catch (error) {
+    if (error instanceof MediaError && error.kind === 'failed') {
+      throw new MediaError('unreadable', UNREADABLE_MEDIA_MESSAGE, error.details);
+    }
+    throw error;
+  }
+  const probe = JSON.parse(stdout) as FfprobeOutput;
+  const streams = probe.streams ?? [];
+  const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  if (!video && !audio) throw new MediaError('unreadable', UNREADABLE_MEDIA_MESSAGE);
+  const duration = Number(probe.format?.duration ?? audio?.duration ?? video?.duration);
+  // Still images come through the image demuxers with no duration or a nominal one-frame one.
+  const isStillImage = /(^|,)image2(,|$)|_pipe(,|$)/.test(probe.format?.format_name ?? '');
+  return {
+    duration: !isStillImage && Number.isFinite(duration) && duration > 0 ? duration : null,
+    width: video?.width ?? null,
+    height: video?.height ?? null,
+    videoCodec: video?.codec_name ?? null,
+    audioCodec: audio?.codec_name ?? null,
+  };
+}
+
+interface FfprobeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  duration?: string;
+  disposition?: { attached_pic?: number };
+}
+
+interface FfprobeOutput {
+  streams?: FfprobeStream[];
+  format?: { duration?: string; format_name?: string };
+}
+
+async function listFrames(framesDir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(framesDir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => FRAME_FILE.exec(name))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+}
+
+function missingFrames(sorted: number[]): number[] {
+  const present = new Set(sorted);
+  const missing: number[] = [];
+  for (let frame = sorted[0]; frame <= sorted[sorted.length - 1]; frame += 1) {
+    if (!present.has(frame)) missing.push(frame);
+  }
+  return missing;
+}
+
+/** Runs ffmpeg quietly, overwriting outputs; MediaError on failure. */
+export async function runFfmpeg(args: string[]): Promise<void> {
+  await runTool(ffmpegPath(), ['-y', '-v', 'error', '-nostdin', ...args]);
+}
+
+function ffmpegPath(): string {
+  return process.env.FFMPEG_PATH?.trim() || 'ffmpeg';
+}
+
+function ffprobePath(): string {
+  return process.env.FFPROBE_PATH?.trim() || 'ffprobe';
+}
+
+function runTool(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return reject(new MediaError('ffmpeg-missing', FFMPEG_MISSING_MESSAGE));
+      }
+      reject(new MediaError('failed', `${path.basename(command)} failed: ${String(stderr).trim() || error.message}`, String(stderr)));
+    });
+  });
+}

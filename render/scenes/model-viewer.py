@@ -1,0 +1,166 @@
+"""Scene 4, 3D Model Viewer: the user's model on a turntable in a photo studio.
+
+Accepts .fbx .obj .stl .gltf .glb (and .usd/.usda/.usdc when this Blender has USD). The
+model is centred, scaled to fit and set on a pedestal; parts without a material get a
+neutral clay one. Options: rotation (degrees the turntable is turned, default 30).
+Animation: one full, seamless 360 degree turn over the frame range.
+"""
+
+import math
+import os
+import sys
+
+import addon_utils
+import bpy
+from mathutils import Vector
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+FIT_SIZE = 2.2  # the model's largest dimension after scaling
+PEDESTAL_HEIGHT = 0.3
+PEDESTAL_RADIUS = FIT_SIZE * 0.62
+USD_EXTENSIONS = (".usd", ".usda", ".usdc")
+FORMATS = ".fbx, .obj, .stl, .gltf, .glb"
+
+
+def build(scene, args):
+    path = common.require_input(args, "a 3D model")
+    meshes = import_model(path)
+    common.log(f"imported {len(meshes)} mesh object(s)")
+
+    common.set_world((0.05, 0.055, 0.06, 1), 1.0)
+    common.add_cyclorama(common.principled_material("Backdrop", (0.18, 0.19, 0.2, 1), roughness=0.6))
+    pedestal_material = common.principled_material("Pedestal", (0.03, 0.03, 0.035, 1), roughness=0.3)
+    pedestal = add_pedestal(pedestal_material)
+
+    turntable = common.add_empty("Turntable", (0, 0, PEDESTAL_HEIGHT))
+    model_size = fit_on_turntable(meshes, turntable)
+    pedestal.parent = turntable  # the pedestal turns with the model, like a real turntable
+    pedestal.location = (0, 0, -PEDESTAL_HEIGHT / 2)
+
+    target = frame_model(model_size)
+    common.add_light("AREA", "Key", (-4, -4, 5), target, 900, (1.0, 0.96, 0.92), size=3)
+    common.add_light("AREA", "Fill", (4.5, -3, 2), target, 300, (0.9, 0.95, 1.0), size=4)
+    common.add_light("AREA", "Rim", (1, 4, 4), target, 700, (1, 1, 1), size=2)
+
+    facing = math.radians(args.option_float("rotation", 30, 0, 360))
+    if args.animated:
+        # Frame end + 1 is a full turn, so a looping video does not stutter on the seam.
+        start, end = scene.frame_start, scene.frame_end
+        common.set_keys(turntable, "rotation_euler", [start, end + 1], [facing, facing + 2 * math.pi], index=2)
+    else:
+        turntable.rotation_euler = (0, 0, facing)
+    return None
+
+
+def import_model(path):
+    """Imports by extension; returns the new mesh objects or raises a UserError."""
+    extension = os.path.splitext(path)[1].lower()
+    importers = {
+        ".obj": lambda: bpy.ops.wm.obj_import(filepath=path),
+        ".stl": lambda: enabled("io_mesh_stl") and bpy.ops.import_mesh.stl(filepath=path),
+        ".fbx": lambda: enabled("io_scene_fbx") and bpy.ops.import_scene.fbx(filepath=path),
+        ".gltf": lambda: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path),
+        ".glb": lambda: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path),
+    }
+    if extension in USD_EXTENSIONS:
+        if not bpy.app.build_options.usd:
+            raise common.UserError("USD files are not supported by this Blender build.")
+        importers[extension] = lambda: bpy.ops.wm.usd_import(filepath=path)
+    if extension not in importers:
+        raise common.UserError(f"Unsupported 3D model format '{extension or path}'. Use {FORMATS}.")
+
+    unreadable = f"The uploaded file is not a readable {extension[1:].upper()} model."
+    before = set(bpy.data.objects)
+    try:
+        result = importers[extension]()
+    except Exception as error:  # importers raise RuntimeError, ValueError, struct.error...
+        common.log(f"import failed: {type(error).__name__}: {error}")
+        raise common.UserError(unreadable)
+    if result != {"FINISHED"}:
+        raise common.UserError(unreadable)
+    meshes = [obj for obj in bpy.data.objects if obj not in before and obj.type == "MESH"
+              and len(obj.data.vertices) > 0]
+    if not meshes:
+        raise common.UserError(f"{unreadable[:-1]}: it contains no 3D mesh.")
+    return meshes
+
+
+def enabled(addon):
+    addon_utils.enable(addon, default_set=False)
+    return True
+
+
+def fit_on_turntable(meshes, turntable):
+    """Centres the model over the turntable, standing on it, scaled to FIT_SIZE."""
+    low, high = common.world_bounds(meshes)
+    size = max(high - low)
+    if size <= 0:
+        raise common.UserError("The uploaded model is empty: all its points are in one place.")
+    factor = FIT_SIZE / size
+    centre_x, centre_y = (low.x + high.x) / 2, (low.y + high.y) / 2
+    clay = common.principled_material("Clay", (0.55, 0.5, 0.46, 1), roughness=0.55)
+    # Parenting the imported roots keeps the model's own hierarchy (FBX/glTF rigs).
+    roots = {top_parent(obj) for obj in meshes}
+    for obj in meshes:
+        if not any(slot.material for slot in obj.material_slots):
+            common.assign_material(obj, clay)
+        smooth_unless_authored(obj.data)
+    # Plain parenting (no inverse matrix): the roots' world placement becomes their place
+    # inside the holder, and the holder's transform then moves and scales them all.
+    holder = common.add_empty("ModelFit", parent=turntable)
+    holder.scale = (factor, factor, factor)
+    holder.location = (-centre_x * factor, -centre_y * factor, -low.z * factor)
+    for root in roots:
+        root.parent = holder
+    return (high - low) * factor
+
+
+def frame_model(size):
+    """Places the camera so the model and its pedestal fill the frame at every turntable
+    angle, whatever the model's proportions; returns the point it looks at."""
+    # The turn sweeps a cylinder as wide as the model's footprint diagonal.
+    width = max(math.hypot(size.x, size.y), 2 * PEDESTAL_RADIUS)
+    height = PEDESTAL_HEIGHT + size.z
+    target = Vector((0, 0, height / 2))
+    camera = common.add_camera((0, -10, target.z), target, lens=50)
+    # Fit the bounding sphere of that cylinder: safe from any angle and elevation.
+    radius = math.hypot(width, height) / 2
+    view_w, view_h = common.view_size_at(camera, 1.0)
+    half_angle = math.atan(min(view_w, view_h) / 2)
+    distance = 1.05 * radius / math.sin(half_angle)
+    elevation = math.radians(14)
+    camera.location = target + distance * Vector((0, -math.cos(elevation), math.sin(elevation)))
+    common.look_at(camera, target)
+    return tuple(target)
+
+
+def smooth_unless_authored(mesh):
+    """STL and many OBJ files carry no normals and would show every facet; auto smooth
+    rounds curved surfaces and keeps edges sharper than 30 degrees. Normals that the
+    artist authored are kept."""
+    if mesh.has_custom_normals:
+        return
+    mesh.polygons.foreach_set("use_smooth", [True] * len(mesh.polygons))
+    mesh.use_auto_smooth = True
+    mesh.auto_smooth_angle = math.radians(30)
+
+
+def top_parent(obj):
+    while obj.parent is not None:
+        obj = obj.parent
+    return obj
+
+
+def add_pedestal(material):
+    bpy.ops.mesh.primitive_cylinder_add(vertices=96, radius=PEDESTAL_RADIUS, depth=PEDESTAL_HEIGHT)
+    pedestal = bpy.context.active_object
+    pedestal.name = "Pedestal"
+    bevel = pedestal.modifiers.new("Bevel", "BEVEL")
+    bevel.width = 0.03
+    bevel.segments = 3
+    return common.assign_material(pedestal, material)
+
+
+common.run(build)

@@ -1,0 +1,67 @@
+/**
+ * The admin-only guard of seed 001 section 2. Nobody signed in: to /login (with this
+ * page as the return URL). Otherwise GET /api/me says whether the caller is an admin
+ * (the `admin` group claim or the configured admin e-mail list, decided on the
+ * server, which also refuses every admin endpoint to anyone else with 403).
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { api } from '../lib/api';
+import { useSession } from '../lib/session';
+import './admin.css';
+
+type Verdict = 'checking' | 'admin' | 'denied';
+
+export default function AdminGuard({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const [verdict, setVerdict] = useState<Verdict>('checking');
+  const userId = user?.userId;
+
+  useEffect(() => {
+    if (!userId) return;
+    let current = true;
+    setVerdict('checking');
+    api
+      .me()
+      .then((profile) => current && setVerdict(profile.isAdmin ? 'admin' : 'denied'))
+      .catch((error: unknown) => {
+        console.error('Admin check failed', error);
+        if (current) setVerdict('denied');
+      });
+    return () => {
+      current = false;
+    };
+  }, [userId]);
+
+  // Back where the admin link was followed from; home when this page was opened directly.
+  const goBack = () => ((window.history.state as { idx?: number } | null)?.idx ? navigate(-1) : navigate('/', { replace: true }));
+
+  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname + location.search + location.hash }} />;
+
+  if (verdict === 'checking') {
+    return (
+      <div className="admin-guard" role="status">
+        <span className="spinner" aria-hidden="true" />
+        <p>Verifying admin access...</p>
+      </div>
+    );
+  }
+
+  if (verdict === 'denied') {
+    return (
+      <div className="admin-guard">
+        <div className="admin-denied" role="alert">
+          <h1>Access Denied</h1>
+          <p>You don't have permission to access this admin area.</p>
+          <button type="button" className="btn btn-primary" onClick={goBack}>
+            Go Back
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  return <>{children}</>;
+}

@@ -1,0 +1,227 @@
+/**
+ * The Analytics Dashboard (seed 001 section 2, /admin/analytics): platform figures
+ * from the daily counters and the newest rollup records of the chosen range, read
+ * through GET /api/admin/analytics; Import and Clear run the six kinds in order.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ANALYTICS_KINDS, AUTO_REFRESH_MS, DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
+import { adminApi, type AnalyticsOverview } from './admin-api';
+import {
+  formatCount,
+  formatGrowth,
+  formatMinutes,
+  formatPercent1,
+  formatRoundedMinutes,
+  formatRoundedPercent,
+  formatShortDate,
+  formatUsd,
+} from './format';
+import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
+import './admin.css';
+
+export const IMPORT_CONFIRMATION = 'Are you sure you want to import analytics data? This will overwrite existing data.';
+export const CLEAR_CONFIRMATION = 'Are you sure you want to clear all analytics data? This action cannot be undone.';
+export const IMPORT_SUCCESS = 'Analytics data imported successfully!';
+export const IMPORT_FAILURE = 'Failed to import analytics data. Please check the console for details.';
+export const CLEAR_SUCCESS = 'Analytics data cleared successfully!';
+export const CLEAR_FAILURE = 'Failed to clear analytics data. Please check the console for details.';
+
+const SERIES = [
+  { key: 'renders_started', name: 'Renders Started', color: DOUGHNUT_PALETTE[1] },
+  { key: 'renders_completed', name: 'Renders Completed', color: DOUGHNUT_PALETTE[3] },
+  { key: 'new_signups', name: 'New Signups', color: DOUGHNUT_PALETTE[0] },
+] as const;
+
+export default function AnalyticsDashboard() {
+  const [days, setDays] = useState(DEFAULT_DASHBOARD_RANGE_DAYS);
+  const [data, setData] = useState<AnalyticsOverview | null>(null);
+  const [loading, setLoading] = useState(true);
+  // Only the newest request may set the data (a slow answer for an older range is dropped).
+  const latest = useRef(0);
+  // Import/Clear in progress: the periodic refresh waits for them.
+  const busy = useRef(false);
+
+  const load = useCallback(async (range: number, quiet = false) => {
+    const id = ++latest.current;
+    if (!quiet) setLoading(true);
+    try {
+      const next = await adminApi.overview(range);
+      if (id === latest.current) setData(next);
+    } catch (error) {
+      console.error('Error fetching analytics data:', error);
+      if (id === latest.current) setData(null);
+    } finally {
+      if (id === latest.current) setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(days);
+    // The 5-minute refresh replaces the figures in place, without the spinner.
+    const timer = window.setInterval(() => {
+      if (!busy.current) void load(days, true);
+    }, AUTO_REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [days, load]);
+
+  const runAll = async (action: 'import' | 'clear') => {
+    if (!window.confirm(action === 'import' ? IMPORT_CONFIRMATION : CLEAR_CONFIRMATION)) return;
+    setLoading(true);
+    busy.current = true;
+    let failure: unknown;
+    try {
+      for (const kind of ANALYTICS_KINDS) await (action === 'import' ? adminApi.importKind(kind) : adminApi.clearKind(kind));
+    } catch (error) {
+      failure = error;
+    }
+    await load(days);
+    busy.current = false;
+    if (failure) {
+      console.error(`Error ${action === 'import' ? 'importing' : 'clearing'} analytics data:`, failure);
+      window.alert(action === 'import' ? IMPORT_FAILURE : CLEAR_FAILURE);
+    } else {
+      window.alert(action === 'import' ? IMPORT_SUCCESS : CLEAR_SUCCESS);
+    }
+  };
+
+  return (
+    <section className="container page admin-dashboard">
+      <header className="admin-head">
+        <div>
+          <h1>Analytics Dashboard</h1>
+          <p className="muted">Monitor platform performance and user activity</p>
+        </div>
+        <div className="admin-actions">
+          <div className="admin-ranges" role="group" aria-label="Date range">
+            {DASHBOARD_RANGES.map((range) => (
+              <button
+                key={range.days}
+                type="button"
+                className={`btn btn-small ${days === range.days ? 'btn-primary' : ''}`}
+                aria-pressed={days === range.days}
+                onClick={() => setDays(range.days)}
+              >
+                {range.label}
+              </button>
+            ))}
+          </div>
+          <button type="button" className="btn btn-small" onClick={() => void load(days)} disabled={loading}>
+            Refresh
+          </button>
+          <button type="button" className="btn btn-small admin-import" onClick={() => void runAll('import')} disabled={loading}>
+            Import Data
+          </button>
+          <button type="button" className="btn btn-small btn-danger" onClick={() => void runAll('clear')} disabled={loading}>
+            Clear Data
+          </button>
+        </div>
+      </header>
+
+      {loading ? (
+        <div className="admin-loading" role="status" aria-label="Loading analytics">
+          <span className="spinner admin-spinner" aria-hidden="true" />
+        </div>
+      ) : (
+        <DashboardBody data={data} />
+      )}
+
+      <PrivacyNotice />
+    </section>
+  );
+}
+
+function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
+  const renders = data?.renders;
+  const system = data?.system;
+  const revenue = data?.revenue;
+  const growth = renders?.renders_growth_percentage;
+  const daily = (data?.daily ?? []).map((day) => ({ ...day, label: formatShortDate(day.date) }));
+  const scenes = (data?.scenes?.scene_usage ?? []).map((scene, index) => ({
+    name: scene.scene_name || 'Unknown',
+    value: scene.usage_count,
+    fill: DOUGHNUT_PALETTE[index % DOUGHNUT_PALETTE.length],
+  }));
+
+  return (
+    <>
+      <div className="admin-cards admin-cards-4">
+        <StatCard
+          title="Total Renders"
+          value={formatCount(renders?.total_renders ?? 0)}
+          trend={growth === null || growth === undefined ? undefined : { text: formatGrowth(growth), up: growth >= 0 }}
+          sub="All time"
+        />
+        <StatCard title="Active Users" value={formatCount(data?.users?.active_users_7d ?? 0)} sub="Last 7 days" />
+        <StatCard title="Avg Queue Time" value={formatRoundedMinutes(system?.avg_queue_time_minutes)} sub="Minutes in queue" />
+        <StatCard title="Success Rate" value={formatRoundedPercent(system?.success_rate_percentage)} sub="Render completion" />
+      </div>
+
+      <div className="admin-charts">
+        <article className="admin-panel">
+          <h2>Daily Activity</h2>
+          <div className="admin-chart">
+            <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
+              <LineChart data={daily} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+                <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+                <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+                <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+                <Tooltip />
+                <Legend />
+                {SERIES.map((series) => (
+                  <Line key={series.key} type="monotone" dataKey={series.key} name={series.name} stroke={series.color} strokeWidth={2} dot={false} />
+                ))}
+              </LineChart>
+            </ResponsiveContainer>
+          </div>
+        </article>
+
+        <article className="admin-panel">
+          <h2>Scene Popularity</h2>
+          {scenes.length === 0 ? (
+            <p className="muted admin-empty">No scene usage in this range</p>
+          ) : (
+            <div className="admin-chart">
+              <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
+                <PieChart>
+                  <Pie data={scenes} dataKey="value" nameKey="name" innerRadius="55%" outerRadius="85%" paddingAngle={1} />
+                  <Tooltip />
+                  <Legend />
+                </PieChart>
+              </ResponsiveContainer>
+            </div>
+          )}
+        </article>
+      </div>
+
+      <div className="admin-cards admin-cards-3">
+        {/* Always the 30 days ending today, whichever range is chosen. */}
+        <StatCard title="Revenue (30d)" value={formatUsd(revenue?.revenue_30d ?? 0)} sub="Last 30 days" />
+        <StatCard title="Avg Order Value" value={formatUsd(revenue?.avg_order_value ?? 0)} sub="Per transaction" />
+        <StatCard title="Credit Purchases" value={formatCount(revenue?.credit_purchases_count ?? 0)} sub="This month" />
+      </div>
+
+      <article className="admin-panel">
+        <h2>System Health</h2>
+        <dl className="admin-health">
+          <div>
+            <dt>Error Rate</dt>
+            <dd>{formatPercent1(system?.error_rate_percentage)}</dd>
+          </div>
+          <div>
+            <dt>Avg Render Time</dt>
+            <dd>{formatMinutes(system?.avg_render_time_minutes)}</dd>
+          </div>
+          <div>
+            <dt>Peak Queue Size</dt>
+            <dd>{formatCount(system?.peak_queue_size ?? 0)}</dd>
+          </div>
+          <div>
+            <dt>Uptime</dt>
+            <dd>{formatPercent1(system?.uptime_percentage)}</dd>
+          </div>
+        </dl>
+      </article>
+    </>
+  );
+}

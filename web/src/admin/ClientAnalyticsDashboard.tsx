@@ -1,0 +1,170 @@
+/**
+ * The Client Analytics Dashboard (seed 001 section 2, /admin/client-analytics):
+ * anonymous visitor sessions, summarised on the server with the shared maths
+ * (shared/analytics.ts) and read through GET /api/admin/client-analytics.
+ */
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { AUTO_REFRESH_MS, CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
+import { adminApi, type ClientAnalyticsView } from './admin-api';
+import { formatCount } from './format';
+import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
+import './admin.css';
+
+export const LOADING_TEXT = 'Loading client analytics...';
+export const NO_SCENE_DATA = 'No scene data available';
+
+export default function ClientAnalyticsDashboard() {
+  const [days, setDays] = useState(DEFAULT_CLIENT_RANGE_DAYS);
+  const [data, setData] = useState<ClientAnalyticsView | null>(null);
+  const [loading, setLoading] = useState(true);
+  const latest = useRef(0);
+  const selectId = useId();
+
+  const load = useCallback(async (range: number, quiet = false) => {
+    const id = ++latest.current;
+    if (!quiet) setLoading(true);
+    try {
+      const next = await adminApi.clientAnalytics(range);
+      if (id === latest.current) setData(next);
+    } catch (error) {
+      // Seed 001 section 8: logged only.
+      console.error('Error fetching client analytics:', error);
+    } finally {
+      if (id === latest.current) setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(days);
+    const timer = window.setInterval(() => void load(days, true), AUTO_REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [days, load]);
+
+  return (
+    <section className="container page admin-dashboard">
+      <header className="admin-head">
+        <div>
+          <h1>Client Analytics Dashboard</h1>
+          <p className="muted">Anonymous user behavior and conversion analytics</p>
+        </div>
+        <div className="admin-actions">
+          <label htmlFor={selectId} className="admin-select-label">
+            Date Range
+          </label>
+          <select id={selectId} className="input admin-select" value={days} onChange={(event) => setDays(Number(event.target.value))}>
+            {CLIENT_RANGES.map((range) => (
+              <option key={range.days} value={range.days}>
+                {range.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </header>
+
+      {loading ? (
+        <p className="admin-loading-text" role="status">
+          {LOADING_TEXT}
+        </p>
+      ) : (
+        <ClientBody data={data} />
+      )}
+
+      <PrivacyNotice />
+    </section>
+  );
+}
+
+function ClientBody({ data }: { data: ClientAnalyticsView | null }) {
+  const funnel = data?.funnel ?? [];
+  const scenes = data?.topScenes ?? [];
+  const rows = data?.recentSessions ?? [];
+  return (
+    <>
+      <div className="admin-cards admin-cards-4">
+        <StatCard title="Total Sessions" value={formatCount(data?.totalSessions ?? 0)} />
+        <StatCard title="Unique Visitors" value={formatCount(data?.uniqueVisitors ?? 0)} />
+        <StatCard title="Bounce Rate" value={formatPercent(data?.bounceRate ?? 0)} />
+        <StatCard title="Avg Session Duration" value={formatDuration(data?.avgSessionDurationMs ?? 0)} />
+      </div>
+
+      <div className="admin-cards admin-cards-2">
+        <StatCard
+          title="Scene View → Render Conversion"
+          value={formatPercent(data?.sceneToRender.rate ?? 0)}
+          sub={data?.sceneToRender.text ?? '0 renders from 0 scene viewers'}
+        />
+        <StatCard title="Browse → Signup Conversion" value={formatPercent(data?.signup.rate ?? 0)} sub={data?.signup.text ?? '0 signups from 0 sessions'} />
+      </div>
+
+      <div className="admin-charts">
+        <article className="admin-panel">
+          <h2>Conversion Funnel</h2>
+          <div className="admin-chart">
+            <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
+              <BarChart data={funnel} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+                <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+                <XAxis dataKey="name" tick={{ fontSize: 12 }} interval={0} />
+                <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+                <Tooltip />
+                <Bar dataKey="value" name="Sessions" fill={DOUGHNUT_PALETTE[1]} radius={[4, 4, 0, 0]} />
+              </BarChart>
+            </ResponsiveContainer>
+          </div>
+        </article>
+
+        <article className="admin-panel">
+          <h2>Most Viewed Scenes</h2>
+          {scenes.length === 0 ? (
+            <p className="muted admin-empty">{NO_SCENE_DATA}</p>
+          ) : (
+            <div className="admin-chart">
+              <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
+                <BarChart data={scenes} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+                  <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+                  <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+                  <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+                  <Tooltip />
+                  <Bar dataKey="sessions" name="Sessions" fill={DOUGHNUT_PALETTE[4]} radius={[4, 4, 0, 0]} />
+                </BarChart>
+              </ResponsiveContainer>
+            </div>
+          )}
+        </article>
+      </div>
+
+      <article className="admin-panel">
+        <h2>Recent Sessions</h2>
+        <div className="table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th scope="col">Session</th>
+                <th scope="col">Page Views</th>
+                <th scope="col">Scenes Viewed</th>
+                <th scope="col">New Visitor</th>
+                <th scope="col">Interacted</th>
+                <th scope="col">Started Render</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.session}>
+                  <th scope="row">{row.session}</th>
+                  <td>{row.pageViews}</td>
+                  <td>{row.scenesViewed}</td>
+                  <td>
+                    <span className={`admin-badge ${row.newVisitor === 'New' ? 'green' : 'gray'}`}>{row.newVisitor}</span>
+                  </td>
+                  <td>{row.interacted}</td>
+                  <td>{row.startedRender}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {data?.limited && <p className="muted admin-note">Figures cover the newest 1000 sessions of this range.</p>}
+      </article>
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * The admin endpoints the dashboards read and act through (never the database).
+ * Response shapes are the handlers' own types, imported type-only.
+ */
+import type { AnalyticsKind } from '../../../shared/analytics';
+import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../../lambdas/handlers/analytics';
+import { apiRequest } from '../lib/api';
+
+export type { AnalyticsOverview, ClientAnalyticsView };
+
+export const adminApi = {
+  overview: (days: number) => apiRequest<AnalyticsOverview>('GET', `/admin/analytics?days=${days}`),
+  clientAnalytics: (days: number) => apiRequest<ClientAnalyticsView>('GET', `/admin/client-analytics?days=${days}`),
+  /** Seed 001 section 8: only whether the answer is OK matters; a failure is 'Failed to import {kind}'. */
+  importKind: async (kind: AnalyticsKind) => {
+    try {
+      return await apiRequest<ImportResponse>('GET', `/analytics/import/${kind}`);
+    } catch (cause) {
+      throw new Error(`Failed to import ${kind}`, { cause });
+    }
+  },
+  clearKind: async (kind: AnalyticsKind) => {
+    try {
+      return await apiRequest<ClearResponse>('DELETE', `/analytics/clear/${kind}`);
+    } catch (cause) {
+      throw new Error(`Failed to clear ${kind}`, { cause });
+    }
+  },
+};

@@ -1,0 +1,181 @@
+import { useEffect, useState } from 'react';
+import { Link, NavLink, Navigate, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router-dom';
+import { VERIFICATION_EMAIL_SENT, verificationEmailFailed } from '../../../shared/messages';
+import { useAnalyticsTracking } from '../analytics';
+import { loadAuth } from '../lib/auth-loader';
+import { useInactivityLogout } from '../lib/inactivity';
+import { useSession } from '../lib/session';
+import { LogoMark } from './Icons';
+import { PageLoading } from './ui';
+
+/** 'Verification email sent!' shows for 5 seconds (seed 000 section 9). */
+export const VERIFICATION_NOTE_MS = 5000;
+
+export function UnverifiedBanner() {
+  const { user, emailVerified } = useSession();
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  useEffect(() => {
+    if (!sent) return;
+    const timer = window.setTimeout(() => setSent(false), VERIFICATION_NOTE_MS);
+    return () => window.clearTimeout(timer);
+  }, [sent]);
+  if (!user || emailVerified) return null;
+  const resend = async () => {
+    setSending(true);
+    setError(null);
+    try {
+      await (await loadAuth()).resendVerificationEmail(user.email);
+      setSent(true);
+    } catch (cause) {
+      setError(verificationEmailFailed((cause as Error)?.message ?? String(cause)));
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <div className="unverified-banner" role="region" aria-label="Email verification">
+      <div className="container unverified-inner">
+        <span>
+          <strong>Your email is not verified</strong> — verify it to render, resume jobs and save favorites.
+        </span>
+        {sent ? (
+          <span role="status" className="unverified-sent">
+            {VERIFICATION_EMAIL_SENT}
+          </span>
+        ) : (
+          <button type="button" className="btn btn-small btn-light" onClick={resend} disabled={sending}>
+            Resend verification email
+          </button>
+        )}
+        {error && <span role="alert">{error}</span>}
+      </div>
+    </div>
+  );
+}
+
+function Header() {
+  const { user, profile } = useSession();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const location = useLocation();
+  useEffect(() => setMenuOpen(false), [location.pathname]);
+  return (
+    <header className="site-header">
+      <div className="container header-inner">
+        <Link to="/" className="brand" aria-label="Cloud Render home">
+          <LogoMark />
+          <span>Cloud Render</span>
+        </Link>
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span className="sr-only">Menu</span>
+          <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
+            <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+          </svg>
+        </button>
+        <nav id="main-nav" aria-label="Main" className={`main-nav ${menuOpen ? 'open' : ''}`}>
+          <NavLink to="/" end>
+            Scenes
+          </NavLink>
+          <NavLink to="/favorites">Favorites</NavLink>
+          <NavLink to="/job-history">Job History</NavLink>
+          <NavLink to="/about">About</NavLink>
+          {user ? (
+            <NavLink to="/profile" className="nav-account">
+              Account
+              {profile && (
+                <span className="credit-pill" aria-label={`${profile.credits} credits`}>
+                  {formatCredits(profile.credits)} cr
+                </span>
+              )}
+            </NavLink>
+          ) : (
+            <>
+              <NavLink to="/login">Log In</NavLink>
+              <Link to="/signup" className="btn btn-primary btn-small">
+                Sign Up
+              </Link>
+            </>
+          )}
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+export function formatCredits(credits: number): string {
+  return Number.isInteger(credits) ? String(credits) : credits.toFixed(2);
+}
+
+function Footer() {
+  return (
+    <footer className="site-footer">
+      <div className="container footer-inner">
+        <div className="brand brand-small">
+          <LogoMark size={22} />
+          <span>Cloud Render</span>
+        </div>
+        <nav aria-label="Footer">
+          <Link to="/about">About</Link>
+          <Link to="/about#privacy">Privacy</Link>
+          <Link to="/job-history">Job History</Link>
+        </nav>
+        <p className="muted">Payments are processed by our card payment provider. Uploaded files are deleted after processing.</p>
+      </div>
+    </footer>
+  );
+}
+
+export function Layout() {
+  const session = useSession();
+  const navigate = useNavigate();
+  useAnalyticsTracking();
+  useInactivityLogout(Boolean(session.user), () => {
+    void session.signOut().then(() => navigate('/login'));
+  });
+  return (
+    <div className="app-shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <Header />
+      <UnverifiedBanner />
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <Footer />
+      <ScrollRestoration />
+    </div>
+  );
+}
+
+/** Pages whose first render depends on who is signed in wait for the session to be read. */
+export function WaitForSession({ children }: { children: React.ReactNode }) {
+  const { ready } = useSession();
+  return ready ? <>{children}</> : <PageLoading label="Loading..." />;
+}
+
+/** Signed-in areas: nobody signed in goes to /login, with this page as the return URL. */
+export function RequireUser({ children }: { children: React.ReactNode }) {
+  const { user, ready } = useSession();
+  const location = useLocation();
+  if (!ready) return <PageLoading label="Loading..." />;
+  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname + location.search + location.hash }} />;
+  return <>{children}</>;
+}
+
+/** Verified-only areas: no user goes to /login, an unverified user to /verify-email. */
+export function RequireVerified({ children }: { children: React.ReactNode }) {
+  const { user, emailVerified, ready } = useSession();
+  const location = useLocation();
+  if (!ready) return <PageLoading label="Loading..." />;
+  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname + location.search + location.hash }} />;
+  if (!emailVerified) return <Navigate to="/verify-email" replace />;
+  return <>{children}</>;
+}

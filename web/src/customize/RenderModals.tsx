@@ -1,0 +1,188 @@
+/** The render flow's modals: 'Confirm Render Settings' and 'Payment for Render'. */
+import { Link } from 'react-router-dom';
+import type { PaymentTicket } from '../../../shared/api-types';
+import type { Scene } from '../../../shared/catalogue';
+import { insufficientCredits } from '../../../shared/messages';
+import { formatUsd } from '../../../shared/pricing';
+import { Modal } from '../components/Modal';
+import { Spinner } from '../components/ui';
+import { formatCredits } from '../components/Layout';
+import { CardPayment } from '../payments/CardPayment';
+import type { FormState, PaymentMethod } from './form-state';
+import { formatMinutes, renderSettingsOf } from './form-state';
+
+export function ConfirmRenderModal({
+  scene,
+  state,
+  price,
+  frames,
+  minutes,
+  optionSummary,
+  onCancel,
+  onConfirm,
+}: {
+  scene: Scene;
+  state: FormState;
+  price: number;
+  frames: number;
+  minutes: number;
+  optionSummary: string[];
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  const settings = renderSettingsOf(scene, state);
+  return (
+    <Modal
+      title="Confirm Render Settings"
+      onClose={onCancel}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onCancel}>
+            Back to Editing
+          </button>
+          <button type="button" className="btn btn-primary" onClick={onConfirm} data-autofocus>
+            {state.isTest ? 'Start Free Test Render' : 'Continue to Payment'}
+          </button>
+        </>
+      }
+    >
+      <p className="muted">Please check your settings. The render uses exactly these values.</p>
+      <dl className="summary-list">
+        <dt>Scene</dt>
+        <dd>{scene.title}</dd>
+        <dt>Render mode</dt>
+        <dd>{state.mode === 'still' ? 'Still Image' : 'Animation'}</dd>
+        <dt>Resolution</dt>
+        <dd>
+          {settings.resolutionX} × {settings.resolutionY}
+        </dd>
+        {scene.type === 'text' && (
+          <>
+            <dt>Custom text</dt>
+            <dd>{state.customText}</dd>
+          </>
+        )}
+        {state.upload && (
+          <>
+            <dt>File</dt>
+            <dd>{state.upload.name}</dd>
+          </>
+        )}
+        {optionSummary.length > 0 && (
+          <>
+            <dt>Options</dt>
+            <dd>{optionSummary.join(', ')}</dd>
+          </>
+        )}
+        <dt>Frames</dt>
+        <dd>{frames}</dd>
+        <dt>Estimated time</dt>
+        <dd>≈ {formatMinutes(minutes)}</dd>
+        <dt>Price</dt>
+        <dd>{state.isTest ? 'Free test render (PREVIEW watermark)' : formatUsd(price)}</dd>
+      </dl>
+    </Modal>
+  );
+}
+
+export function RenderPaymentModal({
+  price,
+  balance,
+  method,
+  onMethodChange,
+  ticket,
+  busy,
+  processing,
+  error,
+  onPayWithCredits,
+  onContinueToCard,
+  onCardSucceeded,
+  onClose,
+}: {
+  price: number;
+  balance: number | undefined;
+  method: PaymentMethod;
+  onMethodChange: (method: PaymentMethod) => void;
+  ticket: PaymentTicket | null;
+  busy: boolean;
+  processing: boolean;
+  error: string | null;
+  onPayWithCredits: () => void;
+  onContinueToCard: () => void;
+  onCardSucceeded: () => void;
+  onClose: () => void;
+}) {
+  const enough = balance !== undefined && balance >= price;
+  return (
+    <Modal title="Payment for Render" onClose={onClose} dismissable={!busy && !processing}>
+      {processing ? (
+        <div className="center" style={{ padding: '24px 0' }}>
+          <Spinner label="Starting your render..." />
+        </div>
+      ) : ticket ? (
+        <>
+          <p>
+            Pay <strong>{formatUsd(price)}</strong> by card. Your render starts as soon as the payment is confirmed.
+          </p>
+          <CardPayment ticket={ticket} submitLabel={`Pay ${formatUsd(price)} & Render`} onSucceeded={onCardSucceeded} />
+        </>
+      ) : (
+        <>
+          <div className="price-line">
+            <span className="muted">Total</span>
+            <span className="price-amount">{formatUsd(price)}</span>
+          </div>
+          <fieldset className="form-section">
+            <legend className="sr-only">Payment method</legend>
+            <div className="pay-methods">
+              <label className="choice pay-method">
+                <input type="radio" name="payment-method" value="credits" checked={method === 'credits'} onChange={() => onMethodChange('credits')} />
+                <span className="choice-card">
+                  <span>
+                    <strong>Pay with credits</strong>
+                    <br />
+                    <small>
+                      Balance: {balance === undefined ? '—' : `${formatCredits(balance)} credits`} · uses {price.toFixed(2)} credits
+                    </small>
+                  </span>
+                  {enough ? <span className="badge badge-green">Covers it</span> : <span className="badge badge-yellow">Not enough</span>}
+                </span>
+              </label>
+              <label className="choice pay-method">
+                <input type="radio" name="payment-method" value="card" checked={method === 'card'} onChange={() => onMethodChange('card')} />
+                <span className="choice-card">
+                  <span>
+                    <strong>Pay by card</strong>
+                    <br />
+                    <small>Visa, Mastercard, American Express and more</small>
+                  </span>
+                </span>
+              </label>
+            </div>
+          </fieldset>
+          {method === 'credits' && !enough && (
+            <p className="form-error" role="alert">
+              {insufficientCredits(price)} <Link to="/profile?tab=credits">Buy credits</Link>
+            </p>
+          )}
+          {error && (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="submit-row">
+            {method === 'credits' ? (
+              <button type="button" className="btn btn-gradient btn-large btn-block" disabled={busy || !enough} onClick={onPayWithCredits}>
+                Pay {price.toFixed(2)} Credits & Render
+              </button>
+            ) : (
+              <button type="button" className="btn btn-gradient btn-large btn-block" disabled={busy} onClick={onContinueToCard}>
+                {busy ? 'Preparing payment...' : 'Continue to Card Payment'}
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,288 @@
+/**
+ * The customise form's state and rules, kept apart from the components so they can be
+ * tested on their own: defaults from the scene, the settings saved per scene in
+ * session storage, the price settings, validation, the payment-method default and the
+ * job request sent to POST /api/jobs.
+ */
+import type { RenderMode, Scene } from '../../../shared/catalogue';
+import { BACKGROUND_STYLE_OPTION, logLinesFor, missingUploadMessage, requiredUploadKind } from '../../../shared/catalogue';
+import { ALIGNMENT, aspectMismatch, clampResolution, type BlendMode } from '../../../shared/files';
+import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
+import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
+import { isMediaDriven, quoteRender, type RenderSettings } from '../../../shared/pricing';
+import type { CreateJobRequest } from '../../../shared/schemas';
+import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
+
+export type FormStep = 'config' | 'payment' | 'processing';
+export type PaymentMethod = 'credits' | 'card';
+
+export interface AlignmentState {
+  scale: number;
+  x: number;
+  y: number;
+  opacity: number;
+  blendMode: BlendMode;
+}
+
+export type UploadStatus = 'measuring' | 'local' | 'uploading' | 'uploaded' | 'error';
+
+/** The chosen file: measured in the browser, uploaded with a presigned POST when signed in. */
+export interface UploadState {
+  file?: File;
+  /** The normalised name the file is stored under. */
+  name: string;
+  originalName: string;
+  type: string;
+  size: number;
+  lastModified: number;
+  /** Object URL for image previews. */
+  previewUrl?: string;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+  status: UploadStatus;
+  progress: number;
+  key?: string;
+  error?: string;
+}
+
+export interface FormState {
+  mode: RenderMode;
+  customText: string;
+  options: OptionValues;
+  /** The fields' text while typing; clamped to 128..4096 when the field is left. */
+  resolutionX: string;
+  resolutionY: string;
+  isTest: boolean;
+  alignment: AlignmentState;
+  upload: UploadState | null;
+  formStep: FormStep;
+  showErrors: boolean;
+}
+
+export const DEFAULT_ALIGNMENT: AlignmentState = {
+  scale: ALIGNMENT.scale.defaultValue,
+  x: ALIGNMENT.position.defaultValue,
+  y: ALIGNMENT.position.defaultValue,
+  opacity: ALIGNMENT.opacity.defaultValue,
+  blendMode: ALIGNMENT.defaultBlendMode,
+};
+
+export function initialFormState(scene: Scene): FormState {
+  return {
+    mode: scene.defaultMode,
+    customText: '',
+    options: defaultOptions(scene),
+    resolutionX: String(scene.defaultSettings.resolutionX),
+    resolutionY: String(scene.defaultSettings.resolutionY),
+    isTest: false,
+    alignment: { ...DEFAULT_ALIGNMENT },
+    upload: null,
+    formStep: 'config',
+    showErrors: false,
+  };
+}
+
+// ---------------------------------------------------------------- saved settings (session storage)
+
+/** What is kept per scene (seed 000 section 3, "Saved form settings"); the file itself cannot be. */
+export interface SavedFormSettings {
+  customText: string;
+  resolutionX: number;
+  resolutionY: number;
+  isTest: boolean;
+  options: string;
+  mode: RenderMode;
+  mediaDuration?: number;
+  alignmentData: AlignmentState & { aspectRatioMatch?: boolean };
+  blendFile: string;
+  logLines: number;
+  showImagePreview: boolean;
+  price: number;
+  fileInfo?: { name: string; type: string; size: number; lastModified: number; preview?: string; description: string; extension: string };
+  pendingFileUpload: boolean;
+  formStep: FormStep;
+  sceneType: Scene['type'];
+}
+
+export function settingsToSave(scene: Scene, state: FormState): SavedFormSettings {
+  const settings = renderSettingsOf(scene, state);
+  const upload = state.upload;
+  return {
+    customText: state.customText,
+    resolutionX: settings.resolutionX,
+    resolutionY: settings.resolutionY,
+    isTest: state.isTest,
+    options: serializeOptions(state.options),
+    mode: state.mode,
+    ...(upload?.durationSeconds ? { mediaDuration: upload.durationSeconds } : {}),
+    alignmentData: { ...state.alignment },
+    blendFile: scene.blendfile,
+    logLines: logLinesFor(scene, state.mode),
+    showImagePreview: scene.type === 'image' && Boolean(upload),
+    price: quoteRender(scene, settings).finalPrice,
+    ...(upload
+      ? {
+          fileInfo: {
+            name: upload.name,
+            type: upload.type,
+            size: upload.size,
+            lastModified: upload.lastModified,
+            description: describeFile(upload),
+            extension: upload.name.includes('.') ? upload.name.split('.').pop()!.toLowerCase() : '',
+          },
+        }
+      : {}),
+    pendingFileUpload: Boolean(upload && upload.status !== 'uploaded'),
+    formStep: state.formStep === 'processing' ? 'config' : state.formStep,
+    sceneType: scene.type,
+  };
+}
+
+export function saveFormSettings(scene: Scene, state: FormState): void {
+  writeStorage('session', STORAGE_KEYS.sceneSettings(scene.id), JSON.stringify(settingsToSave(scene, state)));
+}
+
+export function loadFormSettings(scene: Scene): SavedFormSettings | null {
+  const raw = readStorage('session', STORAGE_KEYS.sceneSettings(scene.id));
+  if (!raw) return null;
+  try {
+    const saved = JSON.parse(raw) as SavedFormSettings;
+    return saved && saved.blendFile === scene.blendfile ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The form as it was saved; values the scene no longer accepts fall back to its defaults. */
+export function restoreFormState(scene: Scene, saved: SavedFormSettings | null): FormState {
+  const state = initialFormState(scene);
+  if (!saved) return state;
+  const defaults = defaultOptions(scene);
+  const savedOptions = parseOptions(saved.options ?? '');
+  const options = { ...defaults };
+  for (const key of Object.keys(defaults)) if (Object.hasOwn(savedOptions, key)) options[key] = savedOptions[key];
+  return {
+    ...state,
+    mode: scene.supportsModes.includes(saved.mode) ? saved.mode : state.mode,
+    customText: typeof saved.customText === 'string' ? saved.customText : '',
+    options,
+    resolutionX: String(clampResolution(saved.resolutionX)),
+    resolutionY: String(clampResolution(saved.resolutionY)),
+    isTest: saved.isTest === true,
+    alignment: { ...DEFAULT_ALIGNMENT, ...pickAlignment(saved.alignmentData) },
+    // A payment in progress cannot be resumed from storage: the user confirms again.
+    formStep: 'config',
+  };
+}
+
+function pickAlignment(data: Partial<AlignmentState> | undefined): Partial<AlignmentState> {
+  if (!data) return {};
+  const within = (value: unknown, min: number, max: number) => typeof value === 'number' && value >= min && value <= max;
+  return {
+    ...(within(data.scale, ALIGNMENT.scale.min, ALIGNMENT.scale.max) ? { scale: data.scale } : {}),
+    ...(within(data.x, ALIGNMENT.position.min, ALIGNMENT.position.max) ? { x: data.x } : {}),
+    ...(within(data.y, ALIGNMENT.position.min, ALIGNMENT.position.max) ? { y: data.y } : {}),
+    ...(within(data.opacity, ALIGNMENT.opacity.min, ALIGNMENT.opacity.max) ? { opacity: data.opacity } : {}),
+    ...(data.blendMode && (ALIGNMENT.blendModes as readonly string[]).includes(data.blendMode) ? { blendMode: data.blendMode } : {}),
+  };
+}
+
+export function describeFile(upload: Pick<UploadState, 'width' | 'height' | 'durationSeconds' | 'size'>): string {
+  const parts: string[] = [];
+  if (upload.width && upload.height) parts.push(`${upload.width} × ${upload.height} px`);
+  if (upload.durationSeconds) parts.push(formatDuration(upload.durationSeconds));
+  parts.push(formatBytes(upload.size));
+  return parts.join(' · ');
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function formatDuration(seconds: number): string {
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
+}
+
+export function formatMinutes(minutes: number): string {
+  if (minutes < 1) return `${Math.max(1, Math.round(minutes * 60))} s`;
+  if (minutes < 60) return `${minutes.toFixed(1)} min`;
+  return `${Math.floor(minutes / 60)} h ${Math.round(minutes % 60)} min`;
+}
+
+// ---------------------------------------------------------------- price, validation, request
+
+/** What the price depends on, exactly as the server will compute it. */
+export function renderSettingsOf(scene: Scene, state: FormState): RenderSettings {
+  const duration = state.upload?.durationSeconds;
+  return {
+    mode: state.mode,
+    resolutionX: clampResolution(state.resolutionX),
+    resolutionY: clampResolution(state.resolutionY),
+    ...(isMediaDriven(scene) && duration ? { mediaDurationSeconds: duration } : {}),
+  };
+}
+
+export function quoteFor(scene: Scene, state: FormState) {
+  return quoteRender(scene, renderSettingsOf(scene, state));
+}
+
+export const CUSTOM_TEXT_REQUIRED = 'Please enter the text to render.'; // ours
+export const UPLOAD_IN_PROGRESS = 'Please wait until your file has finished uploading.'; // ours
+
+/** The problems that block a render, in the order the user should fix them. */
+export function validationErrors(scene: Scene, state: FormState, who: { signedIn: boolean; emailVerified: boolean }): string[] {
+  const errors: string[] = [];
+  if (who.signedIn && !who.emailVerified) errors.push(VERIFY_EMAIL_TO_RENDER);
+  if (scene.type === 'text' && state.customText.trim() === '') errors.push(CUSTOM_TEXT_REQUIRED);
+  const kind = requiredUploadKind(scene);
+  if (kind) {
+    const upload = state.upload;
+    if (!upload || upload.status === 'error') errors.push(upload?.error ?? missingUploadMessage(kind));
+    else if (who.signedIn && upload.status !== 'uploaded') errors.push(UPLOAD_IN_PROGRESS);
+  }
+  return errors;
+}
+
+/** Credits when the balance covers the price, otherwise card (seed 000 section 4). */
+export function defaultPaymentMethod(balance: number | undefined, price: number): PaymentMethod {
+  return balance !== undefined && balance >= price ? 'credits' : 'card';
+}
+
+export function uploadAspectRatio(upload: UploadState | null): number | null {
+  return upload?.width && upload.height ? upload.width / upload.height : null;
+}
+
+export function buildJobRequest(scene: Scene, state: FormState, paymentMethod: PaymentMethod, templateRatio: number | null): CreateJobRequest {
+  const settings = renderSettingsOf(scene, state);
+  const upload = state.upload;
+  const uploadRatio = uploadAspectRatio(upload);
+  const request: CreateJobRequest = {
+    sceneId: scene.id,
+    ...settings,
+    options: serializeOptions(state.options),
+    isTest: state.isTest,
+    paymentMethod,
+  };
+  if (scene.type === 'text') request.customText = state.customText.trim();
+  if (upload?.key) request.uploadKey = upload.key;
+  if (upload?.width && upload.height) {
+    request.fileWidth = upload.width;
+    request.fileHeight = upload.height;
+  }
+  if (scene.type === 'image' && upload) {
+    request.alignment = {
+      ...state.alignment,
+      ...(uploadRatio !== null && templateRatio !== null ? { aspectRatioMatch: !aspectMismatch(uploadRatio, templateRatio) } : {}),
+    };
+  }
+  return request;
+}
+
+/** The background style drives the example images and preview video shown. */
+export function backgroundStyleOf(state: FormState): string | undefined {
+  return state.options[BACKGROUND_STYLE_OPTION];
+}

@@ -1,0 +1,144 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import type { JobView } from '../../../shared/api-types';
+import { ABANDON_CONFIRM, JOB_FAILED, JOB_STALLED, RENDER_COMPLETED } from '../../../shared/messages';
+import { renderWithApp } from '../test/render';
+import { JobCard, jobProgress } from './JobCard';
+import JobHistoryPage from './JobHistoryPage';
+
+const NOW = Date.parse('2026-05-01T12:00:00.000Z');
+
+vi.mock('../lib/api', () => ({
+  ApiError: Error,
+  api: {
+    favorites: vi.fn(async () => ({ favorites: [] })),
+    jobFiles: vi.fn(async () => ({ files: [{ name: 'final.mp4', contentType: 'video/mp4', size: 10, url: 'http://files/final.mp4' }, { name: 'thumbnail.jpg', contentType: 'image/jpeg', size: 5, url: 'http://files/thumbnail.jpg' }] })),
+    mainOutput: vi.fn(async () => ({ name: 'final.mp4', contentType: 'video/mp4', url: 'http://files/final.mp4', expiresAt: '' })),
+    jobs: vi.fn(async () => ({ jobs: [] })),
+    abandonJob: vi.fn(async (jobId: string) => ({ job: { ...baseJob, jobId, status: 'abandoned' } })),
+  },
+}));
+
+const baseJob: JobView = {
+  jobId: 'job-1',
+  sceneId: 1,
+  blendFile: 'text_animation.blend',
+  status: 'rendering',
+  created_at: '2026-05-01T11:58:00.000Z',
+  lastActive: '2026-05-01T11:59:00.000Z',
+  lastHeartbeat: '2026-05-01T11:59:30.000Z',
+  mode: 'animation',
+  isStillRender: false,
+  isTest: false,
+  resolution_x: 1920,
+  resolution_y: 1080,
+  custom_text: 'Hello',
+  options: 'backgroundStyle:cold',
+  total_frames: 120,
+  uploaded_frames: [1, 2, 3],
+  totalLogLines: 400,
+  loggedLines: 40,
+  estimatedPrice: 2.27,
+  estimatedRenderTimeMinutes: 3.4,
+  totalBillableTimeMinutes: 18.4,
+  estimatedCloudRunCost: 0.4,
+  priceBreakdown: '{}',
+  priceCalculationTimestamp: '2026-05-01T11:58:00.000Z',
+  paymentMethod: 'credits',
+  paymentStatus: 'confirmed',
+};
+
+const noop = () => {};
+function renderCard(job: Partial<JobView>, onAbandon = noop) {
+  return renderWithApp(<JobCard job={{ ...baseJob, ...job }} now={NOW} onReport={noop} onAbandon={onAbandon} onResume={noop} />);
+}
+
+describe('job card progress and badges', () => {
+  it('when frames are uploaded, progress is uploaded / total to one decimal', () => {
+    renderCard({});
+    expect(screen.getByText('2.5% Complete')).toBeInTheDocument();
+    expect(screen.getByText('In Progress')).toHaveClass('badge-blue');
+    expect(screen.getByText('Text Animation')).toBeInTheDocument();
+    expect(screen.getByText('3 / 120 frames')).toBeInTheDocument();
+  });
+
+  it('when the worker has reported nothing yet, progress says Starting...', () => {
+    renderCard({ status: 'queued', uploaded_frames: [], loggedLines: 0 });
+    expect(screen.getByText('Starting...')).toBeInTheDocument();
+    expect(jobProgress({ ...baseJob, uploaded_frames: [], loggedLines: 0 })).toBeNull();
+    expect(jobProgress({ ...baseJob, uploaded_frames: Array.from({ length: 130 }, (_, i) => i) })).toBe(100);
+  });
+
+  it('when a job is done, failed or abandoned, it shows the seed badges and colours', () => {
+    const { unmount } = renderCard({ status: 'failed', crashReason: 'Blender crashed' });
+    expect(screen.getByText('Failed')).toHaveClass('badge-red');
+    expect(screen.getByText(JOB_FAILED)).toBeInTheDocument();
+    expect(screen.getAllByText(/Blender crashed/).length).toBeGreaterThan(0);
+    expect(screen.getByRole('button', { name: 'Resume Render' })).toBeInTheDocument();
+    unmount();
+    renderCard({ status: 'abandoned' });
+    expect(screen.getByText('Abandoned')).toHaveClass('badge-gray');
+    expect(screen.queryByRole('button', { name: 'Abandon Job' })).not.toBeInTheDocument();
+  });
+
+  it('when the status is unknown and the scene is not in the catalogue, it says so', () => {
+    renderCard({ status: 'mystery' as JobView['status'], sceneId: 99 });
+    expect(screen.getByText('Unknown Status')).toHaveClass('badge-yellow');
+    expect(screen.getByText('Unknown Scene')).toBeInTheDocument();
+    expect(screen.getByText('Unknown Type')).toBeInTheDocument();
+  });
+
+  it('when a still render is shown, it has the Still Image badge and every detail field', () => {
+    renderCard({ isStillRender: true, mode: 'still' });
+    expect(screen.getByText('Still Image')).toBeInTheDocument();
+    expect(screen.getByText('1920 by 1080')).toBeInTheDocument();
+    expect(screen.getByText('text_animation.blend')).toBeInTheDocument();
+    expect(screen.getByText('backgroundStyle:cold')).toBeInTheDocument();
+    expect(screen.getByText('Job ID:')).toBeInTheDocument();
+    expect(screen.getByText('1 minute ago')).toBeInTheDocument();
+  });
+
+  it('when a rendering job has been silent for over 5 minutes, it shows the stalled warning', () => {
+    renderCard({ lastHeartbeat: '2026-05-01T11:50:00.000Z', lastActive: '2026-05-01T11:50:00.000Z', created_at: '2026-05-01T11:49:00.000Z' });
+    expect(screen.getByText(JOB_STALLED)).toBeInTheDocument();
+  });
+
+  it('when a failed job was refunded, it shows the refund notice', () => {
+    renderCard({ status: 'failed', paymentStatus: 'refunded', refundCredits: 2.27, refundedAt: '2026-05-01T11:59:00.000Z' });
+    expect(screen.getByText(/2\.27 credits were returned to your balance/)).toBeInTheDocument();
+  });
+
+  it('when a job is done, the output panel plays the video and offers the download', async () => {
+    renderCard({ status: 'done' });
+    expect(await screen.findByText(RENDER_COMPLETED)).toBeInTheDocument();
+    const video = screen.getByLabelText('Rendered video final.mp4') as HTMLVideoElement;
+    expect(video).toHaveAttribute('autoplay');
+    expect(video).toHaveAttribute('loop');
+    expect(video.muted).toBe(true);
+    expect(screen.getByRole('button', { name: 'Download Video' })).toBeInTheDocument();
+  });
+});
+
+describe('job history', () => {
+  it('when abandoning, it asks with the seed text and then marks the job abandoned', async () => {
+    const { api } = await import('../lib/api');
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [{ ...baseJob, created_at: new Date().toISOString(), lastActive: new Date().toISOString(), lastHeartbeat: new Date().toISOString() }] });
+    renderWithApp(<JobHistoryPage />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Abandon Job' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirm Action' });
+    expect(within(dialog).getByText(ABANDON_CONFIRM)).toBeInTheDocument();
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [{ ...baseJob, status: 'abandoned' }] });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Confirm' }));
+    expect(api.abandonJob).toHaveBeenCalledWith('job-1');
+    expect(await screen.findByText('Abandoned')).toBeInTheDocument();
+  });
+
+  it('when there are no jobs, it shows the empty state', async () => {
+    const { api } = await import('../lib/api');
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [] });
+    renderWithApp(<JobHistoryPage />);
+    expect(await screen.findByText('No render jobs found.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Start Your First Render' })).toBeInTheDocument();
+  });
+});

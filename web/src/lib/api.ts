@@ -1,0 +1,116 @@
+/**
+ * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
+ * errors as ApiError carrying the server's `{message}` (the seed's texts) and status.
+ */
+import type {
+  CreateJobResponse,
+  CreditPurchaseResponse,
+  FavoriteView,
+  JobView,
+  LedgerEntryView,
+  MainOutput,
+  OutputFileView,
+  Profile,
+  UploadTicket,
+} from '../../../shared/api-types';
+import type { CreateJobRequest, UploadRequest } from '../../../shared/schemas';
+import { loadAuth } from './auth-loader';
+import { AUTHENTICATION_REQUIRED } from '../../../shared/messages';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The seed's payment-function call time-out, applied to every API call: nothing waits forever. */
+export const API_TIMEOUT_MS = 70_000;
+
+export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean } = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.auth !== false) {
+    const token = await (await loadAuth()).idToken();
+    if (!token) throw new ApiError(401, AUTHENTICATION_REQUIRED);
+    headers.Authorization = `Bearer ${token}`;
+  }
+  let response: Response;
+  try {
+    response = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(API_TIMEOUT_MS) });
+  } catch {
+    throw new ApiError(0, 'Network Error');
+  }
+  const text = await response.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!response.ok) {
+    const message = (data as { message?: string } | undefined)?.message ?? (response.statusText || `HTTP ${response.status}`);
+    throw new ApiError(response.status, message);
+  }
+  return data as T;
+}
+
+export const api = {
+  me: () => apiRequest<Profile>('GET', '/me'),
+  recordLogin: (method: 'email' | 'google') => apiRequest<{ ok: true }>('POST', '/me/login', { method }),
+  favorites: () => apiRequest<{ favorites: FavoriteView[] }>('GET', '/favorites'),
+  addFavorite: (sceneId: number) => apiRequest<{ favorite: FavoriteView; created: boolean }>('PUT', `/favorites/${sceneId}`),
+  removeFavorite: (sceneId: number) => apiRequest<{ ok: true }>('DELETE', `/favorites/${sceneId}`),
+  creditHistory: (limit: number) => apiRequest<{ entries: LedgerEntryView[] }>('GET', `/credits/history?limit=${limit}`),
+  purchaseCredits: (credits: number) => apiRequest<CreditPurchaseResponse>('POST', '/credits/purchases', { credits }),
+  createUpload: (request: UploadRequest) => apiRequest<UploadTicket>('POST', '/uploads', request),
+  createJob: (request: CreateJobRequest) => apiRequest<CreateJobResponse>('POST', '/jobs', request),
+  jobs: () => apiRequest<{ jobs: JobView[] }>('GET', '/jobs'),
+  job: (jobId: string) => apiRequest<{ job: JobView }>('GET', `/jobs/${encodeURIComponent(jobId)}`),
+  abandonJob: (jobId: string) => apiRequest<{ job: JobView }>('POST', `/jobs/${encodeURIComponent(jobId)}/abandon`),
+  resumeJob: (jobId: string) => apiRequest<{ job: JobView }>('POST', `/jobs/${encodeURIComponent(jobId)}/resume`),
+  jobFiles: (jobId: string) => apiRequest<{ files: OutputFileView[] }>('GET', `/jobs/${encodeURIComponent(jobId)}/files`),
+  mainOutput: (jobId: string) => apiRequest<MainOutput>('GET', `/jobs/${encodeURIComponent(jobId)}/main-output`),
+  reportProblem: (jobId: string, description: string) =>
+    apiRequest<{ ok: true; message: string }>('POST', `/jobs/${encodeURIComponent(jobId)}/reports`, { description }),
+  confirmLocalPayment: (body: { paymentId: string; cardNumber: string; expiry?: string; cvc?: string }) =>
+    apiRequest<{ status: string }>('POST', '/payments/local/confirm', body),
+};
+
+/**
+ * The browser's half of a presigned POST: every field of the ticket, then the file
+ * last (S3 ignores fields after the file). XMLHttpRequest, because fetch reports no
+ * upload progress.
+ */
+export function uploadToStorage(ticket: UploadTicket, file: Blob, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields)) form.append(name, value);
+    form.append('file', file, ticket.fileName);
+    const request = new XMLHttpRequest();
+    request.open('POST', ticket.url);
+    request.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    };
+    request.onload = () => {
+      if (request.status >= 200 && request.status < 300) {
+        onProgress(1);
+        resolve();
+      } else {
+        const code = /<Message>([^<]*)<\/Message>/.exec(request.responseText)?.[1];
+        reject(new Error(code ?? `Upload failed (HTTP ${request.status})`));
+      }
+    };
+    request.onerror = () => reject(new Error('Network Error'));
+    request.onabort = () => reject(new DOMException('Upload cancelled', 'AbortError'));
+    signal?.addEventListener('abort', () => request.abort(), { once: true });
+    request.send(form);
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * The signed-in user's favorite scenes. Toggling adds when absent and removes when
+ * present; failures are only logged (seed). An anonymous visitor's click stores a
+ * pending favorite and sends them to /login with a return URL; once they are signed
+ * in, the pending favorite is added unless it already exists.
+ */
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import type { FavoriteView } from '../../../shared/api-types';
+import { api } from './api';
+import { useSession } from './session';
+import { STORAGE_KEYS, readStorage, writeStorage } from './storage-keys';
+
+export interface Favorites {
+  favorites: FavoriteView[];
+  favoriteIds: number[];
+  loading: boolean;
+  /** Scene ids whose toggle is in flight: their heart is disabled. */
+  processing: ReadonlySet<number>;
+  toggle: (sceneId: number) => Promise<void>;
+  remove: (sceneId: number) => Promise<void>;
+  reload: () => Promise<void>;
+}
+
+const FavoritesContext = createContext<Favorites | null>(null);
+
+export function pendingFavorite(): number | null {
+  const raw = readStorage('local', STORAGE_KEYS.pendingFavorite);
+  return raw && /^\d+$/.test(raw) ? Number(raw) : null;
+}
+
+export function FavoritesProvider({ children }: { children: ReactNode }) {
+  const { user, ready } = useSession();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [favorites, setFavorites] = useState<FavoriteView[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [processing, setProcessing] = useState<ReadonlySet<number>>(new Set());
+
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      setFavorites((await api.favorites()).favorites);
+    } catch (error) {
+      console.error('Favorites could not be loaded', error);
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    if (!user) {
+      setFavorites([]);
+      return;
+    }
+    let cancelled = false;
+    void (async () => {
+      setLoading(true);
+      try {
+        let list = (await api.favorites()).favorites;
+        const pending = pendingFavorite();
+        if (pending !== null) {
+          writeStorage('local', STORAGE_KEYS.pendingFavorite, null);
+          if (!list.some((favorite) => favorite.sceneId === pending)) {
+            const { favorite } = await api.addFavorite(pending);
+            list = [favorite, ...list];
+          }
+        }
+        if (!cancelled) setFavorites(list);
+      } catch (error) {
+        console.error('Favorites could not be loaded', error);
+      } finally {
+        if (!cancelled) setLoading(false);
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [user]);
+
+  const setBusy = (sceneId: number, busy: boolean) =>
+    setProcessing((current) => {
+      const next = new Set(current);
+      if (busy) next.add(sceneId);
+      else next.delete(sceneId);
+      return next;
+    });
+
+  const remove = useCallback(async (sceneId: number) => {
+    setBusy(sceneId, true);
+    try {
+      await api.removeFavorite(sceneId);
+      setFavorites((current) => current.filter((favorite) => favorite.sceneId !== sceneId));
+    } catch (error) {
+      console.error('Favorite could not be removed', error);
+    } finally {
+      setBusy(sceneId, false);
+    }
+  }, []);
+
+  const toggle = useCallback(
+    async (sceneId: number) => {
+      if (!ready) return;
+      if (!user) {
+        writeStorage('local', STORAGE_KEYS.pendingFavorite, String(sceneId));
+        navigate('/login', { state: { from: location.pathname + location.search } });
+        return;
+      }
+      if (favorites.some((favorite) => favorite.sceneId === sceneId)) {
+        await remove(sceneId);
+        return;
+      }
+      setBusy(sceneId, true);
+      try {
+        const { favorite } = await api.addFavorite(sceneId);
+        setFavorites((current) => (current.some((f) => f.sceneId === sceneId) ? current : [favorite, ...current]));
+      } catch (error) {
+        console.error('Favorite could not be added', error);
+      } finally {
+        setBusy(sceneId, false);
+      }
+    },
+    [ready, user, favorites, remove, navigate, location.pathname, location.search],
+  );
+
+  const value = useMemo<Favorites>(
+    () => ({ favorites, favoriteIds: favorites.map((favorite) => favorite.sceneId), loading, processing, toggle, remove, reload }),
+    [favorites, loading, processing, toggle, remove, reload],
+  );
+  return <FavoritesContext.Provider value={value}>{children}</FavoritesContext.Provider>;
+}
+
+export function useFavorites(): Favorites {
+  const favorites = useContext(FavoritesContext);
+  if (!favorites) throw new Error('useFavorites outside FavoritesProvider');
+  return favorites;
+}

@@ -1,0 +1,82 @@
+/**
+ * Every route of the SPA. Home, the auth pages and About are in the initial bundle;
+ * customise, job history, account (and so zod, Stripe) and admin (recharts) load on
+ * their routes to keep the home route within its 150 KB budget.
+ */
+import { Suspense, lazy, type ComponentType, type ReactNode } from 'react';
+import { createBrowserRouter, Outlet, type RouteObject } from 'react-router-dom';
+import { ErrorPage, NotFoundPage } from './components/ErrorPage';
+import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
+import { PageLoading } from './components/ui';
+import { FavoritesProvider } from './lib/favorites';
+import { HomePage } from './pages/Home';
+import { AboutPage } from './pages/About';
+
+const LoginPage = lazy(() => import('./pages/Login'));
+const SignupPage = lazy(() => import('./pages/Signup'));
+const VerifyEmailPage = lazy(() => import('./pages/VerifyEmail'));
+const ResetPasswordPage = lazy(() => import('./pages/ResetPassword'));
+const FavoritesPage = lazy(() => import('./pages/Favorites'));
+const CustomizePage = lazy(() => import('./customize/CustomizePage'));
+const JobHistoryPage = lazy(() => import('./jobs/JobHistoryPage'));
+const AccountPage = lazy(() => import('./account/AccountPage'));
+const AdminGuard = lazy(() => import('./admin/AdminGuard'));
+const AnalyticsDashboard = lazy(() => import('./admin/AnalyticsDashboard'));
+const ClientAnalyticsDashboard = lazy(() => import('./admin/ClientAnalyticsDashboard'));
+
+function Page({ children, label = 'Loading...' }: { children: ReactNode; label?: string }) {
+  return <Suspense fallback={<PageLoading label={label} />}>{children}</Suspense>;
+}
+
+function admin(Dashboard: ComponentType) {
+  return (
+    <WaitForSession>
+      <Page>
+        <AdminGuard>
+          <Dashboard />
+        </AdminGuard>
+      </Page>
+    </WaitForSession>
+  );
+}
+
+/** Providers that need the router (favorites navigate to /login). */
+function RouterProviders() {
+  return (
+    <FavoritesProvider>
+      <Outlet />
+    </FavoritesProvider>
+  );
+}
+
+export const routes: RouteObject[] = [
+  {
+    element: <RouterProviders />,
+    errorElement: <ErrorPage />,
+    children: [
+      {
+        element: <Layout />,
+        errorElement: <ErrorPage />,
+        children: [
+          { index: true, element: <HomePage /> },
+          { path: 'about', element: <AboutPage /> },
+          { path: 'login', element: <WaitForSession><Page><LoginPage /></Page></WaitForSession> },
+          { path: 'signup', element: <WaitForSession><Page><SignupPage /></Page></WaitForSession> },
+          { path: 'verify-email', element: <WaitForSession><Page><VerifyEmailPage /></Page></WaitForSession> },
+          { path: 'reset-password', element: <WaitForSession><Page><ResetPasswordPage /></Page></WaitForSession> },
+          { path: 'customize/:sceneId', element: <WaitForSession><Page label="Loading scene..."><CustomizePage /></Page></WaitForSession> },
+          { path: 'favorites', element: <RequireVerified><Page><FavoritesPage /></Page></RequireVerified> },
+          { path: 'job-history', element: <RequireVerified><Page><JobHistoryPage /></Page></RequireVerified> },
+          { path: 'profile', element: <RequireUser><Page><AccountPage /></Page></RequireUser> },
+          { path: 'admin/analytics', element: admin(AnalyticsDashboard) },
+          { path: 'admin/client-analytics', element: admin(ClientAnalyticsDashboard) },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}
