@@ -4,9 +4,9 @@
  * under .local/, then Vite on :5173 proxying /api. Ctrl-C stops everything.
  */
 import { resolve } from 'node:path';
-import { createServer as createViteServer } from 'vite';
 import { startLocalStack } from './stack';
-import { PortInUseError } from './ports';
+import { PortInUseError, type Service } from './ports';
+import { startWebServer } from './web-server';
 import { startSchedules } from './schedules';
 
 const portFrom = (name: string, fallback: number) => {
@@ -25,25 +25,21 @@ async function main() {
     siteUrl: `http://localhost:${webPort}`,
     log: (line) => console.log(line),
   });
-  let vite: Awaited<ReturnType<typeof createViteServer>> | undefined;
+  let web: Service | undefined;
   let stopSchedules = () => {};
   const shutdown = async () => {
     console.log('\nStopping...');
     stopSchedules();
-    await vite?.close();
+    await web?.stop();
     await stack.stop();
     process.exit(0);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   try {
-    vite = await createViteServer({
-      configFile: resolve('web/vite.config.ts'),
-      server: { port: webPort, strictPort: true, proxy: proxyTo(stack.apiUrl) },
-    });
-    await vite.listen();
+    web = await startWebServer({ port: webPort, apiUrl: stack.apiUrl });
   } catch (error) {
-    if ((error as Error).message?.includes('already in use')) throw new PortInUseError(webPort, 'the web dev server', 'WEB_PORT');
+    await stack.stop(); // nothing may outlive a failed start (DynamoDB Local is a Java child process)
     throw error;
   }
   stopSchedules = startSchedules();
@@ -59,10 +55,6 @@ Seeded accounts:
 ${stack.accounts.map((a) => `  ${a.role.padEnd(6)} ${a.email}  password: ${a.password}${a.credits ? `  (${a.credits} credits)` : ''}`).join('\n')}
 
 Press Ctrl-C to stop.`);
-}
-
-function proxyTo(target: string) {
-  return Object.fromEntries(['/api', '/config.json', '/local'].map((path) => [path, { target, changeOrigin: false }]));
 }
 
 main().catch((error) => {
