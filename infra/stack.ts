@@ -128,6 +128,7 @@ export class CloudRenderStack extends Stack {
     uploadsBucket.grantRead(jobs, `${UPLOADS_PREFIX}*`);
     outputsBucket.grantRead(jobs);
     render.grantRun(jobs);
+    stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
     mail.grantSend(jobs); // problem reports to support
     const payments = apiFunctions.payments.fn;
     table.grantReadWriteData(payments);

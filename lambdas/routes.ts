@@ -41,6 +41,7 @@ export const routes = [
   { method: 'GET', path: '/api/jobs/{jobId}/files', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs/{jobId}/main-output', access: 'user', fn: 'jobs' },
   { method: 'POST', path: '/api/jobs/{jobId}/reports', access: 'user', fn: 'jobs' },
+  { method: 'GET', path: '/api/jobs/{jobId}/payment', access: 'user', fn: 'jobs' },
 
   { method: 'POST', path: '/api/credits/purchases', access: 'user', fn: 'payments' },
   { method: 'POST', path: '/api/payments/webhook', access: 'public', fn: 'payments' },

@@ -27,7 +27,10 @@ async function main() {
   });
   let web: Service | undefined;
   let stopSchedules = () => {};
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return; // npm and the terminal may both pass the signal on
+    stopping = true;
     console.log('\nStopping...');
     stopSchedules();
     await web?.stop();

@@ -1,5 +1,5 @@
 import { createFunction } from '../lib/http';
-import { abandonJob, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob } from '../handlers/jobs';
+import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob } from '../handlers/jobs';
 
 export const handler = createFunction('jobs', {
   'POST /api/uploads': createUpload,
@@ -11,4 +11,5 @@ export const handler = createFunction('jobs', {
   'GET /api/jobs/{jobId}/files': listJobFiles,
   'GET /api/jobs/{jobId}/main-output': mainOutput,
   'POST /api/jobs/{jobId}/reports': reportProblem,
+  'GET /api/jobs/{jobId}/payment': jobPayment,
 });

@@ -7,10 +7,11 @@ import { normalizeFileName, isImageFile, isVideoFile } from '../../shared/files'
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
-import type { CreateJobResponse, JobView, MainOutput, OutputFileView, UploadTicket } from '../../shared/api-types';
+import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
 import { HttpError, badRequest, caller, conflict, forbidden, jsonBody, notFound, pathParam, type ApiEvent, type Caller } from '../lib/http';
 import { launchRender } from '../lib/render-launcher';
-import { openPayment } from '../lib/payments';
+import { openPayment, reopenPayment } from '../lib/payments';
+import { getPayment } from '../data/payments';
 import { sendJobReport } from '../lib/reports';
 import { createJob, createJobItem, getJobOfUser, jobUpdateItem, listJobsNewestFirst, updateJob, type JobRecord } from '../data/jobs';
 import { ensureUser, InsufficientCreditsError, moveCredits, UserMissingError } from '../data/users';
@@ -138,8 +139,16 @@ export async function createRenderJob(event: ApiEvent): Promise<CreateJobRespons
   }
 
   const awaiting: JobRecord = { ...job, status: 'awaiting_payment' };
-  const payment = await openPayment({ userId: me.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId }, [createJobItem(awaiting)]);
+  const payment = await openPayment({ userId: me.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId }, (paymentId) => [createJobItem({ ...awaiting, paymentId })]);
   return { job: jobView(awaiting), payment };
+}
+
+/** GET /api/jobs/{jobId}/payment: the card step again for a job still awaiting its payment. */
+export async function jobPayment(event: ApiEvent): Promise<PaymentTicket> {
+  const { job } = await ownJob(event);
+  const payment = job.status === 'awaiting_payment' && job.paymentId ? await getPayment(job.paymentId) : undefined;
+  if (!payment || payment.status === 'succeeded') throw conflict('This job is not awaiting a payment.');
+  return reopenPayment(payment);
 }
 
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });

@@ -3,7 +3,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentTicket } from '../../shared/api-types';
 import { documentClient } from './aws';
 import { getConfig } from './config';
-import { createPaymentIntent } from './stripe';
+import { createPaymentIntent, retrievePaymentIntent } from './stripe';
 import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from '../data/payments';
 import type { TransactItem } from '../data/keys';
 
@@ -20,7 +20,7 @@ export interface PaymentRequest {
  * money can arrive, e.g. the job awaiting payment), then opens the payment with
  * the provider: a Stripe PaymentIntent, or the local provider's payment.
  */
-export async function openPayment(request: PaymentRequest, alsoWrite: TransactItem[] = []): Promise<PaymentTicket> {
+export async function openPayment(request: PaymentRequest, alsoWrite: (paymentId: string) => TransactItem[] = () => []): Promise<PaymentTicket> {
   const config = getConfig();
   const payment: PaymentRecord = {
     paymentId: randomUUID(),
@@ -30,10 +30,19 @@ export async function openPayment(request: PaymentRequest, alsoWrite: TransactIt
     status: 'pending',
     createdAt: new Date().toISOString(),
   };
-  await documentClient().send(new TransactWriteCommand({ TransactItems: [createPaymentItem(payment), ...alsoWrite] }));
+  await documentClient().send(new TransactWriteCommand({ TransactItems: [createPaymentItem(payment), ...alsoWrite(payment.paymentId)] }));
   const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: 'usd' as const };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
   const intent = await createPaymentIntent({ ...request, paymentId: payment.paymentId });
   await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
   return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+}
+
+/** The card step again for a payment still open (the customer closed the form, or a card was declined). */
+export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTicket> {
+  const ticket = { paymentId: payment.paymentId, amount: payment.amountCents, currency: 'usd' as const };
+  if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
+  const intent = await retrievePaymentIntent(payment.providerPaymentId!);
+  if (!intent.client_secret) throw new Error('Failed to create payment intent');
+  return { ...ticket, clientSecret: intent.client_secret, mode: 'stripe' };
 }

@@ -107,7 +107,8 @@ describe('IAM', () => {
       expect(actions, entry).not.toContain('ses:SendEmail');
     }
     expect(actionsOf('lambdas/functions/payments.ts')).toContain('secretsmanager:GetSecretValue');
-    expect(actionsOf('lambdas/functions/jobs.ts')).not.toContain('secretsmanager:GetSecretValue');
+    // A render paid by card opens its PaymentIntent when the job is created.
+    expect(actionsOf('lambdas/functions/jobs.ts')).toContain('secretsmanager:GetSecretValue');
   });
 
   it('when a function sends e-mail, SES lets it send from the configured sender only', () => {

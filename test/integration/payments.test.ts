@@ -194,3 +194,19 @@ describe('local payment provider', () => {
     expect((await api('/api/credits/history', { token: user.token })).body.entries).toHaveLength(1);
   });
 });
+
+describe('GET /api/jobs/{jobId}/payment', () => {
+  it('when a card job is still awaiting its payment, the card step can be reopened, declined, and paid', async () => {
+    const user = await verifiedUser();
+    const created = await api('/api/jobs', { token: user.token, body: smallTextStill({ paymentMethod: 'card' }) });
+    const { job, payment } = created.body;
+    const reopened = await api(`/api/jobs/${job.jobId}/payment`, { token: user.token });
+    expect(reopened.body).toMatchObject({ paymentId: payment.paymentId, amount: payment.amount, mode: 'local' });
+    expect((await api(`/api/jobs/${job.jobId}/payment`, { token: (await verifiedUser()).token })).status).toBe(404);
+    await api('/api/payments/local/confirm', { token: user.token, body: { paymentId: payment.paymentId, cardNumber: '4000000000000002' } });
+    expect((await api(`/api/jobs/${job.jobId}/payment`, { token: user.token })).status).toBe(200);
+    expect((await api('/api/payments/local/confirm', { token: user.token, body: { paymentId: payment.paymentId, cardNumber: '4242424242424242' } })).status).toBe(200);
+    expect((await api(`/api/jobs/${job.jobId}`, { token: user.token })).body.job.paymentStatus).toBe('confirmed');
+    expect((await api(`/api/jobs/${job.jobId}/payment`, { token: user.token })).status).toBe(409);
+  });
+});

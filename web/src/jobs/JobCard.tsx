@@ -4,7 +4,10 @@
  */
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-types';
+import type { JobView, MainOutput, OutputFileView, PaymentTicket } from '../../../shared/api-types';
+import { paymentProcessingError } from '../../../shared/messages';
+import { Modal } from '../components/Modal';
+import { CardPayment } from '../payments/CardPayment';
 import { exampleImagesFor, getScene } from '../../../shared/catalogue';
 import { fileBaseName, isImageFile, isVideoFile } from '../../../shared/files';
 import {
@@ -32,7 +35,7 @@ import { formatUsd } from '../../../shared/pricing';
 import { DownloadIcon, SCENE_TYPE_LABEL } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Notice, formatDateTime, relativeTime } from '../components/ui';
-import { api } from '../lib/api';
+import { ApiError, api } from '../lib/api';
 import { useNotify } from '../lib/toasts';
 
 /** Seconds between attempts to list a done job's files (at most 5 attempts). */
@@ -169,6 +172,35 @@ function OutputPanel({ job, outputs }: { job: JobView; outputs: Outputs | null }
         )}
       </div>
     </div>
+  );
+}
+
+/** A job whose card step was closed or declined can be paid from its card: the same card form, reopened. */
+function PayNowButton({ job }: { job: JobView }) {
+  const [ticket, setTicket] = useState<PaymentTicket | null>(null);
+  const [busy, setBusy] = useState(false);
+  const notify = useNotify();
+  const open = async () => {
+    setBusy(true);
+    try {
+      setTicket(await api.jobPayment(job.jobId));
+    } catch (cause) {
+      notify(paymentProcessingError(cause instanceof ApiError ? cause.message : 'Unknown error'), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={open}>
+        Pay {formatUsd(job.estimatedPrice)} by Card
+      </button>
+      {ticket && (
+        <Modal title="Payment for Render" onClose={() => setTicket(null)}>
+          <CardPayment ticket={ticket} submitLabel={`Pay ${formatUsd(job.estimatedPrice)} & Render`} onSucceeded={() => setTicket(null)} />
+        </Modal>
+      )}
+    </>
   );
 }
 
@@ -343,6 +375,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
         <button type="button" className="btn btn-ghost btn-small" onClick={() => onReport(job)}>
           Report Issue
         </button>
+        {job.status === 'awaiting_payment' && <PayNowButton job={job} />}
         {canResume(job) && (
           <button type="button" className="btn btn-primary btn-small" disabled={actionsBusy} onClick={() => onResume(job)}>
             Resume Render

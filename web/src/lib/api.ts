@@ -4,6 +4,7 @@
  */
 import type {
   CreateJobResponse,
+  PaymentTicket,
   CreditPurchaseResponse,
   FavoriteView,
   JobView,
@@ -78,6 +79,7 @@ export const api = {
   resumeJob: (jobId: string) => apiRequest<{ job: JobView }>('POST', `/jobs/${encodeURIComponent(jobId)}/resume`),
   jobFiles: (jobId: string) => apiRequest<{ files: OutputFileView[] }>('GET', `/jobs/${encodeURIComponent(jobId)}/files`),
   mainOutput: (jobId: string) => apiRequest<MainOutput>('GET', `/jobs/${encodeURIComponent(jobId)}/main-output`),
+  jobPayment: (jobId: string) => apiRequest<PaymentTicket>('GET', `/jobs/${encodeURIComponent(jobId)}/payment`),
   reportProblem: (jobId: string, description: string) =>
     apiRequest<{ ok: true; message: string }>('POST', `/jobs/${encodeURIComponent(jobId)}/reports`, { description }),
   confirmLocalPayment: (body: { paymentId: string; cardNumber: string; expiry?: string; cvc?: string }) =>
