@@ -25,6 +25,20 @@ export default defineConfig({
       },
       { test: { name: 'render', include: ['test/render/**/*.test.ts'], environment: 'node', testTimeout: 300_000, hookTimeout: 300_000, fileParallelism: false } },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], environment: 'node', testTimeout: 300_000, hookTimeout: 300_000 } },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          // The local stack and the web app (Vite), started once; Chromium drives the web app.
+          globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/e2e/setup-env.ts'],
+          // Journeys wait for real Blender renders on a loaded 2-core machine.
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

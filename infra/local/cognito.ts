@@ -12,7 +12,7 @@ import { listen, type Service } from './ports';
 export async function startCognitoLocal(options: { port: number; dataDir: string; mailDir: string; mailFrom: string; siteUrl: () => string }): Promise<Service> {
   // cognito-local loads the v2 AWS SDK for its (unused) Lambda triggers; keep its end-of-life notice quiet.
   process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
-  const [{ default: pino }, { createServer }, { Router }, { DefaultConfig }, services_, { CognitoServiceFactoryImpl }, { UserPoolServiceFactoryImpl }, { StormDBDataStoreFactory }, { CryptoService }, { JwtTokenGenerator }, { otp }] =
+  const [{ default: pino }, { createServer }, { Router }, { DefaultConfig }, services_, { CognitoServiceFactoryImpl }, { UserPoolServiceFactoryImpl, attributesAppend, attribute }, { StormDBDataStoreFactory }, { CryptoService }, { JwtTokenGenerator }, { otp }, { NotAuthorizedError }] =
     await Promise.all([
       import('pino'),
       import('cognito-local/lib/server/server.js'),
@@ -25,6 +25,7 @@ export async function startCognitoLocal(options: { port: number; dataDir: string
       import('cognito-local/lib/services/crypto.js'),
       import('cognito-local/lib/services/tokenGenerator.js'),
       import('cognito-local/lib/services/otp.js'),
+      import('cognito-local/lib/errors.js'),
     ]);
   const { DateClock, TriggersService, LambdaService } = services_;
   const logger = pino({ level: 'silent' });
@@ -52,7 +53,35 @@ export async function startCognitoLocal(options: { port: number; dataDir: string
     },
   };
   const services = { clock, cognito, config, messages, otp, tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig), triggers };
-  const app = createServer(Router(services), logger, config.ServerConfig, services).application;
+  // Two places where cognito-local answers differently from Cognito, fixed here so the
+  // local product behaves as on AWS:
+  // - Cognito marks the e-mail verified when a sign-up is confirmed with the code it
+  //   e-mailed (the pool verifies e-mail automatically); cognito-local only confirms the
+  //   account, so a user who signed up and followed the link could never sign in.
+  // - A wrong password (sign-in, or the current password of a password change) is
+  //   Cognito's NotAuthorizedException; cognito-local says InvalidPasswordException,
+  //   which means "does not meet the password policy" and showed the wrong message.
+  const route = Router(services);
+  const router: typeof route = (target) => {
+    const handler = route(target);
+    if (target === 'ConfirmSignUp') {
+      return async (ctx, req) => {
+        const result = await handler(ctx, req);
+        const pool = await cognito.getUserPoolForClientId(ctx, req.ClientId);
+        const user = await pool.getUserByUsername(ctx, req.Username);
+        if (user) await pool.saveUser(ctx, { ...user, Attributes: attributesAppend(user.Attributes, attribute('email_verified', 'true')) });
+        return result;
+      };
+    }
+    if (target === 'InitiateAuth' || target === 'AdminInitiateAuth' || target === 'ChangePassword') {
+      return (ctx, req) =>
+        handler(ctx, req).catch((error: { code?: string }) => {
+          throw error?.code === 'InvalidPasswordException' ? new NotAuthorizedError('Incorrect username or password.') : error;
+        });
+    }
+    return handler;
+  };
+  const app = createServer(router, logger, config.ServerConfig, services).application;
   const server: Server = await listen(app, options.port, 'cognito-local');
   return { name: 'cognito-local', endpoint: issuerDomain, stop: () => closeServer(server) };
 }

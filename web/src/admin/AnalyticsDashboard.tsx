@@ -168,8 +168,9 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
                 <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
                 <Tooltip />
                 <Legend />
+                {/* A single day has no line to draw: its values show as dots (a new site's first day was an empty chart). */}
                 {SERIES.map((series) => (
-                  <Line key={series.key} type="monotone" dataKey={series.key} name={series.name} stroke={series.color} strokeWidth={2} dot={false} />
+                  <Line key={series.key} type="monotone" dataKey={series.key} name={series.name} stroke={series.color} strokeWidth={2} dot={daily.length === 1 ? { r: 4 } : false} />
                 ))}
               </LineChart>
             </ResponsiveContainer>

@@ -3,6 +3,7 @@ import { CATEGORIES, filterScenes, scenes, type Category } from '../../../shared
 import { SearchIcon } from '../components/Icons';
 import { EmptyState, SceneCard } from '../components/SceneCard';
 import { useFavorites } from '../lib/favorites';
+import { useSession } from '../lib/session';
 
 const CATEGORY_LABELS: Record<Category, string> = {
   all: 'All',
@@ -17,6 +18,9 @@ export function HomePage() {
   const [search, setSearch] = useState('');
   const [category, setCategory] = useState<Category>('all');
   const { favoriteIds, processing, toggle } = useFavorites();
+  // Until the stored session is read, a click on a heart could not know whether to save
+  // the favorite or send the visitor to /login (and was silently dropped): wait for it.
+  const { ready } = useSession();
   const visible = filterScenes(scenes, { search, category, favoriteIds });
 
   return (
@@ -76,7 +80,7 @@ export function HomePage() {
                 key={scene.id}
                 scene={scene}
                 isFavorite={favoriteIds.includes(scene.id)}
-                favoriteBusy={processing.has(scene.id)}
+                favoriteBusy={!ready || processing.has(scene.id)}
                 onToggleFavorite={() => void toggle(scene.id)}
               />
             ))}
