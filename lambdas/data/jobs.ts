@@ -134,14 +134,10 @@ export function jobUpdate(jobId: string, change: JobChange) {
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
   const removes: string[] = [];
-  const set = { ...change.set };
-  if (set.status !== undefined || set.lastHeartbeat !== undefined) {
-    if (set.status !== undefined && !ACTIVE.includes(set.status)) removes.push('GSI2PK', 'GSI2SK');
-    else if (set.status !== undefined || set.lastHeartbeat !== undefined) {
-      const heartbeat = set.lastHeartbeat ?? new Date().toISOString();
-      Object.assign(set, { GSI2PK: keys.activeJobs, GSI2SK: heartbeat } as object);
-    }
-  }
+  const set: Record<string, unknown> = { ...change.set };
+  const { status, lastHeartbeat } = change.set ?? {};
+  if (status !== undefined && !ACTIVE.includes(status)) removes.push('GSI2PK', 'GSI2SK');
+  else if (status !== undefined || lastHeartbeat !== undefined) Object.assign(set, activeIndex(lastHeartbeat ?? new Date().toISOString()));
   Object.entries(set).forEach(([name, value], i) => {
     if (value === undefined) return;
     names[`#s${i}`] = name;
@@ -155,8 +151,8 @@ export function jobUpdate(jobId: string, change: JobChange) {
   const conditions = ['attribute_exists(PK)'];
   if (change.whenStatusIn) {
     names['#status'] = 'status';
-    conditions.push(`#status IN (${change.whenStatusIn.map((status, i) => `:w${i}`).join(', ')})`);
-    change.whenStatusIn.forEach((status, i) => (values[`:w${i}`] = status));
+    conditions.push(`#status IN (${change.whenStatusIn.map((_, i) => `:w${i}`).join(', ')})`);
+    change.whenStatusIn.forEach((allowed, i) => (values[`:w${i}`] = allowed));
   }
   if (change.condition) conditions.push(change.condition);
   Object.assign(values, change.conditionValues);
