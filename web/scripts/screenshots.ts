@@ -13,10 +13,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { BASE_URL, launchChromium, signIn } from './browser';
+import { BASE_URL, axeViolations, isSerious, launchChromium, signIn, type AxeViolation } from './browser';
 
 const OUT = resolve(process.env.SCREENSHOT_DIR ?? 'docs/screenshots');
-const AXE = resolve('node_modules/axe-core/axe.min.js');
 const DEMO = { email: 'demo@example.com', password: 'Demo-password-1' };
 
 mkdirSync(OUT, { recursive: true });
@@ -28,24 +27,12 @@ async function shot(page: Page, name: string, fullPage = true) {
   console.log(`  ${name}.png`);
 }
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 const axeResults: Record<string, AxeViolation[]> = {};
 
 async function axe(page: Page, name: string) {
-  await page.addScriptTag({ path: AXE });
-  const violations = (await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[] }> } }).axe.run(document, {
-      resultTypes: ['violations'],
-    });
-    return result.violations;
-  })) as AxeViolation[];
+  const violations = await axeViolations(page);
   axeResults[name] = violations;
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const serious = violations.filter(isSerious);
   console.log(`  axe ${name}: ${violations.length} violation(s), ${serious.length} serious/critical${serious.length ? ': ' + serious.map((v) => v.id).join(', ') : ''}`);
 }
 
@@ -297,7 +284,7 @@ async function main() {
 
   await browser.close();
   writeFileSync(`${OUT}/axe-report.json`, JSON.stringify(axeResults, null, 2));
-  const serious = Object.entries(axeResults).flatMap(([name, list]) => list.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${name}: ${v.id} (${v.help}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+  const serious = Object.entries(axeResults).flatMap(([name, list]) => list.filter(isSerious).map((v) => `${name}: ${v.id} (${v.help}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
   if (errors.length) console.log(`\nBrowser errors:\n  ${[...new Set(errors)].join('\n  ')}`);
   if (serious.length) {
     console.error(`\nSerious/critical accessibility violations:\n  ${serious.join('\n  ')}`);
