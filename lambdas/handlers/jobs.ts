@@ -29,11 +29,20 @@ function requireVerified(me: Caller) {
   if (!me.emailVerified) throw forbidden(messages.VERIFY_EMAIL_TO_RENDER);
 }
 
-/** The public view of a job: internal fields (owner ids, storage keys) stay on the server. */
+/** Fields only the server and the worker use: owner ids, storage keys, report flags. */
+const INTERNAL_FIELDS = [
+  'userId', 'userEmail', 'alignment', 'inputKey', 'paymentId', 'fileMetadata', 'mainOutputPath', 'attempts',
+  'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
+  'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp',
+] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
+// A field added to JobRecord but not to JobView must be listed above, or this stops compiling.
+export const everyInternalFieldListed: [Exclude<Exclude<keyof JobRecord, keyof JobView>, (typeof INTERNAL_FIELDS)[number]>] extends [never] ? true : never = true;
+
+/** The public view of a job: internal fields stay on the server. */
 export function jobView(job: JobRecord): JobView {
-  const { userId, userEmail, alignment, inputKey, paymentId, fileMetadata, mainOutputPath, attempts, timeAccuracyReportSent, timeAccuracyReportType, timeAccuracyReportTimestamp, automaticErrorReported, automaticErrorType, automaticErrorTimestamp, ...view } = job;
-  void userId, userEmail, alignment, inputKey, paymentId, fileMetadata, mainOutputPath, attempts, timeAccuracyReportSent, timeAccuracyReportType, timeAccuracyReportTimestamp, automaticErrorReported, automaticErrorType, automaticErrorTimestamp;
-  return view;
+  const view: Partial<JobRecord> = { ...job };
+  for (const field of INTERNAL_FIELDS) delete view[field];
+  return view as JobView;
 }
 
 async function ownJob(event: ApiEvent): Promise<{ me: Caller; job: JobRecord }> {
