@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -93,3 +93,41 @@ async function frameTimes(userId: string, jobId: string): Promise<Map<string, nu
   const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `users/${userId}/jobs/${jobId}/frames/` }));
   return new Map(Contents.map((o) => [o.Key!, o.LastModified!.getTime()]));
 }
+
+describe('render worker without Blender', () => {
+  it('when Blender cannot be found, the job fails saying how to install it, and the paid price comes back', async () => {
+    const { runJob } = await import('../../render/job-runner');
+    const { BLENDER_MISSING_MESSAGE } = await import('../../render/blender');
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
+    const { jobId } = created.body.job;
+    // The API launched a worker with Blender: abandon the job so that worker stops, wait until it has, then run
+    // the job again here without Blender.
+    await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
+    const pidFile = join(inject('dataDir'), 'jobs', jobId, 'worker.pid');
+    const alive = () => {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
+    expect(alive()).toBe(false);
+    const previous = process.env.BLENDER_PATH;
+    process.env.BLENDER_PATH = '/nonexistent/blender';
+    try {
+      const { updateJob } = await import('../../lambdas/data/jobs');
+      await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      expect(await runJob(jobId)).toBe('failed');
+    } finally {
+      if (previous === undefined) delete process.env.BLENDER_PATH;
+      else process.env.BLENDER_PATH = previous;
+    }
+    const failed = (await api(`/api/jobs/${jobId}`, { token: user.token })).body.job;
+    expect(failed).toMatchObject({ status: 'failed', crashReason: BLENDER_MISSING_MESSAGE, paymentStatus: 'refunded' });
+    expect((await api('/api/me', { token: user.token })).body.credits).toBe(10);
+  });
+});
