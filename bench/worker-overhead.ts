@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalStack } from '../infra/local/stack';
 import { ensureVerifiedUser } from '../infra/local/bootstrap';
-import { ensureUser, moveCredits } from '../lambdas/data/users';
-import { getJob } from '../lambdas/data/jobs';
+import { ensureUser, moveCredits } from '../core/users/users';
+import { getJob } from '../core/jobs/jobs';
 import { findBlender, sceneScriptPath, sceneSlugForId } from '../render/blender';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 

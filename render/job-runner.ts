@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { resolveOptions, serializeOptions } from '../shared/options';
-import { getJob, recordRenderedFrame, updateJob, type JobRecord, type OutputFile } from '../lambdas/data/jobs';
-import { deleteInput, downloadInput, downloadOutput, uploadOutput } from '../lambdas/data/storage';
-import { completeJob, failJob } from '../lambdas/lib/job-outcomes';
+import { getJob, recordRenderedFrame, updateJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
+import { deleteInput, downloadInput, downloadOutput, uploadOutput } from '../core/storage/storage';
+import { completeJob, failJob } from '../core/jobs/outcomes';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import { encodeMp4, makeThumbnail } from './encode';
 

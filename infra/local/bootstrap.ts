@@ -16,7 +16,7 @@ import {
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { tableDefinition } from '../../lambdas/data/table';
+import { tableDefinition } from '../../core/db/table';
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 

@@ -1,7 +1,7 @@
-import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
-import { reconcileCredits } from '../../lambdas/scheduled/reconciliation';
-import { runDailyRollup } from '../../lambdas/scheduled/analytics-rollup';
-import { applyRetention } from '../../lambdas/scheduled/retention';
+import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
+import { reconcileCredits } from '../../core/credits/reconciliation';
+import { runDailyRollup } from '../../core/analytics/rollup';
+import { applyRetention } from '../../core/analytics/retention';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the

@@ -1,5 +1,5 @@
 import { ensureVerifiedUser } from './bootstrap';
-import { ensureUser, getUser, moveCredits } from '../../lambdas/data/users';
+import { ensureUser, getUser, moveCredits } from '../../core/users/users';
 
 export interface SeededAccount {
   role: 'demo' | 'admin';

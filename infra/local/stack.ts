@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resetConfig } from '../../lambdas/lib/config';
-import { resetClients } from '../../lambdas/lib/aws';
-import { stopLocalWorkers } from '../../lambdas/lib/render-launcher';
+import { resetConfig } from '../../core/config';
+import { resetClients } from '../../adapters/aws';
+import { stopLocalWorkers } from '../../adapters/render-launcher';
 import { startDynamoDbLocal } from './dynamodb';
 import { startCognitoLocal } from './cognito';
 import { startS3rver, corsConfiguration } from './s3';

@@ -1,6 +1,6 @@
 import { createFunction, json } from '../lib/http';
 import { health } from '../handlers/health';
-import { recordHealthSample } from '../data/metrics';
+import { recordHealthSample } from '../../core/analytics/metrics';
 import { listScenes, quote } from '../handlers/catalogue';
 
 export const handler = createFunction('system', {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { getScene } from '../../shared/catalogue';
 import type { Profile, FavoriteView, LedgerEntryView } from '../../shared/api-types';
 import { caller, jsonBody, notFound, pathParam, validate, type ApiEvent } from '../lib/http';
-import { ensureUser, listCreditHistoryNewestFirst, recordLogin } from '../data/users';
-import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '../data/favorites';
+import { ensureUser, listCreditHistoryNewestFirst, recordLogin } from '../../core/users/users';
+import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '../../core/favorites/favorites';
 
 /** GET /api/me: the profile; the first call creates the user record (credits 0) and counts the signup once. */
 export async function getProfile(event: ApiEvent): Promise<Profile> {

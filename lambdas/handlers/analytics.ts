@@ -23,11 +23,11 @@ import {
 } from '../../shared/analytics';
 import { pageView, sessionRecord } from '../../shared/schemas';
 import { HttpError, caller, forbidden, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
-import { consumeRateLimit } from '../data/rate-limits';
-import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../data/analytics';
-import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../data/metrics';
-import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../data/sessions';
-import { runRollup, type RollupResult } from '../scheduled/analytics-rollup';
+import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
+import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
+import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../../core/analytics/metrics';
+import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../../core/analytics/sessions';
+import { runRollup, type RollupResult } from '../../core/analytics/rollup';
 
 // ---------------------------------------------------------------- response shapes
 // The dashboards import these type-only; they stay beside the data types they are built from.

@@ -1,8 +1,8 @@
 import { access, constants } from 'node:fs/promises';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import { documentClient, s3Client, tableName } from '../lib/aws';
-import { getConfig } from '../lib/config';
+import { documentClient, s3Client, tableName } from '../../adapters/aws';
+import { getConfig } from '../../core/config';
 import { findBlender, BLENDER_MISSING_MESSAGE } from '../../render/blender';
 
 export interface ComponentStatus {

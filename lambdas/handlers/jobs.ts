@@ -9,15 +9,15 @@ import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
 import { HttpError, badRequest, caller, conflict, forbidden, jsonBody, notFound, pathParam, type ApiEvent, type Caller } from '../lib/http';
-import { launchRender } from '../lib/render-launcher';
-import { openPayment, reopenPayment } from '../lib/payments';
-import { getPayment } from '../data/payments';
-import { sendJobReport } from '../lib/reports';
-import { createJob, createJobItem, getJobOfUser, jobUpdateItem, listJobsNewestFirst, updateJob, type JobRecord } from '../data/jobs';
-import { ensureUser, InsufficientCreditsError, moveCredits, UserMissingError } from '../data/users';
-import { headInput, inputPrefix, listOutputs, presignDownload, presignUpload, DOWNLOAD_URL_SECONDS } from '../data/storage';
-import { consumeRateLimit } from '../data/rate-limits';
-import { incrementCounters } from '../data/analytics';
+import { launchRender } from '../../adapters/render-launcher';
+import { openPayment, reopenPayment } from '../../core/payments/open-payment';
+import { getPayment } from '../../core/payments/payments';
+import { sendJobReport } from '../../core/jobs/reports';
+import { createJob, createJobItem, getJobOfUser, jobUpdateItem, listJobsNewestFirst, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { ensureUser, InsufficientCreditsError, moveCredits, UserMissingError } from '../../core/users/users';
+import { headInput, inputPrefix, listOutputs, presignDownload, presignUpload, DOWNLOAD_URL_SECONDS } from '../../core/storage/storage';
+import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
+import { incrementCounters } from '../../core/analytics/counters';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 const TEST_RENDERS_PER_DAY = 20;

@@ -3,12 +3,12 @@ import { creditPurchaseRequest } from '../../shared/schemas';
 import { toCents } from '../../shared/pricing';
 import type { CreditPurchaseResponse } from '../../shared/api-types';
 import { HttpError, badRequest, caller, json, jsonBody, notFound, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
-import { getConfig } from '../lib/config';
-import { openPayment } from '../lib/payments';
-import { retrievePaymentIntent, verifyWebhook } from '../lib/stripe';
-import { settleFailedPayment, settleSucceededPayment } from '../lib/fulfilment';
-import { getPayment } from '../data/payments';
-import { ensureUser } from '../data/users';
+import { getConfig } from '../../core/config';
+import { openPayment } from '../../core/payments/open-payment';
+import { retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
+import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
+import { getPayment } from '../../core/payments/payments';
+import { ensureUser } from '../../core/users/users';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructured
 import type { z } from 'zod';
 import type { FunctionName, RouteKeyOf } from '../routes';
 import { routes, routeKey } from '../routes';
-import { getConfig } from './config';
+import { getConfig } from '../../core/config';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;

@@ -16,8 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getScene } from '../../shared/catalogue';
 import { formatUsd, quoteRender } from '../../shared/pricing';
-import { getJob } from '../../lambdas/data/jobs';
-import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
+import { getJob } from '../../core/jobs/jobs';
+import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
 import {
   Visitors,
   dataDir,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../lambdas/lib/aws';
-import { keys } from '../../lambdas/data/keys';
-import { dayOf } from '../../lambdas/data/analytics';
-import { moveCredits } from '../../lambdas/data/users';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys } from '../../core/db/keys';
+import { dayOf } from '../../core/analytics/counters';
+import { moveCredits } from '../../core/users/users';
 import { api, expiredToken, forgedToken, verifiedUser } from './helpers';
 
 async function signupsToday(): Promise<number> {

@@ -129,7 +129,7 @@ export async function postToStorage(ticket: { url: string; fields: Record<string
 
 /** Gives a user credits through the ledger (as a bonus), creating the user record if needed. */
 export async function grantCredits(user: TestUser, credits: number): Promise<void> {
-  const { ensureUser, moveCredits } = await import('../../lambdas/data/users');
+  const { ensureUser, moveCredits } = await import('../../core/users/users');
   await ensureUser(user.userId, user.email);
   await moveCredits({ userId: user.userId, amount: credits, type: 'bonus' });
 }

@@ -6,11 +6,11 @@ import { inject } from 'vitest';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { getScene } from '../../shared/catalogue';
 import { quoteRender, toCents } from '../../shared/pricing';
-import { resetConfig } from '../../lambdas/lib/config';
-import { resetStripe } from '../../lambdas/lib/stripe';
-import { getJob } from '../../lambdas/data/jobs';
-import { getUser, listAllCreditHistory } from '../../lambdas/data/users';
-import { paymentEventSeen } from '../../lambdas/data/payments';
+import { resetConfig } from '../../core/config';
+import { resetStripe } from '../../adapters/stripe';
+import { getJob } from '../../core/jobs/jobs';
+import { getUser, listAllCreditHistory } from '../../core/users/users';
+import { paymentEventSeen } from '../../core/payments/payments';
 import { StripeDouble } from './stripe-double';
 import { api, grantCredits, smallTextStill, verifiedUser, type TestUser } from './helpers';
 

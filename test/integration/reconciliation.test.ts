@@ -3,9 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../lambdas/lib/aws';
-import { keys } from '../../lambdas/data/keys';
-import { reconcileCredits } from '../../lambdas/scheduled/reconciliation';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys } from '../../core/db/keys';
+import { reconcileCredits } from '../../core/credits/reconciliation';
 import { grantCredits, verifiedUser } from './helpers';
 
 describe('daily credit reconciliation', () => {

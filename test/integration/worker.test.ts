@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../lambdas/lib/aws';
-import { getConfig } from '../../lambdas/lib/config';
-import { getJob } from '../../lambdas/data/jobs';
-import { sweepStaleJobs } from '../../lambdas/scheduled/stale-jobs';
+import { s3Client } from '../../adapters/aws';
+import { getConfig } from '../../core/config';
+import { getJob } from '../../core/jobs/jobs';
+import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
 import { api, grantCredits, postToStorage, smallTextStill, verifiedUser, type TestUser } from './helpers';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
@@ -119,7 +119,7 @@ describe('render worker without Blender', () => {
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
-      const { updateJob } = await import('../../lambdas/data/jobs');
+      const { updateJob } = await import('../../core/jobs/jobs');
       await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
       expect(await runJob(jobId)).toBe('failed');
     } finally {

@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
-import { documentClient, tableName, queryPages } from '../lib/aws';
-import { keys, type TransactItem } from './keys';
-import { isConditionFailure } from './users';
+import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { keys, type TransactItem } from '../db/keys';
+import { isConditionFailure } from '../users/users';
 
 export interface OutputFile {
   name: string;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentTicket } from '../../shared/api-types';
-import { documentClient } from './aws';
-import { getConfig } from './config';
-import { createPaymentIntent, retrievePaymentIntent } from './stripe';
-import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from '../data/payments';
-import type { TransactItem } from '../data/keys';
+import { documentClient } from '../../adapters/aws';
+import { getConfig } from '../config';
+import { createPaymentIntent, retrievePaymentIntent } from '../../adapters/stripe';
+import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
+import type { TransactItem } from '../db/keys';
 
 export interface PaymentRequest {
   userId: string;

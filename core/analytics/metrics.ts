@@ -1,8 +1,8 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsKind } from '../../shared/analytics';
-import { documentClient, tableName, queryPages } from '../lib/aws';
-import { keys } from './keys';
-import { dayOf, expiresAtFor } from './analytics';
+import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { keys } from '../db/keys';
+import { dayOf, expiresAtFor } from './counters';
 
 /**
  * The aggregated analytics records of seed 001 section 3 (renders, users, system,

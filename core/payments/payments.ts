@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../lib/aws';
-import { keys, type TransactItem } from './keys';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys, type TransactItem } from '../db/keys';
 
 /** What the server asked a payment provider to collect, and for what. */
 export interface PaymentRecord {

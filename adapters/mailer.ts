@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { getConfig } from './config';
+import { getConfig } from '../core/config';
 
 export interface MailMessage {
   to: string;

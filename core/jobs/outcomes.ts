@@ -1,7 +1,7 @@
-import { updateJob, type JobRecord } from '../data/jobs';
-import { incrementCounters } from '../data/analytics';
+import { updateJob, type JobRecord } from './jobs';
+import { incrementCounters } from '../analytics/counters';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType, timeAccuracyRatio } from '../../shared/jobs';
-import { refundFailedJob } from './fulfilment';
+import { refundFailedJob } from '../payments/fulfilment';
 import { sendJobReport } from './reports';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */

@@ -3,8 +3,8 @@ import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
-import { getConfig } from './config';
-import { updateJob } from '../data/jobs';
+import { getConfig } from '../core/config';
+import { updateJob } from '../core/jobs/jobs';
 
 let ecs: ECSClient | undefined;
 

@@ -1,11 +1,11 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionRecord } from '../../shared/schemas';
 import type { ClientSession } from '../../shared/analytics';
-import { documentClient, tableName } from '../lib/aws';
-import { keys } from './keys';
-import { dayOf, expiresAtFor } from './analytics';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys } from '../db/keys';
+import { dayOf, expiresAtFor } from './counters';
 import { deletePartitionItems } from './metrics';
-import { isConditionFailure } from './users';
+import { isConditionFailure } from '../users/users';
 
 /**
  * Visitor session records (seed 001 section 3, the original's client_analytics):

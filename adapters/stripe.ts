@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { getConfig } from './config';
+import { getConfig } from '../core/config';
 
 interface StripeSecrets {
   secretKey: string;

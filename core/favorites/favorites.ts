@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../lib/aws';
-import { keys } from './keys';
-import { isConditionFailure } from './users';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys } from '../db/keys';
+import { isConditionFailure } from '../users/users';
 
 export interface Favorite {
   sceneId: number;

@@ -1,13 +1,13 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from './aws';
-import { getConfig } from './config';
-import { sendMail } from './mailer';
-import { launchRender } from './render-launcher';
-import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from '../data/payments';
-import { getJob, jobUpdateItem, type JobRecord } from '../data/jobs';
-import { isConditionFailure, moveCredits } from '../data/users';
-import { counterIncrement } from '../data/analytics';
-import type { TransactItem } from '../data/keys';
+import { documentClient } from '../../adapters/aws';
+import { getConfig } from '../config';
+import { sendMail } from '../../adapters/mailer';
+import { launchRender } from '../../adapters/render-launcher';
+import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
+import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
+import { isConditionFailure, moveCredits } from '../users/users';
+import { counterIncrement } from '../analytics/counters';
+import type { TransactItem } from '../db/keys';
 
 export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
 

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { getConfig } from './config';
+import { getConfig } from '../core/config';
 
 /** SDK clients, created once per process from the typed configuration. */
 let ddb: DynamoDBDocumentClient | undefined;

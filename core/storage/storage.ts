@@ -6,8 +6,8 @@ import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3Client } from '../lib/aws';
-import { getConfig } from '../lib/config';
+import { s3Client } from '../../adapters/aws';
+import { getConfig } from '../config';
 import type { UploadTicket } from '../../shared/api-types';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */

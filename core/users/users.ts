@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName, queryPages } from '../lib/aws';
-import { keys, type TransactItem } from './keys';
-import { counterIncrement, type CounterName } from './analytics';
+import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { keys, type TransactItem } from '../db/keys';
+import { counterIncrement, type CounterName } from '../analytics/counters';
 
 export interface UserRecord {
   userId: string;

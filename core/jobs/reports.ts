@@ -1,6 +1,6 @@
-import { getConfig } from './config';
-import { sendMail } from './mailer';
-import type { JobRecord } from '../data/jobs';
+import { getConfig } from '../config';
+import { sendMail } from '../../adapters/mailer';
+import type { JobRecord } from './jobs';
 
 export type ReportType = 'manual' | 'automatic' | 'time_accuracy';
 
