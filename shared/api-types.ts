@@ -6,6 +6,29 @@
 import type { JobStatus } from './jobs';
 import type { RenderCostResult } from './pricing';
 
+/**
+ * What every failed API call answers: `{ code, message }`, with `message` the
+ * user-facing text. Clients branch on `code`, never on the HTTP status.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payment_required'
+  | 'insufficient_credits'
+  | 'too_large'
+  | 'rate_limited'
+  | 'internal';
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  /** The request field an invalid_request is about. */
+  field?: string;
+}
+
 export interface Profile {
   email: string;
   credits: number;

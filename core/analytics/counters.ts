@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName, queryPages } from '../../adapters/aws';
 import { keys, type TransactItem } from '../db/keys';
-import { isConditionFailure } from '../users/users';
+import { isConditionFailure } from '../db/transaction';
 
 /** The daily counters of seed 001 section 3. */
 export const counterNames = [

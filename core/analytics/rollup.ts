@@ -1,7 +1,8 @@
 import { getScene } from '../../shared/catalogue';
 import { USD_PER_CREDIT } from '../../shared/pricing';
 import type { AnalyticsKind } from '../../shared/analytics';
-import { listAllCreditHistory, listAllUsers, type LedgerEntry, type UserRecord } from '../users/users';
+import { listAllUsers, type UserRecord } from '../users/users';
+import { listAllCreditHistory, type LedgerEntry } from '../credits/credits';
 import { listAllJobsOfUser, type JobRecord } from '../jobs/jobs';
 import { dayOf, listDailyCounters, overwriteDailyCounters, type CounterName, type DailyStats } from './counters';
 import {

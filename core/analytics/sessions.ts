@@ -5,7 +5,7 @@ import { documentClient, tableName } from '../../adapters/aws';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { deletePartitionItems } from './metrics';
-import { isConditionFailure } from '../users/users';
+import { isConditionFailure } from '../db/transaction';
 
 /**
  * Visitor session records (seed 001 section 3, the original's client_analytics):

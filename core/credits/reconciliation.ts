@@ -1,4 +1,5 @@
-import { listAllCreditHistory, listAllUsers } from '../users/users';
+import { listAllUsers } from '../users/users';
+import { listAllCreditHistory } from './credits';
 import { getConfig } from '../config';
 import { sendMail } from '../../adapters/mailer';
 

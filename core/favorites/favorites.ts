@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../../adapters/aws';
 import { keys } from '../db/keys';
-import { isConditionFailure } from '../users/users';
+import { isConditionFailure } from '../db/transaction';
 
 export interface Favorite {
   sceneId: number;

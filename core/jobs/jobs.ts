@@ -3,7 +3,7 @@ import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
 import { documentClient, tableName, queryPages } from '../../adapters/aws';
 import { keys, type TransactItem } from '../db/keys';
-import { isConditionFailure } from '../users/users';
+import { isConditionFailure } from '../db/transaction';
 
 export interface OutputFile {
   name: string;

@@ -1,11 +1,10 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../adapters/aws';
 import { getConfig } from '../config';
 import { sendMail } from '../../adapters/mailer';
 import { launchRender } from '../../adapters/render-launcher';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
 import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
-import { isConditionFailure, moveCredits } from '../users/users';
+import { isConditionFailure, Transaction } from '../db/transaction';
+import { moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
 import type { TransactItem } from '../db/keys';
 
@@ -43,10 +42,8 @@ export async function settleSucceededPayment(
         amount: payment.credits!,
         type: 'purchase',
         paymentId,
-        alsoWrite: settleItems,
-        counters: { credit_purchases: 1, revenue_usd: amount },
         now,
-      });
+      }, new Transaction().add(...settleItems, counterIncrement(now, { credit_purchases: 1, revenue_usd: amount })));
       return 'applied';
     }
     const job = await getJob(payment.jobId!);
@@ -63,7 +60,10 @@ export async function settleSucceededPayment(
       if (queued !== 'conflict') return queued;
     }
     // The job is gone or was abandoned before the money arrived: keep the money as credits.
-    await moveCredits({ userId: payment.userId, amount, type: 'refund', jobId: payment.jobId, paymentId, alsoWrite: settleItems, counters: { revenue_usd: amount }, now });
+    await moveCredits(
+      { userId: payment.userId, amount, type: 'refund', jobId: payment.jobId, paymentId, now },
+      new Transaction().add(...settleItems, counterIncrement(now, { revenue_usd: amount })),
+    );
     return 'applied';
   } catch (error) {
     if (isConditionFailure(error)) return 'duplicate';
@@ -87,7 +87,7 @@ async function recordOnly(eventId: string, paymentId: string, type: string, resu
 
 async function applyOnce(items: TransactItem[]): Promise<'applied' | 'duplicate' | 'conflict'> {
   try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    await new Transaction().add(...items).commit();
     return 'applied';
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -113,20 +113,15 @@ async function alertOwner(payment: PaymentRecord, observed: { amountCents: numbe
 export async function refundFailedJob(job: JobRecord, now = new Date()): Promise<boolean> {
   if (job.paymentStatus !== 'confirmed' || job.isTest || job.estimatedPrice <= 0) return false;
   try {
-    await moveCredits({
-      userId: job.userId,
-      amount: job.estimatedPrice,
-      type: 'refund',
-      jobId: job.jobId,
-      sceneId: job.sceneId,
-      alsoWrite: [
+    await moveCredits(
+      { userId: job.userId, amount: job.estimatedPrice, type: 'refund', jobId: job.jobId, sceneId: job.sceneId, now },
+      new Transaction().add(
         jobUpdateItem(job.jobId, {
           set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: job.estimatedPrice },
           condition: 'attribute_not_exists(refundedAt)',
         }),
-      ],
-      now,
-    });
+      ),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

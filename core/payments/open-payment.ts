@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentTicket } from '../../shared/api-types';
 import { documentClient } from '../../adapters/aws';
 import { getConfig } from '../config';
 import { createPaymentIntent, retrievePaymentIntent } from '../../adapters/stripe';
 import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
-import type { TransactItem } from '../db/keys';
+import { Transaction } from '../db/transaction';
 
 export interface PaymentRequest {
+  /** Chosen by the caller when other writes must name the payment (the job awaiting it). */
+  paymentId?: string;
   userId: string;
   purpose: 'render' | 'credits';
   amountCents: number;
@@ -16,21 +18,22 @@ export interface PaymentRequest {
 }
 
 /**
- * Records what the server will collect (with whatever must exist before the
- * money can arrive, e.g. the job awaiting payment), then opens the payment with
- * the provider: a Stripe PaymentIntent, or the local provider's payment.
+ * Records what the server will collect, in one transaction with `tx` (whatever
+ * must exist before the money can arrive, e.g. the job awaiting payment), then
+ * opens the payment with the provider: a Stripe PaymentIntent, or the local
+ * provider's payment.
  */
-export async function openPayment(request: PaymentRequest, alsoWrite: (paymentId: string) => TransactItem[] = () => []): Promise<PaymentTicket> {
+export async function openPayment(request: PaymentRequest, tx = new Transaction()): Promise<PaymentTicket> {
   const config = getConfig();
   const payment: PaymentRecord = {
-    paymentId: randomUUID(),
     ...request,
+    paymentId: request.paymentId ?? randomUUID(),
     currency: 'usd',
     provider: config.PAYMENTS_MODE === 'local' ? 'local' : 'stripe',
     status: 'pending',
     createdAt: new Date().toISOString(),
   };
-  await documentClient().send(new TransactWriteCommand({ TransactItems: [createPaymentItem(payment), ...alsoWrite(payment.paymentId)] }));
+  await tx.commit([createPaymentItem(payment)]);
   const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: 'usd' as const };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
   const intent = await createPaymentIntent({ ...request, paymentId: payment.paymentId });

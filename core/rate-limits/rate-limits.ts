@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../../adapters/aws';
 import { keys } from '../db/keys';
-import { isConditionFailure } from '../users/users';
+import { isConditionFailure } from '../db/transaction';
 
 /**
  * Fixed-window rate limit: one counter item per subject and window, incremented

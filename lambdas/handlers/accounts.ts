@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { getScene } from '../../shared/catalogue';
 import type { Profile, FavoriteView, LedgerEntryView } from '../../shared/api-types';
-import { caller, jsonBody, notFound, pathParam, validate, type ApiEvent } from '../lib/http';
-import { ensureUser, listCreditHistoryNewestFirst, recordLogin } from '../../core/users/users';
+import { caller, jsonBody, pathParam, validate, type ApiEvent } from '../lib/http';
+import { NotFoundError } from '../../core/errors';
+import { ensureUser, recordLogin } from '../../core/users/users';
+import { listCreditHistoryNewestFirst } from '../../core/credits/credits';
 import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '../../core/favorites/favorites';
 
 /** GET /api/me: the profile; the first call creates the user record (credits 0) and counts the signup once. */
@@ -46,7 +48,7 @@ export async function putFavorite(event: ApiEvent): Promise<{ favorite: Favorite
 
 export async function deleteFavorite(event: ApiEvent): Promise<{ ok: true }> {
   const removed = await removeFavorite(caller(event).userId, sceneIdOf(event));
-  if (!removed) throw notFound('Favorite not found');
+  if (!removed) throw new NotFoundError('Favorite not found');
   return { ok: true };
 }
 

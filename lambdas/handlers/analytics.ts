@@ -22,7 +22,8 @@ import {
   type SceneCount,
 } from '../../shared/analytics';
 import { pageView, sessionRecord } from '../../shared/schemas';
-import { HttpError, caller, forbidden, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
+import { caller, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
+import { ForbiddenError, RateLimitedError } from '../../core/errors';
 import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
 import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
 import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../../core/analytics/metrics';
@@ -87,12 +88,12 @@ export const SESSION_POSTS_PER_CLIENT_PER_MINUTE = 120;
 export const SESSION_POSTS_PER_SESSION_PER_MINUTE = 10;
 export const PAGE_VIEWS_PER_CLIENT_PER_MINUTE = 120;
 
-const tooMany = () => new HttpError(429, 'Too Many Requests');
+const tooMany = () => new RateLimitedError();
 
 // ---------------------------------------------------------------- who is asking
 
 function requireAdmin(event: ApiEvent): void {
-  if (!caller(event).isAdmin) throw forbidden("You don't have permission to access this admin area.");
+  if (!caller(event).isAdmin) throw new ForbiddenError("You don't have permission to access this admin area.");
 }
 
 /**

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { creditPurchaseRequest } from '../../shared/schemas';
 import { toCents } from '../../shared/pricing';
 import type { CreditPurchaseResponse } from '../../shared/api-types';
-import { HttpError, badRequest, caller, json, jsonBody, notFound, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
+import { caller, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
+import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
 import { getConfig } from '../../core/config';
 import { openPayment } from '../../core/payments/open-payment';
 import { retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
@@ -28,13 +29,13 @@ const WEBHOOK_MAX_BYTES = 256 * 1024;
  * and settled on, so events arriving out of order cannot undo one another.
  */
 export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
-  if (getConfig().PAYMENTS_MODE !== 'stripe') throw notFound();
+  if (getConfig().PAYMENTS_MODE !== 'stripe') throw new NotFoundError();
   const body = rawBody(event, WEBHOOK_MAX_BYTES);
   let stripeEvent;
   try {
     stripeEvent = await verifyWebhook(body, event.headers['stripe-signature']);
   } catch (error) {
-    throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`);
+    throw new InvalidRequestError(`Webhook signature verification failed: ${(error as Error).message}`);
   }
   if (!stripeEvent.type.startsWith('payment_intent.')) return json(200, { received: true, ignored: stripeEvent.type });
   const intentId = (stripeEvent.data.object as { id: string }).id;
@@ -76,18 +77,18 @@ const localConfirmBody = z.strictObject({
 });
 
 export async function confirmLocalPayment(event: ApiEvent): Promise<ApiResult> {
-  if (getConfig().PAYMENTS_MODE !== 'local') throw notFound();
+  if (getConfig().PAYMENTS_MODE !== 'local') throw new NotFoundError();
   const me = caller(event);
   const body = jsonBody(event, localConfirmBody);
   const payment = await getPayment(body.paymentId);
-  if (!payment || payment.userId !== me.userId) throw notFound('Payment not found');
+  if (!payment || payment.userId !== me.userId) throw new NotFoundError('Payment not found');
   if (payment.status === 'succeeded') return json(200, { status: 'succeeded' });
   const number = body.cardNumber.replace(/[\s-]/g, '');
-  if (!(number in TEST_CARDS)) throw new HttpError(402, 'Your card number is incorrect.', { status: 'requires_payment_method' });
+  if (!(number in TEST_CARDS)) throw new PaymentRequiredError('Your card number is incorrect.', { status: 'requires_payment_method' });
   const decline = TEST_CARDS[number];
   if (decline) {
     await settleFailedPayment(`local:${payment.paymentId}:${Date.now()}`, payment.paymentId, decline);
-    throw new HttpError(402, decline, { status: 'requires_payment_method' });
+    throw new PaymentRequiredError(decline, { status: 'requires_payment_method' });
   }
   await settleSucceededPayment(`local:${payment.paymentId}`, payment.paymentId, { amountCents: payment.amountCents, currency: payment.currency });
   return json(200, { status: 'succeeded' });

@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { FunctionName, RouteKeyOf } from '../routes';
 import { routes, routeKey } from '../routes';
 import { getConfig } from '../../core/config';
+import { DomainError, InvalidRequestError, PayloadTooLargeError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -10,21 +11,32 @@ export type ApiResult = APIGatewayProxyStructuredResultV2;
 /** Largest JSON body any route accepts; the webhook and session routes set their own. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** A failure with the status code and the user-facing message it maps to. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
+/** The one mapping from a domain error's code to an HTTP status. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  internal: 500,
+  invalid_request: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  insufficient_credits: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+};
+
+/** The status and `{ code, message, ...details }` body of an error, or undefined for an unexpected one. */
+export function errorResponse(error: unknown): ApiResult | undefined {
+  if (error instanceof z.ZodError) error = zodError(error);
+  if (!(error instanceof DomainError)) return undefined;
+  return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message });
 }
 
-export const badRequest = (message: string) => new HttpError(400, message);
-export const notFound = (message = 'Not found') => new HttpError(404, message);
-export const forbidden = (message = 'Forbidden') => new HttpError(403, message);
-export const conflict = (message: string) => new HttpError(409, message);
+/** The first issue's message is the schema's own text (the spec's words); the field travels beside it. */
+function zodError(error: z.ZodError): InvalidRequestError {
+  const issue = error.issues[0];
+  return new InvalidRequestError(issue.message, issue.path.length ? { field: issue.path.join('.') } : undefined);
+}
 
 export interface Caller {
   userId: string;
@@ -40,7 +52,7 @@ export interface Caller {
  */
 export function caller(event: ApiEvent): Caller {
   const claims = event.requestContext.authorizer?.jwt?.claims;
-  if (!claims || typeof claims.sub !== 'string') throw new HttpError(401, 'Authentication required');
+  if (!claims || typeof claims.sub !== 'string') throw new UnauthenticatedError();
   const email = String(claims.email ?? '').toLowerCase();
   const groups = parseGroups(claims['cognito:groups']);
   return {
@@ -61,7 +73,7 @@ function parseGroups(value: unknown): string[] {
 export function rawBody(event: ApiEvent, limit = MAX_BODY_BYTES): string {
   const body = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
-  if (Buffer.byteLength(text, 'utf8') > limit) throw new HttpError(413, 'Request body too large');
+  if (Buffer.byteLength(text, 'utf8') > limit) throw new PayloadTooLargeError();
   return text;
 }
 
@@ -72,24 +84,25 @@ export function jsonBody<S extends z.ZodType>(event: ApiEvent, schema: S, limit 
   try {
     value = text === '' ? {} : JSON.parse(text);
   } catch {
-    throw badRequest('Request body must be valid JSON');
+    throw new InvalidRequestError('Request body must be valid JSON');
   }
   return validate(schema, value);
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    // The message is the schema's own text (the seeds' words); the field travels beside it.
-    const issue = parsed.error.issues[0];
-    throw new HttpError(400, issue.message, issue.path.length ? { field: issue.path.join('.') } : undefined);
-  }
+  if (!parsed.success) throw zodError(parsed.error);
   return parsed.data;
+}
+
+/** The query string, validated: an unknown or malformed parameter is a 400, never a 500. */
+export function queryParams<S extends z.ZodType>(event: ApiEvent, schema: S): z.infer<S> {
+  return validate(schema, event.queryStringParameters ?? {});
 }
 
 export function pathParam(event: ApiEvent, name: string): string {
   const value = event.pathParameters?.[name];
-  if (!value) throw badRequest(`Missing path parameter ${name}`);
+  if (!value) throw new InvalidRequestError(`Missing path parameter ${name}`);
   return value;
 }
 
@@ -116,14 +129,15 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
   const table = operations as Record<string, Operation>;
   return async (event: ApiEvent): Promise<ApiResult> => {
     const operation = table[event.routeKey];
-    if (!operation) return json(404, { message: 'Not found' });
+    if (!operation) return json(404, { code: 'not_found', message: 'Not found' });
     try {
       const result = await operation(event);
       return isResult(result) ? result : json(200, result ?? { ok: true });
     } catch (error) {
-      if (error instanceof HttpError) return json(error.status, { message: error.message, ...error.details });
+      const response = errorResponse(error);
+      if (response) return response;
       console.error(`Unhandled error in ${event.routeKey}`, error);
-      return json(500, { message: 'Internal server error' });
+      return json(500, { code: 'internal', message: 'Internal server error' });
     }
   };
 }

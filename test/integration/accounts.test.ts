@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../../adapters/aws';
 import { keys } from '../../core/db/keys';
 import { dayOf } from '../../core/analytics/counters';
-import { moveCredits } from '../../core/users/users';
+import { moveCredits } from '../../core/credits/credits';
 import { api, expiredToken, forgedToken, verifiedUser } from './helpers';
 
 async function signupsToday(): Promise<number> {

@@ -5,8 +5,10 @@ import { ANALYTICS_KINDS } from '../../shared/analytics';
 import { sessionRecord, type SessionEvent, type SessionRecord } from '../../shared/schemas';
 import { documentClient, tableName } from '../../adapters/aws';
 import { keys } from '../../core/db/keys';
-import { dayOf, incrementCounters, listDailyCounters, visitorSaltOf, type CounterName } from '../../core/analytics/counters';
-import { ensureUser, moveCredits, recordLogin } from '../../core/users/users';
+import { Transaction } from '../../core/db/transaction';
+import { counterIncrement, dayOf, incrementCounters, listDailyCounters, visitorSaltOf, type CounterName } from '../../core/analytics/counters';
+import { ensureUser, recordLogin } from '../../core/users/users';
+import { moveCredits } from '../../core/credits/credits';
 import { createJob, type JobRecord } from '../../core/jobs/jobs';
 import { putMetric, recordHealthSample } from '../../core/analytics/metrics';
 import { deleteSessionsOfDay, listSessionsNewestFirst, saveSession } from '../../core/analytics/sessions';
@@ -86,7 +88,7 @@ describe('analytics dashboard figures', () => {
 
     // Credit purchases: the ledger entry and the counters move together, as on settlement.
     const purchase = (userId: string, amount: number, when: Date) =>
-      moveCredits({ userId, amount, type: 'purchase', counters: { credit_purchases: 1, revenue_usd: amount }, now: when });
+      moveCredits({ userId, amount, type: 'purchase', now: when }, new Transaction().add(counterIncrement(when, { credit_purchases: 1, revenue_usd: amount })));
     await purchase(u.u6, 50, at(2));
     await purchase(u.u2, 20, at(19, '00:30')); // the 1st of D's month
     await purchase(u.u2, 20, at(20, '23:30')); // the last day of the month before

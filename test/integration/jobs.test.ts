@@ -5,7 +5,8 @@ import { inject } from 'vitest';
 import { getScene } from '../../shared/catalogue';
 import { quoteRender } from '../../shared/pricing';
 import { insufficientCredits } from '../../shared/messages';
-import { listAllCreditHistory, getUser } from '../../core/users/users';
+import { getUser } from '../../core/users/users';
+import { listAllCreditHistory } from '../../core/credits/credits';
 import { api, grantCredits, postToStorage, smallTextStill, unverifiedUser, verifiedUser } from './helpers';
 
 const priceOfSmallTextStill = quoteRender(getScene(1)!, { mode: 'still', resolutionX: 128, resolutionY: 128 }).finalPrice;

@@ -10,7 +10,7 @@ import CustomizePage from './CustomizePage';
 vi.mock('../lib/api', () => ({
   ApiError: class ApiError extends Error {
     constructor(
-      readonly status: number,
+      readonly code: string,
       message: string,
     ) {
       super(message);

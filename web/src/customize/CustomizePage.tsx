@@ -227,7 +227,8 @@ function CustomizeScene({ scene }: { scene: Scene }) {
         setStartError(renderStartFailed(message));
       } else {
         update({ formStep: 'payment' });
-        setPayError(error instanceof ApiError && error.status !== 402 && error.status !== 0 ? renderStartFailed(message) : paymentProcessingError(message));
+        const paymentProblem = !(error instanceof ApiError) || ['insufficient_credits', 'payment_required', 'network'].includes(error.code);
+        setPayError(paymentProblem ? paymentProcessingError(message) : renderStartFailed(message));
       }
     }
   };

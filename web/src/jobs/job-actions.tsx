@@ -67,7 +67,7 @@ export function useJobActions(onUpdated: (job: JobView) => void) {
       notify('Render resumed. It will continue from the frames already finished.', 'success');
       return true;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 0) notify(RESUME_NETWORK_ERROR, 'error');
+      if (error instanceof ApiError && error.code === 'network') notify(RESUME_NETWORK_ERROR, 'error');
       else notify(resumeFailed(error instanceof ApiError ? error.message : undefined), 'error');
       return false;
     } finally {

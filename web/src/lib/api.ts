@@ -1,9 +1,11 @@
 /**
  * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
- * errors as ApiError carrying the server's `{message}` (the seed's texts) and status.
+ * errors as ApiError carrying the server's `{ code, message }` (the message in the spec's words).
  */
 import type {
   CreateJobResponse,
+  ErrorBody,
+  ErrorCode,
   PaymentTicket,
   CreditPurchaseResponse,
   FavoriteView,
@@ -18,9 +20,12 @@ import type { CreateJobRequest, UploadRequest } from '../../../shared/schemas';
 import { loadAuth } from './auth-loader';
 import { AUTHENTICATION_REQUIRED } from '../../../shared/messages';
 
+/** `network`: the server was not reached (offline, time-out). */
+export type ApiErrorCode = ErrorCode | 'network';
+
 export class ApiError extends Error {
   constructor(
-    readonly status: number,
+    readonly code: ApiErrorCode,
     message: string,
   ) {
     super(message);
@@ -38,14 +43,14 @@ export async function apiRequest<T>(method: Method, path: string, body?: unknown
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.auth !== false) {
     const token = await (await loadAuth()).idToken();
-    if (!token) throw new ApiError(401, AUTHENTICATION_REQUIRED);
+    if (!token) throw new ApiError('unauthenticated', AUTHENTICATION_REQUIRED);
     headers.Authorization = `Bearer ${token}`;
   }
   let response: Response;
   try {
     response = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(API_TIMEOUT_MS) });
   } catch {
-    throw new ApiError(0, 'Network Error');
+    throw new ApiError('network', 'Network Error');
   }
   const text = await response.text();
   let data: unknown = undefined;
@@ -57,8 +62,9 @@ export async function apiRequest<T>(method: Method, path: string, body?: unknown
     }
   }
   if (!response.ok) {
-    const message = (data as { message?: string } | undefined)?.message ?? (response.statusText || `HTTP ${response.status}`);
-    throw new ApiError(response.status, message);
+    const error = data as Partial<ErrorBody> | undefined;
+    // A body without a code comes from something in front of the API (a proxy, the CDN).
+    throw new ApiError(error?.code ?? 'internal', error?.message ?? (response.statusText || `HTTP ${response.status}`));
   }
   return data as T;
 }

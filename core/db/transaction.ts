@@ -1,0 +1,36 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../adapters/aws';
+import type { TransactItem } from './keys';
+
+/**
+ * Writes that commit together or not at all. Domain functions add their writes
+ * (`jobs.createJobItem`, `payments.settlePaymentItem`...) and one of them commits:
+ * `moveCredits(move, tx)` adds the balance change and the ledger entry and commits,
+ * retrying on a balance race with the same other writes.
+ */
+export class Transaction {
+  private readonly writes: TransactItem[] = [];
+
+  add(...writes: TransactItem[]): this {
+    this.writes.push(...writes);
+    return this;
+  }
+
+  get size(): number {
+    return this.writes.length;
+  }
+
+  /** Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes. */
+  async commit(first: readonly TransactItem[] = []): Promise<void> {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes] }));
+  }
+}
+
+/** A condition of a single write, or of any write in a transaction, did not hold. */
+export function isConditionFailure(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return (
+    e.name === 'ConditionalCheckFailedException' ||
+    (e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'))
+  );
+}

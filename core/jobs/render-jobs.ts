@@ -1,0 +1,174 @@
+/**
+ * Starting, abandoning and resuming render jobs: the rules that move money and
+ * state together. Handlers parse the request and call these; every failure is a
+ * domain error the HTTP wrapper maps.
+ */
+import { randomUUID } from 'node:crypto';
+import { getScene, logLinesFor } from '../../shared/catalogue';
+import { quoteRender, toCents } from '../../shared/pricing';
+import { resolveOptions, serializeOptions } from '../../shared/options';
+import { canAbandon, canResume } from '../../shared/jobs';
+import * as messages from '../../shared/messages';
+import type { PaymentTicket } from '../../shared/api-types';
+import type { CreateJobRequest } from '../../shared/schemas';
+import { launchRender } from '../../adapters/render-launcher';
+import { Transaction } from '../db/transaction';
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
+import { counterIncrement, incrementCounters } from '../analytics/counters';
+import { moveCredits } from '../credits/credits';
+import { openPayment } from '../payments/open-payment';
+import { consumeRateLimit } from '../rate-limits/rate-limits';
+import { headInput, inputPrefix } from '../storage/storage';
+import { ensureUser } from '../users/users';
+import { createJob, createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
+
+/** Free test renders are cheap but not free to us: a few per user per day. */
+export const TEST_RENDERS_PER_DAY = 20;
+export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
+const JOB_CHANGED = 'The job changed in the meantime. Please reload and try again.';
+
+/** Who asks, as the verified token says. */
+export interface Requester {
+  userId: string;
+  email: string;
+  emailVerified: boolean;
+}
+
+function requireVerified(requester: Requester) {
+  if (!requester.emailVerified) throw new ForbiddenError(messages.VERIFY_EMAIL_TO_RENDER);
+}
+
+/** A job of this user; another user's job id finds nothing. */
+export async function ownJob(userId: string, jobId: string): Promise<JobRecord> {
+  const job = await getJobOfUser(userId, jobId);
+  if (!job) throw new NotFoundError(messages.JOB_DATA_NOT_FOUND);
+  return job;
+}
+
+/**
+ * Creates a render job. The price is computed here from the scene and the
+ * settings. Credits: one transaction debits the balance under condition, writes
+ * the ledger entry and the queued job. Card: the job waits for the payment, which
+ * only the signed webhook (or the local provider) confirms.
+ */
+export async function startRenderJob(requester: Requester, request: CreateJobRequest): Promise<{ job: JobRecord; payment?: PaymentTicket }> {
+  requireVerified(requester);
+  // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
+  const scene = getScene(request.sceneId)!;
+  let inputName: string | undefined;
+  if (request.uploadKey) {
+    // Only the caller's own uploads can be rendered: another prefix is as good as missing.
+    if (!request.uploadKey.startsWith(inputPrefix(requester.userId)) || !(await headInput(request.uploadKey))) {
+      throw new InvalidRequestError(UPLOAD_MISSING);
+    }
+    inputName = request.uploadKey.split('/').pop();
+  }
+
+  const { user } = await ensureUser(requester.userId, requester.email);
+  if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
+    throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
+  }
+  const quote = quoteRender(scene, request);
+  const now = new Date();
+  const price = request.isTest ? 0 : quote.finalPrice;
+  const job: JobRecord = {
+    jobId: randomUUID(),
+    userId: requester.userId,
+    userEmail: user.email,
+    sceneId: scene.id,
+    blendFile: scene.blendfile,
+    status: 'queued',
+    created_at: now.toISOString(),
+    lastActive: now.toISOString(),
+    lastHeartbeat: now.toISOString(),
+    mode: request.mode,
+    isStillRender: request.mode === 'still',
+    isTest: request.isTest,
+    resolution_x: request.resolutionX,
+    resolution_y: request.resolutionY,
+    ...(request.customText !== undefined ? { custom_text: request.customText } : {}),
+    // Stored complete (defaults filled in) so the worker and the job card see every option.
+    options: serializeOptions(resolveOptions(scene, request.options)),
+    ...(request.alignment ? { alignment: request.alignment } : {}),
+    ...(request.uploadKey ? { inputKey: request.uploadKey, inputName } : {}),
+    ...(request.fileWidth ? { fileWidth: request.fileWidth } : {}),
+    ...(request.fileHeight ? { fileHeight: request.fileHeight } : {}),
+    ...(request.mediaDurationSeconds ? { fileDuration: request.mediaDurationSeconds } : {}),
+    total_frames: quote.frames,
+    uploaded_frames: [],
+    totalLogLines: logLinesFor(scene, request.mode),
+    loggedLines: 0,
+    estimatedPrice: price,
+    estimatedRenderTimeMinutes: quote.estimatedRenderTimeMinutes,
+    totalBillableTimeMinutes: quote.totalBillableTimeMinutes,
+    estimatedCloudRunCost: quote.cloudRunCost,
+    priceBreakdown: JSON.stringify(quote.breakdown),
+    priceCalculationTimestamp: now.toISOString(),
+    paymentMethod: request.isTest ? 'free' : request.paymentMethod,
+    paymentStatus: request.isTest ? 'free' : 'awaiting',
+    attempts: 1,
+  };
+
+  if (request.isTest) {
+    await createJob(job);
+    await incrementCounters(now, { renders_started: 1 });
+    await launchRender(job.jobId);
+    return { job };
+  }
+
+  if (request.paymentMethod === 'credits') {
+    const paid: JobRecord = { ...job, paymentStatus: 'confirmed', creditsUsed: price, paymentTimestamp: now.toISOString() };
+    await moveCredits(
+      { userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: scene.id, now },
+      new Transaction().add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
+    );
+    await launchRender(job.jobId);
+    return { job: paid };
+  }
+
+  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId: randomUUID() };
+  const payment = await openPayment(
+    { paymentId: awaiting.paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
+    new Transaction().add(createJobItem(awaiting)),
+  );
+  return { job: awaiting, payment };
+}
+
+/** The user gives up on a job; its worker stops at its next heartbeat. */
+export async function abandonRenderJob(userId: string, jobId: string): Promise<JobRecord> {
+  const job = await ownJob(userId, jobId);
+  if (!canAbandon(job)) throw new ConflictError(`A job that is ${job.status} cannot be abandoned.`);
+  const now = new Date().toISOString();
+  const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
+  if (!updated) throw new ConflictError(JOB_CHANGED);
+  return updated;
+}
+
+/**
+ * A failed or abandoned job goes back to the queue and its worker renders only
+ * the frames still missing. A job whose price was refunded is paid again, with
+ * credits, in the same transaction.
+ */
+export async function resumeRenderJob(requester: Requester, jobId: string): Promise<JobRecord> {
+  const job = await ownJob(requester.userId, jobId);
+  requireVerified(requester);
+  if (!canResume(job)) throw new ConflictError(`A job that is ${job.status} cannot be resumed.`);
+  const now = new Date().toISOString();
+  const change = {
+    set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
+    remove: ['crashReason', 'abandonedAt'] as (keyof JobRecord)[],
+    whenStatusIn: ['failed', 'abandoned'] as const,
+  };
+  if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
+    const repaid = jobUpdateItem(job.jobId, {
+      ...change,
+      set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: job.estimatedPrice, paymentTimestamp: now },
+      remove: [...change.remove, 'refundedAt', 'refundCredits'],
+    });
+    await moveCredits({ userId: requester.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(repaid));
+  } else if (!(await updateJob(job.jobId, change))) {
+    throw new ConflictError(JOB_CHANGED);
+  }
+  await launchRender(job.jobId);
+  return (await getJobOfUser(requester.userId, job.jobId))!;
+}
