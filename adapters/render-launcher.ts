@@ -87,9 +87,9 @@ function localWorkerBundle(): Promise<string> {
     // Local only, so esbuild is loaded here and kept out of the Lambda bundles (see infra/constructs/server-function.ts).
     const { build } = await import('esbuild');
     // Inside the repository's node_modules, so the bundle's imports resolve from there.
-    const outfile = fileURLToPath(new URL('../../node_modules/.cache/cloud-render/worker.mjs', import.meta.url));
+    const outfile = fileURLToPath(new URL('../node_modules/.cache/cloud-render/worker.mjs', import.meta.url));
     await build({
-      entryPoints: [fileURLToPath(new URL('../../render/worker.ts', import.meta.url))],
+      entryPoints: [fileURLToPath(new URL('../render/worker.ts', import.meta.url))],
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -111,7 +111,7 @@ async function spawnWorker(jobId: string): Promise<void> {
   const log = openSync(join(dir, 'worker.log'), 'a');
   const child = spawn(process.execPath, [await localWorkerBundle(), jobId], {
     // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
-    env: { ...process.env, JOB_ID: jobId, RENDER_SCENES_DIR: fileURLToPath(new URL('../../render/scenes/', import.meta.url)) },
+    env: { ...process.env, JOB_ID: jobId, RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)) },
     stdio: ['ignore', log, log],
   });
   writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));

@@ -22,7 +22,8 @@ import { ensureVerifiedUser } from '../infra/local/bootstrap';
 import { ensureUser } from '../core/users/users';
 import { moveCredits } from '../core/credits/credits';
 import { getJob } from '../core/jobs/jobs';
-import { findBlender, sceneScriptPath, sceneSlugForId } from '../render/blender';
+import { findBlender, sceneScriptPath, scriptArgsOf } from '../render/blender';
+import { getScene } from '../shared/catalogue';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 
 const run = promisify(execFile);
@@ -65,10 +66,10 @@ async function main() {
     // (2) Bare Blender on the same scene script and arguments.
     const dir = mkdtempSync(join(tmpdir(), 'bench-'));
     const argsFile = join(dir, 'args.json');
-    writeFileSync(argsFile, JSON.stringify({ ...settings, inputFile: null, frameStart: 1, frameEnd: 1, alignment: null, isTest: false, outputDir: dir }));
+    writeFileSync(argsFile, JSON.stringify(scriptArgsOf({ ...settings, inputFile: null, frameStart: 1, frameEnd: 1, alignment: null, isTest: false, outputDir: dir }, getScene(1)!)));
     const bareOnce = async () => {
       const started = performance.now();
-      await run(blender.path, ['-b', '--factory-startup', '-noaudio', '--python', sceneScriptPath(sceneSlugForId(1)!), '--', argsFile], { maxBuffer: 64 * 1024 * 1024 });
+      await run(blender.path, ['-b', '--factory-startup', '-noaudio', '--python', sceneScriptPath(getScene(1)!.slug), '--', argsFile], { maxBuffer: 64 * 1024 * 1024 });
       return (performance.now() - started) / 1000;
     };
 

@@ -69,7 +69,7 @@ export class CloudRenderStack extends Stack {
       },
     });
 
-    // What lambdas/lib/config.ts reads. The worker gets the part that does not name
+    // What core/config.ts reads. The worker gets the part that does not name
     // its own task definition.
     const sharedEnvironment: Record<string, string> = {
       TABLE_NAME: storage.table.tableName,

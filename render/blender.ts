@@ -19,23 +19,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { getScene, type SceneDefinition } from '../shared/catalogue';
+import { resolveOptions, type OptionValues } from '../shared/options';
+import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
 
 export const BLENDER_MISSING_MESSAGE =
   'Blender is not installed on this machine: install it with `apt-get install -y blender python3-numpy ffmpeg` (Blender 3.4+), or set BLENDER_PATH.';
 
-/** Scene id (catalogue) -> script name under render/scenes/. */
-export const SCENE_SLUGS = {
-  1: 'text-animation',
-  2: 'image-visualizer',
-  3: 'audio-reactive',
-  4: 'model-viewer',
-  5: 'image-balls',
-  6: 'bus-stop',
-  7: 'audio-dark-drop',
-} as const;
-
-export type SceneId = keyof typeof SCENE_SLUGS;
-export type SceneSlug = (typeof SCENE_SLUGS)[SceneId];
 export type RenderMode = 'still' | 'animation';
 export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';
 
@@ -56,8 +46,11 @@ export interface PosterAlignment {
 export interface SceneArgs {
   sceneId: number;
   customText?: string | null;
-  /** 'key:value;key:value' as the catalogue serialises options; unknown keys are ignored. */
-  options?: string;
+  /**
+   * As the job stores them ('key:value;key:value') or already parsed; missing keys take the
+   * scene's defaults. The script receives them resolved, as a JSON object.
+   */
+  options?: string | OptionValues;
   /** Absolute path of the uploaded file on this machine. */
   inputFile?: string | null;
   resolutionX: number;
@@ -93,6 +86,8 @@ export interface RunSceneOptions {
   /** INFO lines as 'info', ERROR lines as 'error', everything else Blender prints as 'blender'. */
   onLog?: (message: string, level: RenderLogLevel) => void;
   signal?: AbortSignal;
+  /** The catalogue entry to render with; defaults to the catalogue's scene of args.sceneId. */
+  scene?: ScriptScene;
 }
 
 export type RenderErrorKind =
@@ -131,20 +126,21 @@ const KILL_GRACE_MS = 5_000;
  * The scene scripts ship next to this module; RENDER_SCENES_DIR overrides it for bundled
  * builds (esbuild moves this file, not the .py scripts).
  */
-export function sceneScriptPath(slug: SceneSlug): string {
+export function sceneScriptPath(slug: string): string {
   const dir = process.env.RENDER_SCENES_DIR ?? fileURLToPath(new URL('./scenes/', import.meta.url));
   return path.join(dir, `${slug}.py`);
 }
 
-export function sceneSlugForId(sceneId: number): SceneSlug | undefined {
-  return (SCENE_SLUGS as Record<number, SceneSlug | undefined>)[sceneId];
+type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
+
+/** The args.json a scene script reads: the render's arguments, its options resolved, and its scene's contract. */
+export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
+  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene) };
 }
 
 /** The file a scene writes for a still, or for one frame of an animation. */
 export function outputFile(outputDir: string, mode: RenderMode, frame = 1): string {
-  return mode === 'still'
-    ? path.join(outputDir, 'still.png')
-    : path.join(outputDir, 'frames', `frame_${String(frame).padStart(4, '0')}.png`);
+  return path.join(outputDir, mode === 'still' ? STILL_FILE : frameFile(frame));
 }
 
 /**
@@ -183,17 +179,17 @@ async function findOnPath(command: string): Promise<string | null> {
 export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): Promise<{ outputs: string[] }> {
   const { signal } = options;
   if (signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
-  const slug = sceneSlugForId(args.sceneId);
-  if (!slug) throw new RenderError('invalid-input', `Unknown scene ${args.sceneId}.`);
+  const scene = options.scene ?? getScene(args.sceneId);
+  if (!scene) throw new RenderError('invalid-input', `Unknown scene ${args.sceneId}.`);
   const blender = await findBlender();
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
   await mkdir(args.outputDir, { recursive: true });
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
-  await writeFile(argsFile, JSON.stringify(args, null, 2));
+  await writeFile(argsFile, JSON.stringify(scriptArgsOf(args, scene), null, 2));
   try {
-    return await runBlender(blender.path, sceneScriptPath(slug), argsFile, args, options);
+    return await runBlender(blender.path, sceneScriptPath(scene.slug), argsFile, args, options);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
-import { resolveOptions, serializeOptions } from '../shared/options';
+import { frameFile } from '../shared/render-contract';
 import { getJob, recordRenderedFrame, updateJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
 import { deleteInput, downloadInput, downloadOutput, uploadOutput } from '../core/storage/storage';
 import { completeJob, failJob } from '../core/jobs/outcomes';
@@ -14,7 +14,6 @@ export const HEARTBEAT_MS = 5_000;
 
 export type RunOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
 
-const frameName = (frame: number) => `frames/frame_${String(frame).padStart(4, '0')}.png`;
 
 /**
  * Renders one job from its record: marks it rendering, renders the frames still
@@ -66,7 +65,7 @@ export async function runJob(jobId: string, options: { signal?: AbortSignal } = 
     const args: SceneArgs = {
       sceneId: job.sceneId,
       customText: job.custom_text ?? '',
-      options: serializeOptions(resolveOptions(scene, job.options)),
+      options: job.options,
       inputFile,
       resolutionX: job.resolution_x,
       resolutionY: job.resolution_y,
@@ -82,7 +81,7 @@ export async function runJob(jobId: string, options: { signal?: AbortSignal } = 
       // Each frame is stored as soon as Blender writes it, in order, so a killed worker loses at most the frame in flight.
       let storing = Promise.resolve();
       const storeFrame = async (frame: number) => {
-        await uploadOutput(job.userId, jobId, frameName(frame), join(outputDir, frameName(frame)), 'image/png');
+        await uploadOutput(job.userId, jobId, frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
         if (!(await recordRenderedFrame(jobId, frame, Math.min(loggedLines, job.totalLogLines - 1)))) stop.abort();
       };
       await runScene(args, {
@@ -121,7 +120,7 @@ async function storeStill(job: JobRecord, outputDir: string) {
 
 async function storeAnimation(job: JobRecord, outputDir: string, allFrames: number[], earlier: Set<number>, inputFile: string | null, withAudio: boolean) {
   // Frames an earlier worker rendered come back from storage before encoding.
-  for (const frame of allFrames) if (earlier.has(frame)) await downloadOutput(job.userId, job.jobId, frameName(frame), join(outputDir, frameName(frame)));
+  for (const frame of allFrames) if (earlier.has(frame)) await downloadOutput(job.userId, job.jobId, frameFile(frame), join(outputDir, frameFile(frame)));
   const frames = (await readdir(join(outputDir, 'frames'))).filter((f) => f.endsWith('.png'));
   if (frames.length < allFrames.length) throw new Error(`only ${frames.length} of ${allFrames.length} frames were rendered`);
   const video = join(outputDir, 'final.mp4');

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BACKGROUND_STYLE_OPTION, scenes, type Scene, type StyledAssets } from '../shared/catalogue';
-import { defaultOptions, serializeOptions } from '../shared/options';
+import { defaultOptions } from '../shared/options';
 import { runScene, type SceneArgs } from './blender';
 import { encodeMp4, makeThumbnail, runFfmpeg } from './encode';
 import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from './sample-inputs';
@@ -109,7 +109,7 @@ function baseArgs(scene: Scene, inputs: SampleInputs) {
   return (style: string | undefined): Omit<SceneArgs, 'mode' | 'resolutionX' | 'resolutionY' | 'outputDir'> => {
     const options = defaultOptions(scene);
     if (style) options[BACKGROUND_STYLE_OPTION] = style;
-    return { sceneId: scene.id, customText: 'Hello', options: serializeOptions(options), inputFile: input };
+    return { sceneId: scene.id, customText: 'Hello', options, inputFile: input };
   };
 }
 

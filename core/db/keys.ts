@@ -1,6 +1,6 @@
 /**
- * Key builders for every entity in the one table. Only the entity modules in
- * lambdas/data/ import this; handlers call named access patterns instead.
+ * Key builders for every entity in the one table. Only the domain modules under
+ * core/ import this; handlers call named access patterns instead.
  */
 export const keys = {
   user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'PROFILE' }),

@@ -13,7 +13,7 @@ export const RENDER_CONTAINER_NAME = 'worker';
 
 export interface RenderServiceProps {
   storage: Storage;
-  /** Server settings the worker reads through lambdas/lib/config.ts. */
+  /** Server settings the worker reads through core/config.ts. */
   environment: Record<string, string>;
   cpu: number;
   memoryMiB: number;
@@ -113,7 +113,7 @@ export class RenderService extends Construct {
     );
   }
 
-  /** The settings the API needs to start a task (lambdas/lib/config.ts reads them). */
+  /** The settings the API needs to start a task (core/config.ts reads them). */
   get runEnvironment(): Record<string, string> {
     return {
       RENDER_MODE: 'ecs',

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { JwtRsaVerifier } from 'aws-jwt-verify';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
-import type { ApiResult } from '../../lambdas/lib/http';
+import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */

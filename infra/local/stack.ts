@@ -39,7 +39,7 @@ export const OUTPUTS_BUCKET = 'cloud-render-outputs';
  * Starts the embedded default: DynamoDB Local, cognito-local, s3rver and the
  * local API server, creates the table, pool and buckets, and seeds the demo and
  * admin accounts. The server configuration is set in process.env, so the
- * handlers running in this process read it through lambdas/lib/config.ts.
+ * handlers running in this process read it through core/config.ts.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log ?? (() => {});

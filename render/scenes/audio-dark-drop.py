@@ -28,11 +28,11 @@ STYLES = {
 
 
 def build(scene, args):
-    style = STYLES[args.style(STYLES.keys(), "cold")]
-    sphere_color = args.option_color("sphereColor", "#7c3aed")
-    raw, _ = common.load_audio_levels(common.require_input(args, "an audio file"))
+    style = STYLES[args.style()]
+    sphere_color = args.option_color("sphereColor")
+    raw, _ = common.load_audio_levels(common.require_input(args, "an audio file"), args.fps)
     loudness = common.meter(raw, release=0.88)
-    light_gain = drop_light_gain(raw)
+    light_gain = drop_light_gain(raw, args.fps)
     frames, indexes, still_frame = common.audio_timeline(scene, args, loudness)
     level = [common.level_at(loudness, i) for i in indexes]
     gain = [light_gain[i] if i < len(light_gain) else 1.0 for i in indexes]
@@ -47,7 +47,7 @@ def build(scene, args):
 
     sphere, material = add_sphere(sphere_color, style["accent"], args)
     displace = sphere.modifiers["Churn"]
-    common.set_keys(sphere, displace.path_from_id("strength"), frames, [(0.02 + 0.16 * v) * args.intensity for v in level])
+    common.set_keys(sphere, displace.path_from_id("strength"), frames, [(0.02 + 0.16 * v) * args.option("intensity") for v in level])
     strength = material.node_tree.nodes["Principled BSDF"].inputs["Emission Strength"]
     common.set_keys(material.node_tree, strength.path_from_id("default_value"), frames,
                     [(0.2 + 1.5 * v) * g for v, g in zip(level, gain)])
@@ -92,10 +92,9 @@ def add_sphere(color, accent, args):
     return sphere, material
 
 
-def drop_light_gain(loudness):
+def drop_light_gain(loudness, fps):
     """Per audio frame light multiplier: 1 normally, near 0 in the blackout before the drop,
     up to 2.5 at the drop fading back to 1. Tracks shorter than 3 s have no drop."""
-    fps = common.FPS
     gain = [1.0] * len(loudness)
     if len(loudness) < 3 * fps:
         return gain

@@ -21,7 +21,7 @@ SECONDS_PER_TURN = 24
 
 
 def build(scene, args):
-    loudness, spectrum = common.load_audio_levels(common.require_input(args, "an audio file"), bands=BANDS)
+    loudness, spectrum = common.load_audio_levels(common.require_input(args, "an audio file"), args.fps, bands=BANDS)
     loudness = common.meter(loudness)
     bands = [common.meter([row[b] for row in spectrum]) for b in range(BANDS)]
     frames, indexes, still_frame = common.audio_timeline(scene, args, loudness)
@@ -35,7 +35,7 @@ def build(scene, args):
 
     ring = common.add_empty("Ring")
     glow = bar_material()
-    height_scale = BAR_MAX * args.intensity
+    height_scale = BAR_MAX * args.option("intensity")
     for i in range(2 * BANDS):
         band = i if i < BANDS else 2 * BANDS - 1 - i  # mirrored: a symmetric ring
         angle = 2 * math.pi * i / (2 * BANDS) - math.pi / 2  # lowest band at the front
@@ -51,12 +51,12 @@ def build(scene, args):
     common.assign_material(core, common.principled_material("Chrome", (0.9, 0.9, 0.95, 1),
                                                             roughness=0.08, metallic=1.0))
     for axis in range(3):
-        common.set_keys(core, "scale", frames, [0.75 + 0.45 * args.intensity * v for v in level], index=axis)
+        common.set_keys(core, "scale", frames, [0.75 + 0.45 * args.option("intensity") * v for v in level], index=axis)
 
     strength = glow.node_tree.nodes["Principled BSDF"].inputs["Emission Strength"]
     common.set_keys(glow.node_tree, strength.path_from_id("default_value"), frames,
                     [0.6 + 1.8 * v for v in level])
-    turns = [(f - scene.frame_start) / (common.FPS * SECONDS_PER_TURN) * 2 * math.pi for f in frames]
+    turns = [(f - scene.frame_start) / (args.fps * SECONDS_PER_TURN) * 2 * math.pi for f in frames]
     common.set_keys(ring, "rotation_euler", frames, turns, index=2)
     return still_frame
 

@@ -32,7 +32,6 @@ import bmesh
 import bpy
 from mathutils import Vector
 
-FPS = 30
 # Test renders are for judging the result before paying, not for keeping.
 TEST_MAX_SIDE = 480
 TEST_SAMPLES = 12
@@ -60,14 +59,30 @@ def log(message):
 
 
 class Args:
-    """The parsed args.json. Field names follow the JSON contract in snake_case."""
+    """The parsed args.json. Field names follow the JSON contract in snake_case.
+
+    ``scene`` is the scene's contract from the catalogue (shared/render-contract.ts): its
+    frame rate, output file names and, for every option, its kind, range and default.
+    ``options`` arrive as a JSON object and are checked against it here, once: a value
+    outside the contract takes the default, a number is clamped to its range.
+    """
 
     def __init__(self, raw):
         self.raw = raw
-        self.scene_id = int(raw.get("sceneId") or 0)
+        contract = raw.get("scene")
+        if not isinstance(contract, dict):
+            raise ValueError("scene (the scene's contract) is required")
+        self.scene_id = int(contract["id"])
+        self.fps = int(contract["fps"])
+        self.still_file = contract["stillFile"]
+        self.frame_pattern = contract["framePattern"]
+        self.option_specs = contract.get("options") or {}
         text = raw.get("customText")
         self.custom_text = str(text)[:MAX_TEXT_LENGTH] if text is not None else ""
-        self.options = parse_options(raw.get("options"))
+        given = raw.get("options") or {}
+        if not isinstance(given, dict):
+            raise ValueError("options must be a JSON object")
+        self.options = {key: _checked(spec, given.get(key)) for key, spec in self.option_specs.items()}
         self.input_file = raw.get("inputFile") or None
         self.mode = raw.get("mode") or "still"
         if self.mode not in ("still", "animation"):
@@ -86,44 +101,39 @@ class Args:
         if not self.output_dir:
             raise ValueError("outputDir is required")
 
-    def option(self, key, default, allowed=None):
-        value = self.options.get(key, default)
-        return value if allowed is None or value in allowed else default
+    def option(self, key):
+        """A checked option value; a key the scene's contract does not name is a bug."""
+        return self.options[key]
 
-    def style(self, allowed, default):
-        """The cold/hot style choice. The catalogue sends it as 'backgroundStyle' for every
-        scene; 'style' is accepted too."""
-        value = self.options.get("backgroundStyle") or self.options.get("style")
-        return value if value in allowed else default
+    def style(self):
+        """The background style choice (e.g. cold or hot)."""
+        return self.options[BACKGROUND_STYLE_OPTION]
 
-    def option_float(self, key, default, lo, hi):
-        try:
-            value = float(self.options.get(key, default))
-        except ValueError:
-            return default
-        return min(hi, max(lo, value)) if math.isfinite(value) else default
-
-    def option_color(self, key, default_hex):
+    def option_color(self, key):
         """A '#rrggbb' option as a linear RGBA tuple (Blender shades in linear light)."""
-        return hex_to_linear(self.options.get(key, default_hex), default_hex)
-
-    @property
-    def intensity(self):
-        """The catalogue's common 0..2 'intensity' slider; 1 is the designed look."""
-        return self.option_float("intensity", 1.0, 0.0, 2.0)
+        return hex_to_linear(self.options[key])
 
     @property
     def animated(self):
         return self.mode == "animation"
 
-def parse_options(text):
-    """'backgroundStyle:hot;textColor:#ff0055' -> dict. Malformed pairs are ignored."""
-    options = {}
-    for pair in (text or "").split(";"):
-        key, sep, value = pair.partition(":")
-        if sep and key.strip():
-            options[key.strip()] = value.strip()
-    return options
+BACKGROUND_STYLE_OPTION = "backgroundStyle"
+
+
+def _checked(spec, value):
+    """One option value against its contract entry: the value, clamped, or the default."""
+    kind, default = spec["kind"], spec["default"]
+    if kind == "number":
+        try:
+            number = float(value if value is not None else default)
+        except (TypeError, ValueError):
+            return float(default)
+        return min(spec["max"], max(spec["min"], number)) if math.isfinite(number) else float(default)
+    if kind == "color":
+        return value if _parse_hex(value) else default
+    if kind == "choice":
+        return value if value in spec["choices"] else default
+    raise ValueError(f"unknown option kind {kind!r}")
 
 
 def _resolution(raw, is_test):
@@ -200,7 +210,7 @@ def configure_render(scene, args):
     render.resolution_x = args.resolution_x
     render.resolution_y = args.resolution_y
     render.resolution_percentage = 100
-    render.fps = FPS
+    render.fps = args.fps
     # Keeps the synced scene between the frames of the render loop.
     render.use_persistent_data = True
     render.image_settings.file_format = "PNG"
@@ -520,7 +530,7 @@ def load_image(path):
     return image
 
 
-def load_audio_levels(path, fps=FPS, bands=0):
+def load_audio_levels(path, fps, bands=0):
     """Decodes the audio and measures it per video frame (1/fps s windows).
 
     Returns (loudness, spectrum): loudness is a list of RMS levels scaled so that the loud
@@ -661,9 +671,8 @@ def frames_to_render(args, still_frame):
 
 
 def output_path(args, frame):
-    if not args.animated:
-        return os.path.join(args.output_dir, "still.png")
-    return os.path.join(args.output_dir, "frames", f"frame_{frame:04d}.png")
+    name = args.frame_pattern % frame if args.animated else args.still_file
+    return os.path.join(args.output_dir, name)
 
 
 def render_frames(scene, args, still_frame):
@@ -689,7 +698,7 @@ def run(build):
         args = read_args()
         scene = reset_scene()
         configure_render(scene, args)
-        log(f"scene {args.scene_id}, {args.mode}, options {args.options}")
+        log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
         still_frame = build(scene, args)
         if args.is_test:
             add_preview_watermark(scene)

@@ -1,6 +1,6 @@
 """Scene 5, Image Balls: glossy balls wrapped in the user's image, in a coloured studio.
 
-Options: backgroundColor #rrggbb (backdrop and ambient light), intensity (drop height).
+Options: backgroundColor #rrggbb (backdrop and ambient light).
 Animation: the balls drop in one after another, bounce, spin and settle; a still shows
 the settled cluster.
 """
@@ -24,7 +24,7 @@ SPIN_PER_SECOND = math.radians(240)
 
 def build(scene, args):
     image = common.load_image(common.require_input(args, "an image"))
-    background = args.option_color("backgroundColor", "#1a1a2e")
+    background = args.option_color("backgroundColor")
 
     common.set_world(background, 0.6)  # the room's colour also tints the balls' reflections
     common.add_cyclorama(common.principled_material("Backdrop", background, roughness=0.7))
@@ -40,9 +40,9 @@ def build(scene, args):
         ball.rotation_euler = (math.radians(15 * index), 0, math.radians(47 * index))
         if not args.animated:
             continue  # a still shows the settled cluster
-        drop = DropAndBounce(radius, DROP_HEIGHT * args.intensity, start=DROP_INTERVAL * index)
+        drop = DropAndBounce(radius, DROP_HEIGHT, start=DROP_INTERVAL * index)
         frames = list(range(scene.frame_start, scene.frame_end + 1))
-        times = [(frame - scene.frame_start) / common.FPS for frame in frames]
+        times = [(frame - scene.frame_start) / args.fps for frame in frames]
         common.set_keys(ball, "location", frames, [drop.height_at(t) for t in times], index=2)
         direction = 1 if index % 2 else -1
         for axis in (0, 2):

@@ -1,8 +1,7 @@
 """Scene 2, Image Visualizer: the user's image as a 3D relief slab.
 
 The image is both the colour and the height map of a finely divided plane (bright parts
-rise), given thickness like a cast tile and shown in a dark studio. Options: intensity
-(relief depth). Animation: the camera orbits in an arc in front of the relief.
+rise), given thickness like a cast tile and shown in a dark studio. Animation: the camera orbits in an arc in front of the relief.
 """
 
 import math
@@ -65,7 +64,7 @@ def add_relief(image, size_x, size_y, args):
     displace.texture = texture
     displace.texture_coords = "UV"
     displace.mid_level = 0.0
-    displace.strength = 0.35 * args.intensity
+    displace.strength = 0.35
     # Photos are noisy height maps: smoothing turns pixel noise into soft sculpted slopes.
     smooth = relief.modifiers.new("Soften", "SMOOTH")
     smooth.factor = 0.8

@@ -44,7 +44,7 @@ def build(scene, args):
     common.add_light("AREA", "Fill", (4.5, -3, 2), target, 300, (0.9, 0.95, 1.0), size=4)
     common.add_light("AREA", "Rim", (1, 4, 4), target, 700, (1, 1, 1), size=2)
 
-    facing = math.radians(args.option_float("rotation", 30, 0, 360))
+    facing = math.radians(args.option("rotation"))
     if args.animated:
         # Frame end + 1 is a full turn, so a looping video does not stutter on the seam.
         start, end = scene.frame_start, scene.frame_end

@@ -1,7 +1,7 @@
 """Scene 1, Text Animation: the user's text as extruded 3D letters in a studio.
 
-Options: backgroundStyle cold|hot (lighting and backdrop palette), textColor #rrggbb,
-intensity (depth of the letters). Animation: the text flies in spinning, then sways.
+Options: backgroundStyle cold|hot (lighting and backdrop palette), textColor #rrggbb.
+Animation: the text flies in spinning, then sways.
 """
 
 import math
@@ -32,8 +32,8 @@ STYLES = {
 
 
 def build(scene, args):
-    style = STYLES[args.style(STYLES.keys(), "cold")]
-    text_color = args.option_color("textColor", "#ffffff")
+    style = STYLES[args.style()]
+    text_color = args.option_color("textColor")
 
     common.set_world(style["horizon"], 1.0, top_color=style["sky"])
     common.add_cyclorama(common.principled_material("Backdrop", style["backdrop"], roughness=0.55))
@@ -44,7 +44,7 @@ def build(scene, args):
 
     rig = common.add_empty("TextRig", TEXT_CENTRE)
     text = common.add_text("Text", wrap(args.custom_text.strip() or DEFAULT_TEXT, scene), size=1.0,
-                           extrude=0.08 + 0.08 * args.intensity, bevel=0.015)
+                           extrude=0.16, bevel=0.015)
     text.data.resolution_u = 6  # smooth enough at 4K, half the default's geometry
     text.rotation_euler = (math.radians(90), 0, 0)  # stand the letters up, facing the camera
     text.parent = rig

@@ -12,7 +12,7 @@ const apiEntries = functionNames.map((name) => `lambdas/functions/${name}.ts`);
 const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
 const triggerEntry = 'lambdas/triggers/custom-message.ts';
 
-/** The variables lambdas/lib/config.ts reads on AWS (the local-only ones are absent on purpose). */
+/** The variables core/config.ts reads on AWS (the local-only ones are absent on purpose). */
 const SERVER_ENVIRONMENT = [
   'TABLE_NAME',
   'UPLOADS_BUCKET',

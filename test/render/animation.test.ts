@@ -5,7 +5,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SCENE_SLUGS, type SceneId } from '../../render/blender';
 import { encodeMp4, MediaError, probeMedia } from '../../render/encode';
 import { scenes } from '../../shared/catalogue';
 import { createFixtures, render, TINY, type Fixtures } from './fixtures';
@@ -18,7 +17,7 @@ afterAll(() => fixtures?.remove());
 
 const animatedScenes = scenes
   .filter((scene) => scene.supportsModes.includes('animation'))
-  .map((scene) => ({ id: scene.id, slug: SCENE_SLUGS[scene.id as SceneId], sound: scene.type === 'sound' }));
+  .map((scene) => ({ id: scene.id, slug: scene.slug, sound: scene.type === 'sound' }));
 
 function inputFor(sceneId: number): string | null {
   if (sceneId === 3) return fixtures.toneWav;

@@ -10,10 +10,10 @@ import {
   RenderError,
   runScene,
   sceneScriptPath,
-  SCENE_SLUGS,
   type SceneArgs,
 } from '../../render/blender';
 import { existsSync } from 'node:fs';
+import { scenes } from '../../shared/catalogue';
 import { createFixtures, TINY, type Fixtures } from './fixtures';
 
 let fixtures: Fixtures;
@@ -54,7 +54,7 @@ describe('finding Blender', () => {
   });
 
   test('when asked for any catalogue scene, it points to an existing script', () => {
-    for (const slug of Object.values(SCENE_SLUGS)) expect(existsSync(sceneScriptPath(slug)), slug).toBe(true);
+    for (const { slug } of scenes) expect(existsSync(sceneScriptPath(slug)), slug).toBe(true);
   });
 });
 

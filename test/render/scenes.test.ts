@@ -4,7 +4,8 @@
  * on two cores; colours are compared on region means, which sampling noise hardly moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SCENE_SLUGS, type SceneArgs } from '../../render/blender';
+import type { SceneArgs } from '../../render/blender';
+import { scenes } from '../../shared/catalogue';
 import { createFixtures, meanDifference, readPixels, regionStats, render, TINY, type Fixtures, type Region } from './fixtures';
 
 let fixtures: Fixtures;
@@ -34,7 +35,7 @@ const CENTRE: Region = { x0: 0.3, y0: 0.35, x1: 0.7, y1: 0.65 };
 const TOP_LEFT: Region = { x0: 0, y0: 0, x1: 0.15, y1: 0.2 };
 
 describe('every scene', () => {
-  test.each(Object.entries(SCENE_SLUGS).map(([id, slug]) => ({ id: Number(id), slug })))(
+  test.each(scenes.map(({ id, slug }) => ({ id, slug })))(
     'when scene $id ($slug) renders a still, it writes a non-blank PNG of the requested size',
     async ({ id, slug }) => {
       const { outputs, progress } = await still(slug, { sceneId: id, inputFile: input(id), customText: 'Hi 3D' });

@@ -1,0 +1,42 @@
+/**
+ * The contract between the worker (TypeScript) and the Blender scene scripts (Python):
+ * everything a script needs to know about its scene comes from the catalogue through
+ * here, in args.json, so no slug, option key, range, default, frame rate or file name
+ * is written twice. render/scenes/common.py reads `scene` and `options` from args.json.
+ */
+import { BACKGROUND_STYLE_OPTION, type SceneDefinition } from './catalogue';
+import { FPS } from './files';
+import type { OptionValues } from './options';
+
+/** Where a scene writes a still and the frames of an animation, relative to its output folder (printf style). */
+export const STILL_FILE = 'still.png';
+export const FRAME_FILE_PATTERN = 'frames/frame_%04d.png';
+/** The frame file name a pattern gives, e.g. frameFile(7) === 'frames/frame_0007.png'. */
+export const frameFile = (frame: number): string => FRAME_FILE_PATTERN.replace('%04d', String(frame).padStart(4, '0'));
+
+export type OptionSpec =
+  | { kind: 'choice'; choices: string[]; default: string }
+  | { kind: 'color'; default: string }
+  | { kind: 'number'; min: number; max: number; default: number };
+
+export interface SceneContract {
+  id: number;
+  slug: string;
+  fps: number;
+  stillFile: string;
+  framePattern: string;
+  /** Every option the scene takes, by key: what the script accepts and falls back to. */
+  options: Record<string, OptionSpec>;
+}
+
+export function sceneContract(scene: Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>): SceneContract {
+  const { backgroundStyles, colorPicker, sliders = [] } = scene.optionsConfig;
+  const options: Record<string, OptionSpec> = {};
+  if (backgroundStyles?.length) {
+    options[BACKGROUND_STYLE_OPTION] = { kind: 'choice', choices: backgroundStyles.map((style) => style.id), default: backgroundStyles[0].id };
+  }
+  if (colorPicker) options[colorPicker.id] = { kind: 'color', default: colorPicker.defaultValue };
+  for (const slider of sliders) options[slider.id] = { kind: 'number', min: slider.min, max: slider.max, default: slider.defaultValue };
+  return { id: scene.id, slug: scene.slug, fps: FPS, stillFile: STILL_FILE, framePattern: FRAME_FILE_PATTERN, options };
+}
+
