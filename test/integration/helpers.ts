@@ -130,7 +130,7 @@ export async function postToStorage(ticket: { url: string; fields: Record<string
 /** Gives a user credits through the ledger (as a bonus), creating the user record if needed. */
 export async function grantCredits(user: TestUser, credits: number): Promise<void> {
   const { ensureUser } = await import('../../core/users/users');
-const { moveCredits } = await import('../../core/credits/credits');
+  const { moveCredits } = await import('../../core/credits/credits');
   await ensureUser(user.userId, user.email);
   await moveCredits({ userId: user.userId, amount: credits, type: 'bonus' });
 }

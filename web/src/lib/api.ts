@@ -63,8 +63,9 @@ export async function apiRequest<T>(method: Method, path: string, body?: unknown
   }
   if (!response.ok) {
     const error = data as Partial<ErrorBody> | undefined;
-    // A body without a code comes from something in front of the API (a proxy, the CDN).
-    throw new ApiError(error?.code ?? 'internal', error?.message ?? (response.statusText || `HTTP ${response.status}`));
+    // A body without a code comes from in front of the API: the gateway's authorizer (401), a proxy, the CDN.
+    const code = error?.code ?? (response.status === 401 ? 'unauthenticated' : 'internal');
+    throw new ApiError(code, error?.message ?? (response.statusText || `HTTP ${response.status}`));
   }
   return data as T;
 }
