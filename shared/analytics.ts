@@ -2,7 +2,7 @@
  * Visitor analytics maths for the client analytics dashboard (seed 001 sections 2, 3, 5
  * and 9), over the session records the browser sends (schema: sessionRecord).
  */
-import type { SessionEvent, SessionRecord } from './schemas';
+import type { PageName, SessionEvent, SessionRecord } from './schemas';
 
 /** A stored session: what the browser sent, stamped by the server on receipt. */
 export type ClientSession = SessionRecord & {
@@ -215,21 +215,7 @@ export function formatPercent(rate: number): string {
 
 // ---------------------------------------------------------------- page views
 
-export const PAGE_NAMES = [
-  'home',
-  'about',
-  'login',
-  'signup',
-  'profile',
-  'favorites',
-  'job-history',
-  'verify-email',
-  'admin-analytics',
-  'admin-client-analytics',
-  'scene-customize',
-  'unknown',
-] as const;
-export type PageName = (typeof PAGE_NAMES)[number];
+export { PAGE_NAMES, type PageName } from './schemas';
 
 const EXACT_PAGES: Readonly<Record<string, PageName>> = {
   '/': 'home',

@@ -11,15 +11,9 @@ import { IMAGE_EXTENSIONS, fileExtension, normalizeFileName } from './files';
 import { MISSING_AUDIO, MISSING_IMAGE, MISSING_MODEL, uploadTooLarge, uploadTypeNotAccepted } from './messages';
 import { DEFAULT_MEDIA_DURATION_SECONDS, isMediaDriven, quoteRender } from './pricing';
 import type { AudioRenderTime, RenderSettings } from './pricing';
+import type { ByMode, RenderMode, SceneType } from './scene-types';
 
-export type SceneType = 'text' | 'image' | 'sound' | '3D' | 'video';
-export type RenderMode = 'still' | 'animation';
-export const RENDER_MODES: readonly RenderMode[] = ['still', 'animation'];
-
-export interface ByMode<T> {
-  still: T;
-  animation: T;
-}
+export { RENDER_MODES, type ByMode, type RenderMode, type SceneType } from './scene-types';
 
 /** One entry of a choice list such as backgroundStyles. */
 export interface Choice {

@@ -2,7 +2,7 @@
  * The render price calculator (seed 001 section 5). The browser shows its estimate and
  * the server charges from the very same functions, so the two cannot disagree.
  */
-import type { RenderMode, Scene } from './catalogue';
+import type { ByMode, RenderMode, SceneType } from './scene-types';
 import { DEFAULT_END_FRAME, framesFor } from './files';
 import { ceilClean } from './numbers';
 
@@ -195,15 +195,23 @@ export interface RenderSettings {
 export const DEFAULT_MEDIA_DURATION_SECONDS = 10;
 
 /** The catalogue fields the price depends on. */
-export type PricedScene = Pick<Scene, 'type' | 'baseRenderTime' | 'audioRenderTime' | 'endFrame'>;
+export interface PricedScene {
+  type: SceneType;
+  /** Minutes at the reference resolution; a single number applies to both modes. */
+  baseRenderTime?: number | ByMode<number>;
+  /** Sound scenes: minutes of setup plus minutes per frame. */
+  audioRenderTime?: AudioRenderTime;
+  /** Last frame of a non-media animation. */
+  endFrame?: number;
+}
 
 /** True for scenes driven by an uploaded audio/video file (their frame count follows the media). */
-export function isMediaDriven(scene: Pick<Scene, 'type'>): boolean {
+export function isMediaDriven(scene: Pick<PricedScene, 'type'>): boolean {
   return scene.type === 'sound' || scene.type === 'video';
 }
 
 /** The scene's base minutes for a mode: a single number applies to both modes. */
-export function baseRenderTimeFor(scene: Pick<Scene, 'baseRenderTime'>, mode: RenderMode): number {
+export function baseRenderTimeFor(scene: Pick<PricedScene, 'baseRenderTime'>, mode: RenderMode): number {
   const base = scene.baseRenderTime;
   if (base === undefined) return PRICING_DEFAULTS.baseRenderTime;
   return typeof base === 'number' ? base : base[mode];

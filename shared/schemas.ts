@@ -4,7 +4,6 @@
  * strict: an unknown key is an error, not silently carried along.
  */
 import { z } from 'zod';
-import { PAGE_NAMES } from './analytics';
 import { RENDER_MODES, getScene, missingUploadMessage, requiredUploadKind, uploadProblem } from './catalogue';
 import type { Scene } from './catalogue';
 import { ALIGNMENT, BLEND_MODES, MAX_MEDIA_DURATION_SECONDS, MAX_RESOLUTION, MIN_RESOLUTION } from './files';
@@ -36,6 +35,23 @@ import { isMediaDriven, MAX_CREDIT_PURCHASE } from './pricing';
 
 /** Re-exported: the options rule belongs to createJobRequest's validation. */
 export { validateOptions };
+
+/** The pages the visitor analytics names (a path maps to one in analytics.ts). */
+export const PAGE_NAMES = [
+  'home',
+  'about',
+  'login',
+  'signup',
+  'profile',
+  'favorites',
+  'job-history',
+  'verify-email',
+  'admin-analytics',
+  'admin-client-analytics',
+  'scene-customize',
+  'unknown',
+] as const;
+export type PageName = (typeof PAGE_NAMES)[number];
 
 export const MAX_CUSTOM_TEXT_LENGTH = 200;
 export const MAX_OPTIONS_LENGTH = 1000;

@@ -3,21 +3,10 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName, queryPages } from '../../adapters/aws';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
+import { counterNames, type CounterName, type DailyStats } from '../../shared/analytics-api';
 
-/** The daily counters of seed 001 section 3. */
-export const counterNames = [
-  'renders_started',
-  'renders_completed',
-  'renders_failed',
-  'new_signups',
-  'unique_visitors',
-  'page_views',
-  'credit_purchases',
-  'revenue_usd',
-  'total_render_time_minutes',
-  'errors_reported',
-] as const;
-export type CounterName = (typeof counterNames)[number];
+export { counterNames, type CounterName, type DailyStats };
+
 
 /** Analytics are kept 365 days (seed 001); DynamoDB's TTL deletes them after that. */
 export const ANALYTICS_RETENTION_DAYS = 365;
@@ -52,8 +41,6 @@ export async function incrementCounters(now: Date, counts: Partial<Record<Counte
 
 // ---------------------------------------------------------------- reads and page views (issue 8)
 
-/** One day's counters as the dashboard reads them (absent counters are 0). */
-export type DailyStats = { date: string } & Record<CounterName, number>;
 
 export function dailyStatsOf(item: Record<string, unknown>): DailyStats {
   const stats = { date: String(item.date) } as DailyStats;

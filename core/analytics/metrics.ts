@@ -3,6 +3,9 @@ import type { AnalyticsKind } from '../../shared/analytics';
 import { documentClient, tableName, queryPages } from '../../adapters/aws';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
+import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/analytics-api';
+
+export { METRIC_KINDS, type MetricKind, type MetricRecords };
 
 /**
  * The aggregated analytics records of seed 001 section 3 (renders, users, system,
@@ -10,60 +13,6 @@ import { dayOf, expiresAtFor } from './counters';
  * rollup (lambdas/scheduled/analytics-rollup.ts) and read by the admin dashboard.
  * Also the health samples behind the uptime figure, and the rollup's source reads.
  */
-export type MetricKind = Exclude<AnalyticsKind, 'daily'>;
-export const METRIC_KINDS: readonly MetricKind[] = ['renders', 'users', 'system', 'revenue', 'scenes'];
-
-interface MetricBase {
-  /** The UTC day (YYYY-MM-DD) the record describes: its windows end at computed_at on that day. */
-  period_start: string;
-  /** When the rollup computed it (ISO-8601): the end of every window below. */
-  computed_at: string;
-}
-
-export interface RendersMetric extends MetricBase {
-  total_renders: number;
-  /** Renders started in the last 30 days against the 30 days before, in %; null when the earlier period had none. */
-  renders_growth_percentage: number | null;
-}
-
-export interface UsersMetric extends MetricBase {
-  active_users_7d: number;
-}
-
-export interface SystemMetric extends MetricBase {
-  /** null: nothing to average in the window (the dashboard shows N/A rather than a made-up 0). */
-  avg_queue_time_minutes: number | null;
-  success_rate_percentage: number | null;
-  error_rate_percentage: number | null;
-  avg_render_time_minutes: number | null;
-  peak_queue_size: number;
-  uptime_percentage: number | null;
-}
-
-export interface RevenueMetric extends MetricBase {
-  revenue_30d: number;
-  avg_order_value: number;
-  credit_purchases_count: number;
-}
-
-export interface SceneUsage {
-  scene_id: number;
-  /** The catalogue title, or 'Unknown' for a scene no longer in the catalogue. */
-  scene_name: string;
-  usage_count: number;
-}
-
-export interface ScenesMetric extends MetricBase {
-  scene_usage: SceneUsage[];
-}
-
-export interface MetricRecords {
-  renders: RendersMetric;
-  users: UsersMetric;
-  system: SystemMetric;
-  revenue: RevenueMetric;
-  scenes: ScenesMetric;
-}
 
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 

@@ -1,3 +1,4 @@
+import type { RollupResult } from '../../shared/analytics-api';
 import { getScene } from '../../shared/catalogue';
 import { USD_PER_CREDIT } from '../../shared/pricing';
 import type { AnalyticsKind } from '../../shared/analytics';
@@ -343,9 +344,6 @@ async function figuresOf<K extends MetricKind>(kind: K, sources: RollupSources):
   return figures[kind]() as Promise<Figures<K>>;
 }
 
-export type RollupResult =
-  | { kind: 'daily'; days: number }
-  | { [K in MetricKind]: { kind: K; record: MetricRecords[K] } }[MetricKind];
 
 /** Computes and writes one kind as of `asOf` (an existing record for the same day is overwritten). */
 export async function runRollup(kind: AnalyticsKind, asOf = new Date(), sources = new RollupSources(asOf)): Promise<RollupResult> {

@@ -36,7 +36,7 @@ export async function startApiServer(options: {
   const jwksUri = `${options.issuer}/.well-known/jwks.json`;
   const verifier = JwtRsaVerifier.create({ issuer: options.issuer, audience: options.clientId, jwksUri });
   // aws-jwt-verify fetches keys over HTTPS only; cognito-local serves plain HTTP, so its keys are loaded here once.
-  verifier.cacheJwks(await (await fetch(jwksUri)).json());
+  verifier.cacheJwks((await (await fetch(jwksUri)).json()) as Parameters<typeof verifier.cacheJwks>[0]);
   const handlers = new Map<FunctionName, Promise<Handler>>();
   const handlerFor = (fn: FunctionName) => {
     if (!handlers.has(fn)) handlers.set(fn, import(`../../lambdas/functions/${fn}.ts`).then((m: { handler: Handler }) => m.handler));

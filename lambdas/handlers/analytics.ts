@@ -28,51 +28,9 @@ import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
 import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
 import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../../core/analytics/metrics';
 import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../../core/analytics/sessions';
-import { runRollup, type RollupResult } from '../../core/analytics/rollup';
+import { runRollup } from '../../core/analytics/rollup';
+import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../shared/analytics-api';
 
-// ---------------------------------------------------------------- response shapes
-// The dashboards import these type-only; they stay beside the data types they are built from.
-
-/** GET /api/admin/analytics?days=7|30|90 */
-export interface AnalyticsOverview {
-  days: number;
-  /** First and last UTC day of the range (the `days` days ending today). */
-  from: string;
-  to: string;
-  /** Daily counters of the range, oldest first (days without any activity are absent). */
-  daily: DailyStats[];
-  /** The newest record of each kind whose period_start is in the range, or null. */
-  renders: MetricRecords['renders'] | null;
-  users: MetricRecords['users'] | null;
-  system: MetricRecords['system'] | null;
-  revenue: MetricRecords['revenue'] | null;
-  scenes: MetricRecords['scenes'] | null;
-}
-
-/** GET /api/admin/client-analytics?days=1|7|30|90: figures over the newest 1000 sessions of the range. */
-export interface ClientAnalyticsView {
-  days: number;
-  /** Sessions created at or after this instant are counted. */
-  since: string;
-  totalSessions: number;
-  uniqueVisitors: number;
-  /** 0..100 */
-  bounceRate: number;
-  avgSessionDurationMs: number;
-  sceneToRender: Conversion;
-  signup: Conversion;
-  funnel: FunnelStep[];
-  topScenes: SceneCount[];
-  recentSessions: RecentSessionRow[];
-  /** The range held 1000 sessions or more: the figures cover the newest 1000. */
-  limited: boolean;
-}
-
-export type ImportResponse = RollupResult;
-export interface ClearResponse {
-  kind: AnalyticsKind;
-  deleted: number;
-}
 
 // ---------------------------------------------------------------- limits
 

@@ -3,7 +3,7 @@
  * Response shapes are the handlers' own types, imported type-only.
  */
 import type { AnalyticsKind } from '../../../shared/analytics';
-import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../../lambdas/handlers/analytics';
+import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../../shared/analytics-api';
 import { apiRequest } from '../lib/api';
 
 export type { AnalyticsOverview, ClientAnalyticsView };
