@@ -225,6 +225,8 @@ function runBlender(
       killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // The signal may have fired while Blender was being found and the arguments written.
+    if (signal?.aborted) onAbort();
 
     createInterface({ input: child.stdout }).on('line', (line) => {
       const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
