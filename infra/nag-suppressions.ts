@@ -42,7 +42,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Render/Vpc', id: 'AwsSolutions-VPC7', reason: 'Public subnets for render tasks that accept no inbound traffic; flow logs would cost per GB of frames uploaded.' },
   { path: 'Render/Cluster', id: 'AwsSolutions-ECS4', reason: 'Container Insights bills per task metric; render failures and heartbeats are already alarmed from the logs and table.' },
 
-  // TLS: the default *.cloudfront.net certificate cannot refuse TLS 1.0; a custom domain gets TLSv1.2_2021 (site.ts).
+  // TLS: CloudFront's default certificate cannot refuse TLS 1.0; a custom domain gets TLSv1.2_2021 (site.ts).
   { path: 'Site/Distribution', id: 'AwsSolutions-CFR4', reason: 'Default CloudFront certificate allows no minimum protocol; with siteDomain/certificateArn the stack sets TLSv1.2_2021.' },
 
   // Identity.
