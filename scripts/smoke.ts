@@ -292,7 +292,7 @@ export async function smoke(baseUrl: string, env: NodeJS.ProcessEnv, print: (lin
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const baseUrl = process.argv[2];
   if (!baseUrl || !/^https?:\/\/[^/]+/.test(baseUrl)) {
-    console.error('Usage: npm run smoke -- <base URL>   (the stack's SiteUrl output, or http://localhost:5173)');
+    console.error('Usage: npm run smoke -- <base URL>   (the SiteUrl output of the stack, or http://localhost:5173)');
     process.exit(2);
   }
   const passed = await smoke(baseUrl, process.env, (line) => console.log(line));
