@@ -35,7 +35,7 @@ export class ServerFunction extends Construct {
       description: props.entry,
       projectRoot: repoRoot,
       depsLockFilePath: fromRoot('package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(15),
@@ -43,7 +43,7 @@ export class ServerFunction extends Construct {
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: 'node24',
         minify: true,
         sourceMap: true,
         // Stack traces need only the mappings; the sources would triple the upload.

@@ -47,9 +47,9 @@ describe('Lambda functions', () => {
     expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry].sort());
   });
 
-  it('when any product function runs, it is Node.js 22 on arm64 with source maps enabled', () => {
+  it('when any product function runs, it is Node.js 24 on arm64 with source maps enabled', () => {
     for (const fn of productFunctions()) {
-      expect(fn.Properties.Runtime, fn.Properties.Description).toBe('nodejs22.x');
+      expect(fn.Properties.Runtime, fn.Properties.Description).toBe('nodejs24.x');
       expect(fn.Properties.Architectures, fn.Properties.Description).toEqual(['arm64']);
       expect(fn.Properties.Handler, fn.Properties.Description).toBe('index.handler');
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');

@@ -1,0 +1,238 @@
+/**
+ * Cost on paper: what one render costs us on AWS against what the price calculator
+ * charges, for a Full-HD still and a Full-HD animation of every scene, and what an
+ * idle deployment costs per month.
+ *
+ *   npm run costs              prints the tables (Markdown)
+ *   npm run costs -- --write   also rewrites them inside docs/costs.md
+ *
+ * Render times come from the calculator's own estimate (quoteRender), scenes and
+ * prices from the catalogue, the task size from the deploy settings' defaults and
+ * the idle inventory from the synthesised stack, so the tables follow the code.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
+import { FPS } from '../shared/files';
+import { isMediaDriven, quoteRender } from '../shared/pricing';
+import { fromRoot } from '../infra/paths';
+import { readSettings, settingDefaults } from '../infra/settings';
+import { CloudRenderStack } from '../infra/stack';
+import { scheduledJobs } from '../infra/constructs/schedules';
+
+/**
+ * AWS list prices, us-east-1, in USD, as published in January 2025 (Fargate since
+ * 2019, Lambda arm64 since 2021, public IPv4 since February 2024, DynamoDB on-demand
+ * since November 2024). Written from the price pages, not fetched: re-check them
+ * before relying on a figure. Free tiers are left out on purpose.
+ */
+export const AWS_PRICES = {
+  date: '2025-01',
+  region: 'us-east-1',
+  fargateVcpuHour: 0.04048,
+  fargateGbHour: 0.004445,
+  /** Fargate Spot floats by the hour; AWS advertises up to 70 % off. Assumed: 70 % off. */
+  fargateSpotFactor: 0.3,
+  publicIpv4Hour: 0.005,
+  lambdaArmGbSecond: 0.0000133334,
+  lambdaPerMillionRequests: 0.2,
+  httpApiPerMillionRequests: 1.0,
+  dynamoPerMillionWrites: 0.625,
+  dynamoPerMillionReads: 0.125,
+  s3GbMonth: 0.023,
+  s3PerThousandPuts: 0.005,
+  s3PerThousandGets: 0.0004,
+  transferOutGb: 0.09,
+  logsIngestGb: 0.5,
+  ecrGbMonth: 0.1,
+  secretMonth: 0.4,
+  alarmMonth: 0.1,
+  /** $0.045 an hour, before its data processing charge. */
+  natGatewayMonth: 32.85,
+} as const;
+
+/**
+ * How a render uses AWS, beyond the calculator's minutes. Assumptions, each stated:
+ * the worker's image pull and Blender start are billed (Fargate bills from the pull);
+ * an animation adds one encode task; the worker writes a heartbeat every 5 s and one
+ * update per frame; the job page polls every 3 s while the render runs; frames are
+ * PNG and stay in the outputs bucket with the video (no expiry on outputs).
+ */
+export const USAGE = {
+  vcpu: settingDefaults.renderCpu / 1024,
+  memoryGb: settingDefaults.renderMemoryMiB / 1024,
+  taskStartMinutes: 1,
+  encodeMinutes: 0.5,
+  heartbeatsPerMinute: 12,
+  writeUnitsPerUpdate: 2,
+  fixedUpdates: 10,
+  pollsPerMinute: 20,
+  readUnitsPerPoll: 4,
+  lambdaSecondsPerCall: 0.1,
+  lambdaMemoryGb: 0.5,
+  fullHdPngMb: 4,
+  videoMbPerSecond: 1.5,
+  logKbPerFrame: 2,
+  imageGb: 1.5,
+  /** A Full-HD Text Animation final frame, measured on 2 cores before the denoising work (ARCHITECTURE.md). */
+  measuredTextFrameSeconds: 186,
+} as const;
+
+const FULL_HD = { resolutionX: 1920, resolutionY: 1080 };
+const ANIMATION_FRAMES = 120;
+
+export interface RenderCost {
+  scene: Scene;
+  mode: RenderMode;
+  frames: number;
+  renderMinutes: number;
+  fargateSpot: number;
+  fargateOnDemand: number;
+  other: number;
+  price: number;
+}
+
+/** Dollars of Fargate for some task-minutes of the configured size, at on-demand prices. */
+const fargateOnDemand = (taskMinutes: number) => (taskMinutes / 60) * (USAGE.vcpu * AWS_PRICES.fargateVcpuHour + USAGE.memoryGb * AWS_PRICES.fargateGbHour);
+
+/** Everything but Fargate's vCPU and memory for one render of `renderMinutes` producing `frames`. */
+function otherCosts(renderMinutes: number, frames: number, taskMinutes: number, mode: RenderMode): number {
+  const p = AWS_PRICES;
+  const watchedMinutes = renderMinutes + USAGE.taskStartMinutes;
+  const writes = (USAGE.heartbeatsPerMinute * renderMinutes + frames + USAGE.fixedUpdates) * USAGE.writeUnitsPerUpdate;
+  const polls = USAGE.pollsPerMinute * watchedMinutes;
+  const dynamo = (writes * p.dynamoPerMillionWrites + polls * USAGE.readUnitsPerPoll * p.dynamoPerMillionReads) / 1e6;
+  const api = (polls * (p.httpApiPerMillionRequests + p.lambdaPerMillionRequests)) / 1e6 + polls * USAGE.lambdaSecondsPerCall * USAGE.lambdaMemoryGb * p.lambdaArmGbSecond;
+  const videoMb = mode === 'animation' ? (frames / FPS) * USAGE.videoMbPerSecond : 0;
+  const storedGb = (frames * USAGE.fullHdPngMb + videoMb) / 1024;
+  const downloadGb = (mode === 'animation' ? videoMb : USAGE.fullHdPngMb) / 1024;
+  const s3 = storedGb * p.s3GbMonth + ((frames + 3) * p.s3PerThousandPuts + 2 * p.s3PerThousandGets) / 1000;
+  const transfer = downloadGb * p.transferOutGb;
+  const logs = ((frames * USAGE.logKbPerFrame) / 1024 / 1024) * p.logsIngestGb;
+  const ipv4 = (taskMinutes / 60) * p.publicIpv4Hour;
+  return dynamo + api + s3 + transfer + logs + ipv4;
+}
+
+export function renderCost(scene: Scene, mode: RenderMode, renderMinutesOverride?: number): RenderCost {
+  // Media-driven scenes take their frame count from the media: 120 frames is 4 s at 30 fps.
+  const settings = { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) };
+  const quote = quoteRender(scene, settings);
+  const renderMinutes = renderMinutesOverride ?? quote.estimatedRenderTimeMinutes;
+  const taskMinutes = renderMinutes + USAGE.taskStartMinutes + (mode === 'animation' ? USAGE.encodeMinutes + USAGE.taskStartMinutes : 0);
+  const onDemand = fargateOnDemand(taskMinutes);
+  return {
+    scene,
+    mode,
+    frames: quote.frames,
+    renderMinutes,
+    fargateSpot: onDemand * AWS_PRICES.fargateSpotFactor,
+    fargateOnDemand: onDemand,
+    other: otherCosts(renderMinutes, quote.frames, taskMinutes, mode),
+    price: quote.finalPrice,
+  };
+}
+
+export function renderCosts(): RenderCost[] {
+  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => renderCost(scene, mode)));
+}
+
+/** Monthly invocations of an EventBridge schedule expression: rate(N minutes) or a daily cron. */
+function invocationsPerMonth(expression: string): number {
+  const rate = /^rate\((\d+) minutes?\)$/.exec(expression);
+  if (rate) return (30 * 24 * 60) / Number(rate[1]);
+  const cron = /^cron\((\d+) (\d+) \* \* \? \*\)$/.exec(expression);
+  if (cron) return 30;
+  throw new Error(`cannot count invocations of ${expression}`);
+}
+
+export interface IdleLine {
+  item: string;
+  count: number;
+  monthly: number;
+  note: string;
+}
+
+/** What the stack costs per month with no visitor and no render, read from the synthesised template. */
+export function idleCosts(): IdleLine[] {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const settings = readSettings(app.node);
+  const template = Template.fromStack(new CloudRenderStack(app, settings.stackName, { settings }));
+  const count = (type: string) => Object.keys(template.findResources(type)).length;
+  const p = AWS_PRICES;
+  const scheduled = scheduledJobs.map((job) => invocationsPerMonth(job.schedule.expressionString)).reduce((a, b) => a + b, 0);
+  const lambdaScheduled = scheduled * ((p.lambdaPerMillionRequests / 1e6) + 0.3 * USAGE.lambdaMemoryGb * p.lambdaArmGbSecond);
+  const lines: IdleLine[] = [
+    { item: 'NAT gateways', count: count('AWS::EC2::NatGateway'), monthly: count('AWS::EC2::NatGateway') * p.natGatewayMonth, note: 'none: render tasks use public subnets and free S3/DynamoDB gateway endpoints' },
+    { item: 'Always-on compute (ECS services, EC2 instances, load balancers)', count: count('AWS::ECS::Service') + count('AWS::EC2::Instance') + count('AWS::ElasticLoadBalancingV2::LoadBalancer'), monthly: 0, note: 'none: Fargate tasks run only while a job renders' },
+    { item: 'CloudWatch alarms', count: count('AWS::CloudWatch::Alarm'), monthly: count('AWS::CloudWatch::Alarm') * p.alarmMonth, note: `$${p.alarmMonth} per alarm-month` },
+    { item: 'Secrets Manager secrets', count: count('AWS::SecretsManager::Secret'), monthly: count('AWS::SecretsManager::Secret') * p.secretMonth, note: `$${p.secretMonth} per secret-month (the Stripe keys; Google's adds one more)` },
+    { item: 'Scheduled Lambda invocations', count: scheduled, monthly: lambdaScheduled, note: 'stale-job sweep every minute plus daily jobs, ~0.3 s at 512 MB each (inside the Lambda free tier in practice)' },
+    { item: 'Render image in ECR', count: 1, monthly: USAGE.imageGb * p.ecrGbMonth, note: `~${USAGE.imageGb} GB (Debian, Blender, ffmpeg, Node) at $${p.ecrGbMonth}/GB-month` },
+    { item: 'DynamoDB, S3, Cognito, CloudFront, HTTP API at rest', count: 1, monthly: 0, note: 'billed per request or per GB stored; an empty deployment stores a few MB' },
+  ];
+  return lines;
+}
+
+const usd = (amount: number) => (amount === 0 ? '$0' : amount < 1 ? `$${amount.toFixed(3)}` : `$${amount.toFixed(2)}`);
+
+export function costTables(): string {
+  const p = AWS_PRICES;
+  const rows = renderCosts();
+  const out: string[] = [];
+  out.push(`Unit prices (${p.region}, as of ${p.date}): Fargate $${p.fargateVcpuHour}/vCPU-hour and $${p.fargateGbHour}/GB-hour on demand, Spot assumed at ${Math.round(p.fargateSpotFactor * 100)} % of that; ` +
+    `public IPv4 $${p.publicIpv4Hour}/hour; Lambda arm64 $${p.lambdaArmGbSecond}/GB-second and $${p.lambdaPerMillionRequests}/million requests; HTTP API $${p.httpApiPerMillionRequests}/million; ` +
+    `DynamoDB on demand $${p.dynamoPerMillionWrites}/million writes and $${p.dynamoPerMillionReads}/million reads; S3 $${p.s3GbMonth}/GB-month, $${p.s3PerThousandPuts}/1,000 PUTs, $${p.s3PerThousandGets}/1,000 GETs; ` +
+    `transfer out $${p.transferOutGb}/GB; CloudWatch Logs $${p.logsIngestGb}/GB. AWS Batch adds no charge of its own: only the Fargate tasks it starts are billed.`);
+  out.push('');
+  out.push(`Task size: ${USAGE.vcpu} vCPU, ${USAGE.memoryGb} GB (the deploy defaults). Resolution 1920x1080. Animations have 120 frames (4 s of media for the sound scenes) unless the scene sets its own length (Image Balls: 250). "Other" is DynamoDB, Lambda and HTTP API (the job page's polling), S3 (frames and video kept one month, PUTs), one download, logs and the task's public IPv4.`);
+  out.push('');
+  out.push('| scene | render | frames | minutes (calculator) | Fargate Spot | Fargate on demand | other | cost, Spot | cost, on demand | price charged | price / cost (on demand) |');
+  out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const spot = row.fargateSpot + row.other;
+    const onDemand = row.fargateOnDemand + row.other;
+    out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
+  }
+  out.push('');
+  const text = scenes.find((scene) => scene.slug === 'text-animation')!;
+  const quoted = renderCost(text, 'animation');
+  const measuredMinutes = (quoted.frames * USAGE.measuredTextFrameSeconds) / 60;
+  const measured = renderCost(text, 'animation', measuredMinutes);
+  out.push(`Check against a measurement: a Full-HD Text Animation frame took ~${USAGE.measuredTextFrameSeconds} s on 2 cores (before the denoising work). ` +
+    `At that rate its ${quoted.frames}-frame animation renders for ${measuredMinutes.toFixed(0)} minutes, not the calculator's ${quoted.renderMinutes.toFixed(2)}: ` +
+    `it would cost ${usd(measured.fargateSpot + measured.other)} on Spot, ${usd(measured.fargateOnDemand + measured.other)} on demand, against ${usd(measured.price)} charged.`);
+  out.push('');
+  const idle = idleCosts();
+  out.push('| idle deployment, per month | count | cost | why |');
+  out.push('|---|---:|---:|---|');
+  for (const line of idle) out.push(`| ${line.item} | ${line.count} | ${usd(line.monthly)} | ${line.note} |`);
+  out.push(`| **total** | | **${usd(idle.reduce((sum, line) => sum + line.monthly, 0))}** | |`);
+  return out.join('\n');
+}
+
+const BEGIN = '<!-- costs:begin (npm run costs -- --write) -->';
+const END = '<!-- costs:end -->';
+
+/** The generated part of docs/costs.md, between its markers. */
+export function documentedTables(markdown: string): string {
+  const start = markdown.indexOf(BEGIN);
+  const end = markdown.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/costs.md has no ${BEGIN} ... ${END} section`);
+  return markdown.slice(start + BEGIN.length, end).trim();
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const tables = costTables();
+  console.log(tables);
+  if (process.argv.includes('--write')) {
+    const path = fromRoot('docs/costs.md');
+    const markdown = readFileSync(path, 'utf8');
+    const start = markdown.indexOf(BEGIN);
+    const end = markdown.indexOf(END);
+    if (start < 0 || end < start) throw new Error(`docs/costs.md has no ${BEGIN} ... ${END} section`);
+    writeFileSync(path, `${markdown.slice(0, start + BEGIN.length)}\n\n${tables}\n\n${markdown.slice(end)}`);
+    console.log(`\nWrote the tables into ${path}`);
+  }
+}
