@@ -2,6 +2,7 @@
  * Visitor analytics maths for the client analytics dashboard (seed 001 sections 2, 3, 5
  * and 9), over the session records the browser sends (schema: sessionRecord).
  */
+import { getScene } from './catalogue';
 import type { SessionEvent, SessionRecord } from './schemas';
 
 /** A stored session: what the browser sent, stamped by the server on receipt. */
@@ -161,11 +162,16 @@ export interface SceneCount {
   label: string;
 }
 
-/** Scenes seen in the most sessions, most first (ties: lower id first), at most `limit`. */
+/**
+ * Catalogue scenes seen in the most sessions, most first (ties: lower id first), at most
+ * `limit`. An id outside the catalogue (an old record, a hand-made one) is no scene.
+ */
 export function topScenes(sessions: readonly SessionRecord[], limit = TOP_SCENES_LIMIT): SceneCount[] {
   const counts = new Map<number, number>();
   for (const session of sessions) {
-    for (const sceneId of new Set(session.unique_scenes)) counts.set(sceneId, (counts.get(sceneId) ?? 0) + 1);
+    for (const sceneId of new Set(session.unique_scenes)) {
+      if (getScene(sceneId)) counts.set(sceneId, (counts.get(sceneId) ?? 0) + 1);
+    }
   }
   return [...counts]
     .sort(([idA, countA], [idB, countB]) => countB - countA || idA - idB)

@@ -152,9 +152,13 @@ describe('topScenes', () => {
     expect(topScenes(sessions, 2).map((s) => s.sceneId)).toEqual([3, 1]);
   });
 
-  it('when more than 10 scenes were seen, it keeps 10', () => {
-    const many = [session({ unique_scenes: Array.from({ length: 12 }, (_, i) => i + 1) })];
-    expect(topScenes(many)).toHaveLength(10);
+  it('when more scenes than the limit were seen, it keeps the limit', () => {
+    const many = [session({ unique_scenes: Array.from({ length: 7 }, (_, i) => i + 1) })];
+    expect(topScenes(many, 5)).toHaveLength(5);
+  });
+
+  it('when a session holds a scene id outside the catalogue, it is not counted', () => {
+    expect(topScenes([session({ unique_scenes: [99, 2] }), session({ unique_scenes: [99] })])).toEqual([{ sceneId: 2, sessions: 1, label: 'Scene 2' }]);
   });
 });
 
