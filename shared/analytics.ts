@@ -98,6 +98,19 @@ function percent(part: number, whole: number): number {
   return whole > 0 ? (part / whole) * 100 : 0;
 }
 
+/** Renders started in the chosen range against the same number of days just before it. */
+export interface RangeGrowth {
+  current: number;
+  previous: number;
+  /** (current − previous) / previous × 100 to 2 decimals; 0 when both are 0; null when only the previous range is empty (no basis). */
+  percentage: number | null;
+}
+
+export function rangeGrowth(current: number, previous: number): RangeGrowth {
+  const percentage = previous > 0 ? Math.round(((current - previous) / previous) * 10_000) / 100 : current === 0 ? 0 : null;
+  return { current, previous, percentage };
+}
+
 /** Percentage of bounced sessions, 0..100. */
 export function bounceRate(sessions: readonly SessionRecord[]): number {
   return percent(sessions.filter(isBounce).length, sessions.length);

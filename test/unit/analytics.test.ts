@@ -22,6 +22,7 @@ import {
   recentSessionRows,
   sceneToRenderConversion,
   signupConversion,
+  rangeGrowth,
   topScenes,
   uniqueVisitors,
   type ClientSession,
@@ -211,5 +212,14 @@ describe('pageNameForPath', () => {
       '/toString': 'unknown',
     };
     for (const [path, page] of Object.entries(cases)) expect(pageNameForPath(path), path).toBe(page);
+  });
+});
+
+describe('rangeGrowth', () => {
+  it('when renders rose, fell, or had no basis, it gives the growth, the fall, or null', () => {
+    expect(rangeGrowth(3, 2)).toEqual({ current: 3, previous: 2, percentage: 50 });
+    expect(rangeGrowth(1, 3).percentage).toBe(-66.67);
+    expect(rangeGrowth(0, 0).percentage).toBe(0);
+    expect(rangeGrowth(4, 0).percentage).toBeNull();
   });
 });
