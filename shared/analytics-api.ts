@@ -3,7 +3,7 @@
  * the rollup writes (renders, users, system, revenue, scenes), and the dashboards'
  * response shapes. The server builds them (core/analytics/), the dashboards read them.
  */
-import type { AnalyticsKind, Conversion, FunnelStep, RecentSessionRow, SceneCount } from './analytics';
+import type { AnalyticsKind, Conversion, FunnelStep, RangeGrowth, RecentSessionRow, SceneCount } from './analytics';
 
 /** The daily counters. */
 export const counterNames = [
@@ -94,6 +94,8 @@ export interface AnalyticsOverview {
   to: string;
   /** Daily counters of the range, oldest first (days without any activity are absent). */
   daily: DailyStats[];
+  /** Renders started in the range against the `days` days before it (Total Renders' trend). */
+  rendersGrowth: RangeGrowth;
   /** The newest record of each kind whose period_start is in the range, or null. */
   renders: MetricRecords['renders'] | null;
   users: MetricRecords['users'] | null;

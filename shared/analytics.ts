@@ -2,6 +2,7 @@
  * Visitor analytics maths for the client analytics dashboard (seed 001 sections 2, 3, 5
  * and 9), over the session records the browser sends (schema: sessionRecord).
  */
+import { getScene } from './catalogue';
 import type { PageName, SessionEvent, SessionRecord } from './schemas';
 
 /** A stored session: what the browser sent, stamped by the server on receipt. */
@@ -97,6 +98,19 @@ function percent(part: number, whole: number): number {
   return whole > 0 ? (part / whole) * 100 : 0;
 }
 
+/** Renders started in the chosen range against the same number of days just before it. */
+export interface RangeGrowth {
+  current: number;
+  previous: number;
+  /** (current − previous) / previous × 100 to 2 decimals; 0 when both are 0; null when only the previous range is empty (no basis). */
+  percentage: number | null;
+}
+
+export function rangeGrowth(current: number, previous: number): RangeGrowth {
+  const percentage = previous > 0 ? Math.round(((current - previous) / previous) * 10_000) / 100 : current === 0 ? 0 : null;
+  return { current, previous, percentage };
+}
+
 /** Percentage of bounced sessions, 0..100. */
 export function bounceRate(sessions: readonly SessionRecord[]): number {
   return percent(sessions.filter(isBounce).length, sessions.length);
@@ -161,11 +175,16 @@ export interface SceneCount {
   label: string;
 }
 
-/** Scenes seen in the most sessions, most first (ties: lower id first), at most `limit`. */
+/**
+ * Catalogue scenes seen in the most sessions, most first (ties: lower id first), at most
+ * `limit`. An id outside the catalogue (an old record, a hand-made one) is no scene.
+ */
 export function topScenes(sessions: readonly SessionRecord[], limit = TOP_SCENES_LIMIT): SceneCount[] {
   const counts = new Map<number, number>();
   for (const session of sessions) {
-    for (const sceneId of new Set(session.unique_scenes)) counts.set(sceneId, (counts.get(sceneId) ?? 0) + 1);
+    for (const sceneId of new Set(session.unique_scenes)) {
+      if (getScene(sceneId)) counts.set(sceneId, (counts.get(sceneId) ?? 0) + 1);
+    }
   }
   return [...counts]
     .sort(([idA, countA], [idB, countB]) => countB - countA || idA - idB)

@@ -43,11 +43,14 @@ export type BadgeColor = 'blue' | 'yellow' | 'green' | 'red' | 'gray';
 export interface StatusBadge {
   label: string;
   color: BadgeColor;
+  /** Secondary text beside the badge, for a state the badge set folds into another. */
+  detail?: string;
 }
 
 const BADGES: Readonly<Record<string, StatusBadge>> = {
   awaiting_payment: { label: 'Awaiting Payment', color: 'yellow' },
-  queued: { label: 'Queued', color: 'blue' },
+  // A queued job is in progress as far as the user is concerned; 'Queued' only qualifies it.
+  queued: { label: 'In Progress', color: 'blue', detail: 'Queued' },
   rendering: { label: 'In Progress', color: 'blue' },
   in_progress: { label: 'In Progress', color: 'blue' },
   done: { label: 'Completed', color: 'green' },

@@ -43,21 +43,24 @@ import {
  * - avg_queue_time_minutes: mean of (startTime − queued time) over renders whose
  *   worker started (startTime) in the 30-day window. Resumed jobs (attempts > 1)
  *   are left out: their startTime belongs to a later run than their queued time.
- * - success_rate_percentage: renders_completed / (renders_completed +
- *   renders_failed) × 100 over the window's daily counters, i.e. per worker run
- *   (a run that failed and a resumed run that succeeded count once each).
- * - error_rate_percentage: problem reports (errors_reported: manual and
- *   automatic) per render started, × 100, over the window's counters.
+ * - success_rate_percentage: completed renders over finished renders × 100: the
+ *   jobs that are done or failed and finished in the window (done: completionTime,
+ *   failed: lastActive), each counted once in its current state, so a render that
+ *   failed and then succeeded on resume is a success.
+ * - error_rate_percentage: failed worker runs over finished worker runs × 100
+ *   (renders_failed / (renders_completed + renders_failed)) over the window's
+ *   counters: how often a run breaks, resumed runs included. Problem reports are
+ *   not errors of the system and do not count.
  * - avg_render_time_minutes: total_render_time_minutes / renders_completed over
  *   the window's counters (the worker adds a render's actual minutes when it completes).
  * - peak_queue_size: the largest number of renders waiting at the same instant
  *   in the window; a render waits from its queued time until its worker starts
  *   (or until it failed or was abandoned without starting). Resumed jobs are left out.
- * - uptime_percentage: the share of minutes, from the window's first health sample
- *   (or the window start, whichever is later) up to asOf, in which a worker or a
- *   health check reported healthy and none reported a failure. A minute without any
- *   report counts as down (the stale-job sweep reports every minute). null when
- *   nothing was reported in the window.
+ * - uptime_percentage: the share of the window's health checks that passed: of the
+ *   minutes in which a worker or a health check reported, those with a healthy
+ *   report and no failure. A minute without any report is not counted either way
+ *   (a local stack that was switched off was not down). null when nothing was
+ *   reported in the window.
  * - revenue_30d: the revenue_usd counters of the 30-day window (card payments:
  *   credit purchases and renders paid by card), in dollars, to the cent.
  * - avg_order_value: revenue_30d per card payment in the window (credit purchases
@@ -178,12 +181,10 @@ export function uptimePercentage(health: readonly HealthDay[], window: Window): 
     for (const minute of day.unhealthy) failed.add(base + minute * MINUTE_MS);
   }
   const counted = (at: number) => at >= window.start && at < endMinute;
-  const observed = [...healthy, ...failed].filter(counted);
-  if (observed.length === 0) return null;
-  const first = Math.min(...observed);
-  const minutes = (endMinute - first) / MINUTE_MS;
-  const up = [...healthy].filter((at) => counted(at) && !failed.has(at)).length;
-  return round((up / minutes) * 100);
+  const checked = new Set([...healthy, ...failed].filter(counted)).size;
+  if (checked === 0) return null;
+  const passed = [...healthy].filter((at) => counted(at) && !failed.has(at)).length;
+  return round((passed / checked) * 100);
 }
 
 export function computeSystem(jobs: readonly JobRecord[], daily: readonly DailyStats[], health: readonly HealthDay[], asOf: Date): Figures<'system'> {
@@ -192,14 +193,14 @@ export function computeSystem(jobs: readonly JobRecord[], daily: readonly DailyS
     .filter((job) => isFirstRun(job) && job.startTime && within(time(job.startTime), window) && queuedAt(job) !== undefined)
     .map((job) => Math.max(0, time(job.startTime) - queuedAt(job)!) / MINUTE_MS);
   const completed = sumCounter(daily, window, 'renders_completed');
-  const failed = sumCounter(daily, window, 'renders_failed');
-  const started = sumCounter(daily, window, 'renders_started');
-  const errors = sumCounter(daily, window, 'errors_reported');
+  const failedRuns = sumCounter(daily, window, 'renders_failed');
   const renderMinutes = sumCounter(daily, window, 'total_render_time_minutes');
+  const doneRenders = jobs.filter((job) => job.status === 'done' && within(time(job.completionTime), window)).length;
+  const failedRenders = jobs.filter((job) => job.status === 'failed' && within(time(job.lastActive), window)).length;
   return {
     avg_queue_time_minutes: queueMinutes.length > 0 ? round(queueMinutes.reduce((a, b) => a + b, 0) / queueMinutes.length) : null,
-    success_rate_percentage: completed + failed > 0 ? round((completed / (completed + failed)) * 100) : null,
-    error_rate_percentage: started > 0 ? round((errors / started) * 100) : null,
+    success_rate_percentage: doneRenders + failedRenders > 0 ? round((doneRenders / (doneRenders + failedRenders)) * 100) : null,
+    error_rate_percentage: completed + failedRuns > 0 ? round((failedRuns / (completed + failedRuns)) * 100) : null,
     avg_render_time_minutes: completed > 0 ? round(renderMinutes / completed) : null,
     peak_queue_size: peakQueueSize(jobs, window),
     uptime_percentage: uptimePercentage(health, window),

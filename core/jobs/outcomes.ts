@@ -56,6 +56,8 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
       actualRenderTimeMinutes: Number(actual.toFixed(3)),
       ...(ratio !== null ? { timeAccuracy: Number(ratio.toFixed(4)) } : {}),
       loggedLines: job.totalLogLines,
+      // A done job has every frame; a still goes straight to its output without a frame record.
+      uploaded_frames: Array.from({ length: job.total_frames }, (_, i) => i + 1),
       ...outputs,
     },
     remove: ['crashReason'],

@@ -12,7 +12,7 @@ import { listen, type Service } from './ports';
 export async function startCognitoLocal(options: { port: number; dataDir: string; mailDir: string; mailFrom: string; siteUrl: () => string }): Promise<Service> {
   // cognito-local loads the v2 AWS SDK for its (unused) Lambda triggers; keep its end-of-life notice quiet.
   process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
-  const [{ default: pino }, { createServer }, { Router }, { DefaultConfig }, services_, { CognitoServiceFactoryImpl }, { UserPoolServiceFactoryImpl, attributesAppend, attribute }, { StormDBDataStoreFactory }, { CryptoService }, { JwtTokenGenerator }, { otp }, { NotAuthorizedError }] =
+  const [{ default: pino }, { createServer }, { Router }, { DefaultConfig }, services_, { CognitoServiceFactoryImpl }, { UserPoolServiceFactoryImpl, attributesAppend, attribute }, { StormDBDataStoreFactory }, { CryptoService }, { JwtTokenGenerator }, { otp }, { NotAuthorizedError, UserNotFoundError }] =
     await Promise.all([
       import('pino'),
       import('cognito-local/lib/server/server.js'),
@@ -61,6 +61,9 @@ export async function startCognitoLocal(options: { port: number; dataDir: string
   // - A wrong password (sign-in, or the current password of a password change) is
   //   Cognito's NotAuthorizedException; cognito-local says InvalidPasswordException,
   //   which means "does not meet the password policy" and showed the wrong message.
+  // - A sign-in with an address that has no account is UserNotFoundException on a
+  //   Cognito client that does not hide which users exist (the stack's client, because
+  //   login tells the two apart); cognito-local always says NotAuthorizedException.
   const route = Router(services);
   const router: typeof route = (target) => {
     const handler = route(target);
@@ -75,8 +78,14 @@ export async function startCognitoLocal(options: { port: number; dataDir: string
     }
     if (target === 'InitiateAuth' || target === 'AdminInitiateAuth' || target === 'ChangePassword') {
       return (ctx, req) =>
-        handler(ctx, req).catch((error: { code?: string }) => {
-          throw error?.code === 'InvalidPasswordException' ? new NotAuthorizedError('Incorrect username or password.') : error;
+        handler(ctx, req).catch(async (error: { code?: string }) => {
+          if (error?.code === 'InvalidPasswordException') throw new NotAuthorizedError('Incorrect username or password.');
+          const username = 'AuthFlow' in req && req.AuthFlow === 'USER_PASSWORD_AUTH' ? req.AuthParameters?.USERNAME : undefined;
+          if (error?.code === 'NotAuthorizedException' && username && 'ClientId' in req && req.ClientId) {
+            const pool = await cognito.getUserPoolForClientId(ctx, req.ClientId);
+            if (!(await pool.getUserByUsername(ctx, username))) throw new UserNotFoundError('User does not exist.');
+          }
+          throw error;
         });
     }
     return handler;

@@ -10,6 +10,7 @@ import {
   averageSessionDurationMs,
   bounceRate,
   funnel,
+  rangeGrowth,
   recentSessionRows,
   sceneToRenderConversion,
   signupConversion,
@@ -18,6 +19,7 @@ import {
   type AnalyticsKind,
   type Conversion,
   type FunnelStep,
+  type RangeGrowth,
   type RecentSessionRow,
   type SceneCount,
 } from '../../shared/analytics';
@@ -137,17 +139,21 @@ export async function adminAnalytics(event: ApiEvent): Promise<AnalyticsOverview
   const { days } = validate(dashboardQuery, event.queryStringParameters ?? {});
   const now = new Date();
   const from = dayOf(new Date(now.getTime() - (days - 1) * DAY_MS));
+  const previousFrom = dayOf(new Date(now.getTime() - (2 * days - 1) * DAY_MS));
   const to = dayOf(now);
   const latest = <K extends MetricKind>(kind: K) => latestMetricInRange(kind, from, to);
-  const [daily, renders, users, system, revenue, scenes] = await Promise.all([
-    listDailyCounters(from, to),
+  const [counters, renders, users, system, revenue, scenes] = await Promise.all([
+    listDailyCounters(previousFrom, to),
     latest('renders'),
     latest('users'),
     latest('system'),
     latest('revenue'),
     latest('scenes'),
   ]);
-  return { days, from, to, daily, renders, users, system, revenue, scenes };
+  const daily = counters.filter((stats) => stats.date >= from);
+  const started = (list: readonly DailyStats[]) => list.reduce((sum, stats) => sum + stats.renders_started, 0);
+  const rendersGrowth = rangeGrowth(started(daily), started(counters.filter((stats) => stats.date < from)));
+  return { days, from, to, daily, rendersGrowth, renders, users, system, revenue, scenes };
 }
 
 /**

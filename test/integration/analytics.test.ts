@@ -146,17 +146,18 @@ describe('analytics dashboard figures', () => {
     expect(body.renders).toMatchObject({ period_start: periodStart, total_renders: 10, renders_growth_percentage: 250 });
     // Active in D−6..D: u2 (jobs), u3 (signup), u4 (sign-in), u5 (jobs), u6 (purchase).
     expect(body.users).toMatchObject({ period_start: periodStart, active_users_7d: 5 });
-    // Queue minutes 4, 6 (from the card payment), 2, 1, 15 → 28 / 5 = 5.6; runs 5 done, 2 failed → 71.43 %;
-    // 2 reports / 7 started → 28.57 %; 21 render minutes / 5 done → 4.2; two waiting at once on D−1;
-    // uptime 8 good minutes of the 10 from 11:50 to 12:00 → 80 %.
+    // Queue minutes 4, 6 (from the card payment), 2, 1, 15 → 28 / 5 = 5.6; renders finished in the window
+    // 5 done, 1 failed (the resumed one counts once, as done) → 83.33 %; runs 5 done, 2 failed → error rate
+    // 28.57 %; 21 render minutes / 5 done → 4.2; two waiting at once on D−1;
+    // uptime 8 passed checks of the 9 minutes checked from 11:50 to 12:00 (11:58 unchecked) → 88.89 %.
     expect(body.system).toMatchObject({
       period_start: periodStart,
       avg_queue_time_minutes: 5.6,
-      success_rate_percentage: 71.43,
+      success_rate_percentage: 83.33,
       error_rate_percentage: 28.57,
       avg_render_time_minutes: 4.2,
       peak_queue_size: 2,
-      uptime_percentage: 80,
+      uptime_percentage: 88.89,
     });
     // 50 + 20 + 20 credits and a 12.40 card render in D−29..D = 102.40 over 4 payments = 25.60;
     // purchases in D's month (from the 1st, D−19): 2.
@@ -390,6 +391,20 @@ describe('POST /api/page-views', () => {
     const headers = fromClient('192.0.2.11');
     expect((await api('/api/page-views', { body: { page: 'admin', path: '/', query: '' }, headers })).status).toBe(400);
     expect((await api('/api/page-views', { body: { page: 'home', path: 'https://evil.example/', query: '' }, headers })).status).toBe(400);
+  });
+});
+
+describe('Total Renders growth', () => {
+  it('when renders start in the chosen range and in the range before it, the growth compares the two', async () => {
+    const growth = async () => (await api('/api/admin/analytics?days=7', { token: admin.token })).body.rendersGrowth;
+    const before = await growth();
+    await live(now, { renders_started: 1 });
+    await live(new Date(now.getTime() - 10 * DAY), { renders_started: 2 });
+    await live(new Date(now.getTime() - 20 * DAY), { renders_started: 5 }); // older than both ranges
+    const after = await growth();
+    expect(after.current - before.current).toBe(1);
+    expect(after.previous - before.previous).toBe(2);
+    expect(after.percentage).toBe(Math.round(((after.current - after.previous) / after.previous) * 10_000) / 100);
   });
 });
 

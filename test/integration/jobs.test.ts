@@ -112,6 +112,8 @@ describe('job routes and ownership', () => {
     const abandoned = await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
     expect(abandoned.body.job).toMatchObject({ status: 'abandoned' });
     expect(abandoned.body.job.abandonedAt).toBeTruthy();
+    // Last active reads the moment of the abandon.
+    expect(abandoned.body.job.lastActive).toBe(abandoned.body.job.abandonedAt);
     expect((await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} })).status).toBe(409);
     const resumed = await api(`/api/jobs/${jobId}/resume`, { token: user.token, body: {} });
     expect(resumed.status).toBe(200);

@@ -34,6 +34,7 @@ describe('render worker through the local stack', () => {
     expect(job.status, job.crashReason).toBe('done');
     expect(job.actualRenderTimeMinutes).toBeGreaterThan(0);
     expect(job.timeAccuracy).toBeGreaterThan(0);
+    expect(job.uploaded_frames, 'a done still counts its frame').toEqual([1]);
     const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
     expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
     const main = (await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).body;

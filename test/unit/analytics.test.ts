@@ -22,6 +22,7 @@ import {
   recentSessionRows,
   sceneToRenderConversion,
   signupConversion,
+  rangeGrowth,
   topScenes,
   uniqueVisitors,
   type ClientSession,
@@ -152,9 +153,13 @@ describe('topScenes', () => {
     expect(topScenes(sessions, 2).map((s) => s.sceneId)).toEqual([3, 1]);
   });
 
-  it('when more than 10 scenes were seen, it keeps 10', () => {
-    const many = [session({ unique_scenes: Array.from({ length: 12 }, (_, i) => i + 1) })];
-    expect(topScenes(many)).toHaveLength(10);
+  it('when more scenes than the limit were seen, it keeps the limit', () => {
+    const many = [session({ unique_scenes: Array.from({ length: 7 }, (_, i) => i + 1) })];
+    expect(topScenes(many, 5)).toHaveLength(5);
+  });
+
+  it('when a session holds a scene id outside the catalogue, it is not counted', () => {
+    expect(topScenes([session({ unique_scenes: [99, 2] }), session({ unique_scenes: [99] })])).toEqual([{ sceneId: 2, sessions: 1, label: 'Scene 2' }]);
   });
 });
 
@@ -207,5 +212,14 @@ describe('pageNameForPath', () => {
       '/toString': 'unknown',
     };
     for (const [path, page] of Object.entries(cases)) expect(pageNameForPath(path), path).toBe(page);
+  });
+});
+
+describe('rangeGrowth', () => {
+  it('when renders rose, fell, or had no basis, it gives the growth, the fall, or null', () => {
+    expect(rangeGrowth(3, 2)).toEqual({ current: 3, previous: 2, percentage: 50 });
+    expect(rangeGrowth(1, 3).percentage).toBe(-66.67);
+    expect(rangeGrowth(0, 0).percentage).toBe(0);
+    expect(rangeGrowth(4, 0).percentage).toBeNull();
   });
 });

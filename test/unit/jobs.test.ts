@@ -48,7 +48,7 @@ describe('statusBadge', () => {
   it('when given each status, it shows the seed label and colour', () => {
     expect(statusBadge('rendering')).toEqual({ label: 'In Progress', color: 'blue' });
     expect(statusBadge('in_progress')).toEqual({ label: 'In Progress', color: 'blue' });
-    expect(statusBadge('queued')).toEqual({ label: 'Queued', color: 'blue' });
+    expect(statusBadge('queued')).toEqual({ label: 'In Progress', color: 'blue', detail: 'Queued' });
     expect(statusBadge('awaiting_payment')).toEqual({ label: 'Awaiting Payment', color: 'yellow' });
     expect(statusBadge('done')).toEqual({ label: 'Completed', color: 'green' });
     expect(statusBadge('failed')).toEqual({ label: 'Failed', color: 'red' });

@@ -40,6 +40,11 @@ describe('credits panel', () => {
     expect(screen.getAllByText('−2.27').length).toBe(5);
   });
 
+  it('when the credits tab shows, it has a single Purchase Credits button', () => {
+    renderWithApp(<CreditsPanel />, { session: { user: VERIFIED_USER, profile: profileWith(50) } });
+    expect(screen.getAllByRole('button', { name: 'Purchase Credits' })).toHaveLength(1);
+  });
+
   it('when typing a custom amount, only digits are kept and the amount is validated', async () => {
     renderWithApp(<CreditsPanel />, { session: { user: VERIFIED_USER, profile: profileWith(50) } });
     const custom = screen.getByLabelText('Custom amount');
@@ -49,7 +54,7 @@ describe('credits panel', () => {
     expect(selectedCredits({ kind: 'custom', text: '' })).toEqual({ error: CREDIT_AMOUNT_DIGITS_ONLY });
     expect(selectedCredits({ kind: 'custom', text: '0' })).toHaveProperty('error');
     await userEvent.clear(custom);
-    await userEvent.click(screen.getAllByRole('button', { name: 'Purchase Credits' })[1]);
+    await userEvent.click(screen.getByRole('button', { name: 'Purchase Credits' }));
     expect(screen.getByText(CREDIT_AMOUNT_DIGITS_ONLY)).toBeInTheDocument();
   });
 
@@ -62,7 +67,7 @@ describe('credits panel', () => {
     await screen.findAllByRole('row');
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
     await user.click(screen.getByRole('radio', { name: /^20 credits/ }));
-    await user.click(screen.getAllByRole('button', { name: 'Purchase Credits' })[0]);
+    await user.click(screen.getByRole('button', { name: 'Purchase Credits' }));
     const dialog = screen.getByRole('dialog', { name: 'Purchase Credits' });
     expect(await within(dialog).findByText(LOCAL_TEST_MODE_NOTE)).toBeInTheDocument();
     expect(api.purchaseCredits).toHaveBeenCalledWith(20);

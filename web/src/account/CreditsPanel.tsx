@@ -125,9 +125,6 @@ export function CreditsPanel() {
           </div>
           <div className="label">1 credit = $1.00 · use credits to pay for renders instantly</div>
         </div>
-        <button type="button" className="btn btn-light btn-large" onClick={startPurchase}>
-          Purchase Credits
-        </button>
       </div>
 
       <section className="panel" aria-labelledby="packages-title">
@@ -158,26 +155,22 @@ export function CreditsPanel() {
         </fieldset>
         <div className="field" style={{ marginTop: 14 }}>
           <label htmlFor="custom-credits">Custom amount</label>
-          <div className="row-actions" style={{ flexWrap: 'nowrap' }}>
-            <input
-              id="custom-credits"
-              className="input"
-              inputMode="numeric"
-              pattern="[0-9]*"
-              placeholder="e.g. 35"
-              value={selection.kind === 'custom' ? selection.text : ''}
-              aria-invalid={customError ? true : undefined}
-              aria-describedby="custom-credits-hint"
-              onFocus={() => selection.kind !== 'custom' && setSelection({ kind: 'custom', text: '' })}
-              onChange={(event) => {
-                setSelection({ kind: 'custom', text: event.target.value.replace(/\D/g, '') });
-                setCustomError(null);
-              }}
-            />
-            <button type="button" className="btn btn-primary" onClick={startPurchase}>
-              Purchase Credits
-            </button>
-          </div>
+          <input
+            id="custom-credits"
+            className="input"
+            inputMode="numeric"
+            pattern="[0-9]*"
+            placeholder="e.g. 35"
+            value={selection.kind === 'custom' ? selection.text : ''}
+            aria-invalid={customError ? true : undefined}
+            aria-describedby="custom-credits-hint"
+            onFocus={() => selection.kind !== 'custom' && setSelection({ kind: 'custom', text: '' })}
+            onChange={(event) => {
+              setSelection({ kind: 'custom', text: event.target.value.replace(/\D/g, '') });
+              setCustomError(null);
+            }}
+            onKeyDown={(event) => event.key === 'Enter' && startPurchase()}
+          />
           <p className="hint" id="custom-credits-hint">
             Whole credits only, $1.00 each. Custom amounts get no bonus.
           </p>
@@ -186,6 +179,12 @@ export function CreditsPanel() {
               {customError}
             </p>
           )}
+        </div>
+        {/* One button for the chosen package or the custom amount. */}
+        <div className="row-actions" style={{ marginTop: 14 }}>
+          <button type="button" className="btn btn-primary btn-large" onClick={startPurchase}>
+            Purchase Credits
+          </button>
         </div>
       </section>
 

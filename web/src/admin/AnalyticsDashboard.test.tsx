@@ -38,7 +38,7 @@ describe('AnalyticsDashboard', () => {
     await screen.findByText('Daily Activity');
     expect(screen.getByRole('heading', { level: 1, name: 'Analytics Dashboard' })).toBeInTheDocument();
     expect(screen.getByText('Monitor platform performance and user activity')).toBeInTheDocument();
-    expect(figure('Total Renders')).toBe('1,234▲ +250.0%');
+    expect(figure('Total Renders')).toBe('1,234▲ +50.0%');
     expect(figure('Active Users')).toBe('5');
     expect(figure('Avg Queue Time')).toBe('6 min');
     expect(figure('Success Rate')).toBe('71%');
@@ -62,7 +62,7 @@ describe('AnalyticsDashboard', () => {
     const base = overviewFixture();
     api.overview.mockResolvedValue({
       ...base,
-      renders: { ...base.renders!, renders_growth_percentage: -12.5 },
+      rendersGrowth: { current: 7, previous: 8, percentage: -12.5 },
       system: { ...base.system!, avg_queue_time_minutes: null, success_rate_percentage: null, uptime_percentage: null },
       scenes: null,
     });
@@ -73,6 +73,33 @@ describe('AnalyticsDashboard', () => {
     expect(figure('Success Rate')).toBe('N/A');
     expect(figure('Uptime')).toBe('N/A');
     expect(screen.getByText('No scene usage in this range')).toBeInTheDocument();
+  });
+
+  it('when the chosen range had more renders than the range before it, Total Renders shows that growth as a positive trend', async () => {
+    const base = overviewFixture();
+    api.overview.mockResolvedValue({ ...base, rendersGrowth: { current: 3, previous: 2, percentage: 50 }, renders: { ...base.renders!, renders_growth_percentage: null } });
+    render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    expect(figure('Total Renders')).toBe('1,234▲ +50.0%');
+    expect(screen.getByLabelText('Growth +50.0%')).toHaveClass('up');
+    expect(screen.getByText('All time · trend: last 7 days against the 7 before')).toBeInTheDocument();
+  });
+
+  it('when the range before had no renders, the trend says new', async () => {
+    api.overview.mockResolvedValue(overviewFixture({ rendersGrowth: { current: 3, previous: 0, percentage: null } }));
+    render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    expect(figure('Total Renders')).toBe('1,234▲ new');
+  });
+
+  it('when the range holds a single day, each series is a dot labelled with its value', async () => {
+    const base = overviewFixture();
+    api.overview.mockResolvedValue({ ...base, daily: [{ ...base.daily[1], renders_started: 4, renders_completed: 3, new_signups: 2 }] });
+    const { container } = render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    await waitFor(() => expect(container.querySelectorAll('.recharts-line-dot, .recharts-line-dots circle').length).toBeGreaterThanOrEqual(3));
+    const labels = [...container.querySelectorAll('.recharts-label-list text, .recharts-label')].map((label) => label.textContent);
+    expect(labels).toEqual(expect.arrayContaining(['4', '3', '2']));
   });
 
   it('when the fetch fails, it logs the error, stops loading and shows empty figures', async () => {

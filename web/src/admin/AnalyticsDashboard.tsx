@@ -131,11 +131,16 @@ export default function AnalyticsDashboard() {
   );
 }
 
+/** Total Renders' trend: up or down by the range's growth; 'new' when the range before had no renders to compare with. */
+export function growthTrend(percentage: number | null): { text: string; up: boolean } {
+  return percentage === null ? { text: 'new', up: true } : { text: formatGrowth(percentage), up: percentage >= 0 };
+}
+
 function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
   const renders = data?.renders;
   const system = data?.system;
   const revenue = data?.revenue;
-  const growth = renders?.renders_growth_percentage;
+  const growth = data?.rendersGrowth;
   const daily = (data?.daily ?? []).map((day) => ({ ...day, label: formatShortDate(day.date) }));
   const scenes = (data?.scenes?.scene_usage ?? []).map((scene, index) => ({
     name: scene.scene_name || 'Unknown',
@@ -149,8 +154,8 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
         <StatCard
           title="Total Renders"
           value={formatCount(renders?.total_renders ?? 0)}
-          trend={growth === null || growth === undefined ? undefined : { text: formatGrowth(growth), up: growth >= 0 }}
-          sub="All time"
+          trend={growth ? growthTrend(growth.percentage) : undefined}
+          sub={data ? `All time · trend: last ${data.days} days against the ${data.days} before` : 'All time'}
         />
         <StatCard title="Active Users" value={formatCount(data?.users?.active_users_7d ?? 0)} sub="Last 7 days" />
         <StatCard title="Avg Queue Time" value={formatRoundedMinutes(system?.avg_queue_time_minutes)} sub="Minutes in queue" />
@@ -168,9 +173,19 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
                 <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
                 <Tooltip />
                 <Legend />
-                {/* A single day has no line to draw: its values show as dots (a new site's first day was an empty chart). */}
+                {/* A single day has no line to draw: its values show as labelled dots (a new site's first day was an empty chart). */}
                 {SERIES.map((series) => (
-                  <Line key={series.key} type="monotone" dataKey={series.key} name={series.name} stroke={series.color} strokeWidth={2} dot={daily.length === 1 ? { r: 4 } : false} />
+                  <Line
+                    key={series.key}
+                    type="monotone"
+                    dataKey={series.key}
+                    name={series.name}
+                    stroke={series.color}
+                    strokeWidth={2}
+                    dot={daily.length === 1 ? { r: 5 } : false}
+                    label={daily.length === 1 ? { position: 'top', fontSize: 12, fill: series.color } : false}
+                    isAnimationActive={daily.length > 1}
+                  />
                 ))}
               </LineChart>
             </ResponsiveContainer>

@@ -12,6 +12,7 @@ export function overviewFixture(overrides: Partial<AnalyticsOverview> = {}): Ana
       { date: '2025-03-18', renders_started: 1, renders_completed: 0, new_signups: 0, ...counters },
       { date: '2025-03-19', renders_started: 2, renders_completed: 2, new_signups: 1, ...counters },
     ],
+    rendersGrowth: { current: 3, previous: 2, percentage: 50 },
     renders: { ...meta, total_renders: 1234, renders_growth_percentage: 250 },
     users: { ...meta, active_users_7d: 5 },
     system: {

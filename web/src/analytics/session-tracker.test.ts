@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sessionRecord, type SessionRecord } from '../../../shared/schemas';
+import { scenes } from '../../../shared/catalogue';
 import { SESSION_IDLE_MS, SessionTracker, hashUserAgent, sceneIdOfPath, type TrackerEnvironment } from './session-tracker';
 
 /** A fake browser: a clock, the two storages and the sent bodies. */
@@ -89,10 +90,10 @@ describe('the visitor session tracker', () => {
   it('when a session is very busy, the record stays within the server caps', () => {
     const { state, env } = fakeBrowser();
     const tracker = new SessionTracker(env);
-    for (let id = 1; id <= 300; id++) tracker.pageView(`/customize/${id}`);
+    for (let view = 0; view < 300; view++) tracker.pageView(`/customize/${scenes[view % scenes.length].id}`);
     tracker.end();
     const { record } = state.sent.at(-1)!;
-    expect(record.unique_scenes).toHaveLength(50);
+    expect(record.unique_scenes).toHaveLength(scenes.length);
     expect(record.events).toHaveLength(200);
     expect(record.events.at(-1)!.event_type).toBe('session_end');
     expect(sessionRecord.safeParse(record).success).toBe(true);
@@ -109,5 +110,16 @@ describe('the visitor session tracker', () => {
     expect(sceneIdOfPath('/customize/abc')).toBeUndefined();
     expect(sceneIdOfPath('/customize/0')).toBeUndefined();
     expect(sceneIdOfPath('/favorites')).toBeUndefined();
+  });
+
+  it('when a visitor opens a scene that is not in the catalogue, it counts a page view but no scene view', () => {
+    const { state, env } = fakeBrowser();
+    const tracker = new SessionTracker(env);
+    tracker.pageView('/customize/99');
+    tracker.flush();
+    const [{ record }] = state.sent;
+    expect(record).toMatchObject({ page_views: 1, scenes_viewed: 0, unique_scenes: [] });
+    expect(record.events.some((event) => event.event_type === 'scene_view')).toBe(false);
+    expect(sceneIdOfPath('/customize/99')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@
  * The browser glue (timers, listeners, transport) is in ./index.ts; this class is
  * plain so it can be tested with a fake environment.
  */
+import { getScene } from '../../../shared/catalogue';
 import type { SessionEvent, SessionRecord } from '../../../shared/schemas';
 
 /** sessionStorage: the current session of this tab. */
@@ -40,11 +41,14 @@ interface StoredState {
   lastActivity: number;
 }
 
-/** The scene id of a /customize/{id} path, if it is one. */
+/**
+ * The scene id of a /customize/{id} path, if it names a catalogue scene: a page that
+ * says 'Scene not found' is not a scene view.
+ */
 export function sceneIdOfPath(path: string): number | undefined {
   const match = /^\/customize\/(\d+)\/?$/.exec(path);
   const id = match ? Number(match[1]) : NaN;
-  return Number.isInteger(id) && id > 0 && id <= MAX_SCENE_ID ? id : undefined;
+  return Number.isInteger(id) && id > 0 && id <= MAX_SCENE_ID && getScene(id) !== undefined ? id : undefined;
 }
 
 export class SessionTracker {

@@ -22,24 +22,23 @@ function ResolutionInput({ id, label, value, onChange }: { id: string; label: st
   const onPointerDown = (event: PointerEvent<HTMLInputElement>) => {
     if (event.button !== 0) return;
     drag.current = { y: event.clientY, start: clampResolution(value), active: false, pointerId: event.pointerId };
+    // Captured from the start: the field is shorter than the 30 px threshold, so a drag
+    // begun mid-field leaves it before it counts, and its moves must still come here.
+    event.currentTarget.setPointerCapture?.(event.pointerId);
   };
   const onPointerMove = (event: PointerEvent<HTMLInputElement>) => {
     const state = drag.current;
-    if (!state) return;
+    if (!state || state.pointerId !== event.pointerId) return;
     const next = dragValue(state.start, state.y - event.clientY);
     if (next === null) return;
-    if (!state.active) {
-      state.active = true;
-      event.currentTarget.setPointerCapture(state.pointerId);
-    }
+    state.active = true;
     event.preventDefault();
     onChange(String(next));
   };
   const onPointerUp = (event: PointerEvent<HTMLInputElement>) => {
-    if (drag.current?.active) {
-      event.currentTarget.releasePointerCapture(drag.current.pointerId);
-      event.preventDefault();
-    }
+    const state = drag.current;
+    if (state && event.currentTarget.hasPointerCapture?.(state.pointerId)) event.currentTarget.releasePointerCapture(state.pointerId);
+    if (state?.active) event.preventDefault();
     drag.current = null;
   };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {

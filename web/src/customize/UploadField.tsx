@@ -13,6 +13,9 @@ import { api, uploadToStorage } from '../lib/api';
 import { describeFile, type UploadState } from './form-state';
 import { measureDuration, measureImage } from './media';
 
+/** A visitor's file stays in this page only: signing in leaves the page, so it is chosen again afterwards. */
+export const LOCAL_FILE_HINT = 'Checked and ready. Files are not kept through sign-in: you will choose it again after you sign in.';
+
 const KIND_TITLES = { image: 'Upload your image', model: 'Upload your 3D model', audio: 'Upload your audio' } as const;
 const KIND_HINTS = {
   image: 'JPG, PNG, GIF, BMP or WebP, up to 25 MB',
@@ -163,7 +166,7 @@ export function UploadField({
               </>
             )}
             {upload.status === 'uploaded' && <span className="hint" style={{ color: 'var(--green)' }}>Uploaded ✓</span>}
-            {upload.status === 'local' && <span className="hint">Ready — it will be uploaded after you sign in.</span>}
+            {upload.status === 'local' && <span className="hint">{LOCAL_FILE_HINT}</span>}
             {upload.status === 'error' && (
               <span className="field-error" role="alert">
                 {upload.error}

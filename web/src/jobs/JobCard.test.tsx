@@ -82,6 +82,24 @@ describe('job card progress and badges', () => {
     expect(screen.queryByRole('button', { name: 'Abandon Job' })).not.toBeInTheDocument();
   });
 
+  it('when a job is queued, its badge says In Progress in blue with Queued beside it', () => {
+    renderCard({ status: 'queued', uploaded_frames: [], loggedLines: 0 });
+    expect(screen.getByText('In Progress')).toHaveClass('badge-blue');
+    expect(screen.getByText('Queued')).not.toHaveClass('badge');
+  });
+
+  it('when a still is done, it counts its frame as rendered', async () => {
+    renderCard({ status: 'done', isStillRender: true, mode: 'still', total_frames: 1, uploaded_frames: [] });
+    await screen.findByText(RENDER_COMPLETED);
+    const frames = screen.getByText('Rendered frames').nextElementSibling;
+    expect(frames).toHaveTextContent('1 of 1');
+  });
+
+  it('when a job was abandoned after its last frame, Last active reads the time of the abandon', () => {
+    renderCard({ status: 'abandoned', lastRenderActivity: '2026-05-01T11:30:00.000Z', lastActive: new Date(NOW).toISOString() });
+    expect(screen.getByText('Last active').nextElementSibling).toHaveTextContent('now');
+  });
+
   it('when the status is unknown and the scene is not in the catalogue, it says so', () => {
     renderCard({ status: 'mystery' as JobView['status'], sceneId: 99 });
     expect(screen.getByText('Unknown Status')).toHaveClass('badge-yellow');

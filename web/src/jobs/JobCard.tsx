@@ -47,6 +47,15 @@ export function jobProgress(job: JobView): number | null {
   return historyProgress({ uploadedFrames: started ? job.uploaded_frames : undefined, totalFrames: job.total_frames });
 }
 
+/**
+ * The latest of the worker's activity and the user's own actions (abandon, resume set
+ * lastActive), so an abandoned job reads "just now" rather than its last frame's time.
+ */
+export function lastActivity(job: Pick<JobView, 'lastActive' | 'lastRenderActivity'>): string {
+  if (!job.lastRenderActivity) return job.lastActive;
+  return Date.parse(job.lastRenderActivity) > Date.parse(job.lastActive) ? job.lastRenderActivity : job.lastActive;
+}
+
 /** Fetches the file as a blob and saves it under the file's base name (seed 000 section 7). */
 export async function downloadFile(url: string, name: string): Promise<void> {
   // no-store: the same URL may sit in the cache from the <img>/<video> (fetched without
@@ -218,7 +227,8 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
   const badge = statusBadge(job.status);
   const outputs = useOutputs(job);
   const progress = jobProgress(job);
-  const frames = uploadedFrameCount(job);
+  // A done job has every frame, whatever the worker listed (a still is written straight to its output).
+  const frames = job.status === 'done' ? job.total_frames : uploadedFrameCount(job);
   const thumbnail = outputs?.state === 'ready' ? pickThumbnail(outputs.files)?.url : undefined;
   const fallbackImage = scene ? exampleImagesFor(scene)[0] : undefined;
   const running = isRunning(job.status);
@@ -233,6 +243,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
           <div className="job-title-row">
             <h2 id={`job-${job.jobId}`}>{scene?.title ?? 'Unknown Scene'}</h2>
             <span className={`badge badge-${badge.color}`}>{badge.label}</span>
+            {badge.detail && <span className="muted badge-detail">{badge.detail}</span>}
             {job.isStillRender && <span className="badge badge-plain badge-violet">Still Image</span>}
             {job.isTest && <span className="badge badge-plain badge-gray">Test · PREVIEW</span>}
           </div>
@@ -320,7 +331,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
             </div>
             <div>
               <dt>Last active</dt>
-              <dd>{relativeTime(job.lastRenderActivity ?? job.lastActive, now)}</dd>
+              <dd>{relativeTime(lastActivity(job), now)}</dd>
             </div>
             <div>
               <dt>Rendered frames</dt>

@@ -24,7 +24,7 @@ export function ReportDialog({ job, onClose }: { job: JobView; onClose: () => vo
     setError(null);
     try {
       await api.reportProblem(job.jobId, parsed.data.description);
-      notify(REPORT_SENT, 'success');
+      notify(REPORT_SENT, 'success', { untilDismissed: true });
       onClose();
     } catch (cause) {
       setError(reportFailed(cause instanceof ApiError ? cause.message : String(cause)));

@@ -47,6 +47,19 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
     }
   }, []);
 
+  /**
+   * The login is recorded before the profile is read, so the account shows this
+   * sign-in as the last login (not N/A, not the one before). The first call also
+   * creates the user record, as GET /api/me would.
+   */
+  const recordLoginThenProfile = useCallback(
+    async (method: 'email' | 'google') => {
+      await api.recordLogin(method).catch((error) => console.warn('lastLogin not recorded', error));
+      await refreshProfile();
+    },
+    [refreshProfile],
+  );
+
   const refresh = useCallback(
     async (forceRefresh = false) => {
       const next = await (await loadAuth()).currentSessionUser(forceRefresh);
@@ -71,10 +84,10 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
       if (stopped) return;
       stop = auth.listenAuthEvents((event) => {
       if (event === 'signInWithRedirect') {
-        void refresh().then((next) => {
+        void refresh().then(async (next) => {
           if (!next) return;
           trackAuthEvent('login', 'google');
-          void api.recordLogin('google').catch((error) => console.warn('lastLogin not recorded', error));
+          await recordLoginThenProfile('google');
         });
       }
       if (event === 'signedOut') {
@@ -88,7 +101,7 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
       stopped = true;
       stop();
     };
-  }, [initialUser, refresh, refreshProfile]);
+  }, [initialUser, refresh, refreshProfile, recordLoginThenProfile]);
 
   const signIn = useCallback(
     async (email: string, password: string) => {
@@ -96,13 +109,12 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
       if (result.ok) {
         userRef.current = result.user;
         setUser(result.user);
-        await refreshProfile();
         trackAuthEvent('login', 'email');
-        void api.recordLogin('email').catch((error) => console.warn('lastLogin not recorded', error));
+        await recordLoginThenProfile('email');
       }
       return result;
     },
-    [refreshProfile],
+    [recordLoginThenProfile],
   );
 
   const signOut = useCallback(async () => {

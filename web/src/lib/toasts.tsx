@@ -1,7 +1,8 @@
 /**
- * The seed's alerts ('Download failed. Please try again.', 'Error reported
- * successfully...') as toasts: announced by screen readers (role=status/alert),
- * dismissable, and gone after a few seconds.
+ * The alerts of the error catalogue ('Download failed. Please try again.', 'Error
+ * reported successfully...') as toasts: announced by screen readers (role=status/alert),
+ * dismissable, and gone after a few seconds unless they must stay until dismissed, as
+ * a confirmation the user may otherwise miss does.
  */
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
 
@@ -12,7 +13,12 @@ interface Toast {
   message: string;
 }
 
-type Notify = (message: string, kind?: ToastKind) => void;
+export interface NotifyOptions {
+  /** Stays until the user dismisses it, like the alert it stands for. */
+  untilDismissed?: boolean;
+}
+
+type Notify = (message: string, kind?: ToastKind, options?: NotifyOptions) => void;
 const ToastContext = createContext<Notify>(() => {});
 
 const TOAST_MS = 6000;
@@ -22,10 +28,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const nextId = useRef(1);
   const dismiss = useCallback((id: number) => setToasts((current) => current.filter((toast) => toast.id !== id)), []);
   const notify = useCallback<Notify>(
-    (message, kind = 'info') => {
+    (message, kind = 'info', options = {}) => {
       const id = nextId.current++;
       setToasts((current) => [...current.slice(-3), { id, kind, message }]);
-      window.setTimeout(() => dismiss(id), TOAST_MS);
+      if (!options.untilDismissed) window.setTimeout(() => dismiss(id), TOAST_MS);
     },
     [dismiss],
   );

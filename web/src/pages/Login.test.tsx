@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { LOGIN_EMAIL_NOT_VERIFIED, LOGIN_FIELDS_REQUIRED, LOGIN_WRONG_PASSWORD } from '../../../shared/messages';
+import { LOGIN_EMAIL_NOT_VERIFIED, LOGIN_FIELDS_REQUIRED, LOGIN_USER_NOT_FOUND, LOGIN_WRONG_PASSWORD } from '../../../shared/messages';
 import { STORAGE_KEYS } from '../lib/storage-keys';
 import { VERIFIED_USER, renderWithApp } from '../test/render';
 import LoginPage from './Login';
@@ -86,6 +86,13 @@ describe('login errors and verification', () => {
     renderWithApp(<LoginPage />, { route: '/login', path: '/login', session: { signIn: wrong } });
     await signInWith(wrong);
     expect(await screen.findByText(LOGIN_WRONG_PASSWORD)).toBeInTheDocument();
+  });
+
+  it('when the address has no account, it says no user was found with it', async () => {
+    const unknown = vi.fn(async () => ({ ok: false as const, code: 'UserNotFoundException' }));
+    renderWithApp(<LoginPage />, { route: '/login', path: '/login', session: { signIn: unknown } });
+    await signInWith(unknown);
+    expect(await screen.findByText(LOGIN_USER_NOT_FOUND)).toBeInTheDocument();
   });
 
   it('when the verification link is opened, it confirms the account and shows a success banner', async () => {

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import {
   INVALID_EMAIL,
   LOGIN_TOO_MANY_REQUESTS,
+  LOGIN_USER_NOT_FOUND,
   PASSWORDS_DO_NOT_MATCH,
   PASSWORD_HINT,
   PASSWORD_NEEDS_MIX,
@@ -20,6 +21,8 @@ function resetError(code: string | undefined): string {
       return 'The code is not correct. Please check the email we sent.';
     case 'ExpiredCodeException':
       return 'The code has expired. Please ask for a new one.';
+    case 'UserNotFoundException':
+      return LOGIN_USER_NOT_FOUND;
     case 'LimitExceededException':
     case 'TooManyRequestsException':
       return LOGIN_TOO_MANY_REQUESTS;
@@ -49,11 +52,10 @@ export default function ResetPasswordPage() {
     try {
       await startPasswordReset(trimmed);
     } catch (cause) {
-      // An unknown address is not revealed: the next step looks the same either way.
-      if (errorCode(cause) !== 'UserNotFoundException') {
-        setBusy(false);
-        return setError(resetError(errorCode(cause)));
-      }
+      // An unknown address is said plainly, as login and sign-up do (sign-up cannot hide an
+      // existing account anyway), rather than sending the visitor to wait for a code that never comes.
+      setBusy(false);
+      return setError(resetError(errorCode(cause)));
     }
     setBusy(false);
     setEmail(trimmed);
@@ -96,7 +98,7 @@ export default function ResetPasswordPage() {
         )}
         {step === 'code' && (
           <form onSubmit={confirmReset} noValidate className="form">
-            <Notice kind="info">If an account exists for {email}, we sent it a reset code.</Notice>
+            <Notice kind="info">We sent a reset code to {email}.</Notice>
             <div className="field">
               <label htmlFor="reset-code">Reset code</label>
               <input id="reset-code" className="input" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} />
