@@ -1,5 +1,5 @@
 /**
- * The home route's initial JavaScript, gzipped: the budget is 150 KB (issue 7).
+ * The home route's initial JavaScript, gzipped: the budget is 150 KB.
  * Builds the SPA with web/vite.config.ts into a temporary folder, follows the entry
  * chunk's static imports in Vite's manifest (what the browser loads before the home
  * page can render), and prints their gzipped size. Lazy chunks (customise, job

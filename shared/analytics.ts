@@ -1,6 +1,5 @@
 /**
- * Visitor analytics maths for the client analytics dashboard (seed 001 sections 2, 3, 5
- * and 9), over the session records the browser sends (schema: sessionRecord).
+ * Visitor analytics maths for the client analytics dashboard, over the session records the browser sends (schema: sessionRecord).
  */
 import { getScene } from './catalogue';
 import type { PageName, SessionEvent, SessionRecord } from './schemas';

@@ -1,5 +1,5 @@
 /**
- * The built-in scene catalogue (seed 000 section 3) and the rules that hang off a scene:
+ * The built-in scene catalogue and the rules that hang off a scene:
  * search and category filter, required upload, accepted files.
  *
  * Assets are produced by the renderer under web/public/previews/ and served from
@@ -333,7 +333,7 @@ export interface UploadRule {
 }
 
 /**
- * Accepted uploads (seed 000 section 5): image/* for images, .fbx .obj .stl .gltf .glb
+ * Accepted uploads: image/* for images, .fbx .obj .stl .gltf .glb
  * .usd for 3D, MP3 and WAV for audio. Decisions of ours:
  * - images must also carry one of the seed's image extensions, so the worker only meets
  *   formats it knows (image/heic or image/svg+xml would fail mid-render);

@@ -1,4 +1,4 @@
-/** File, resolution, frame and alignment rules (seed 000 sections 5 and 9, seed 001 section 3). */
+/** File, resolution, frame and alignment rules. */
 import { ceilClean, clamp } from './numbers';
 
 // ---------------------------------------------------------------- file names
@@ -53,7 +53,7 @@ export function fileBaseName(urlOrPath: string): string {
   return name === '' ? 'download' : name;
 }
 
-/** Output and preview formats (seed 000 section 9). */
+/** Output and preview formats. */
 export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'bmp', 'webp'] as const;
 export const VIDEO_EXTENSIONS = ['mp4', 'webm', 'mov'] as const;
 
@@ -110,7 +110,7 @@ export const RESOLUTION_DRAG_THRESHOLD_PX = 30;
 
 export type ResolutionCategory = 'low' | 'medium' | 'high' | 'ultra';
 
-/** Analytics bucket by pixel count (seed 001 section 3); each bound is inclusive. */
+/** Analytics bucket by pixel count; each bound is inclusive. */
 export function resolutionCategory(width: number, height: number): ResolutionCategory {
   const pixels = width * height;
   if (pixels <= 518_400) return 'low';

@@ -1,6 +1,6 @@
 /**
  * Render job rules: status badges, progress, staleness, allowed actions, time accuracy
- * and thumbnails (seed 000 sections 2 and 4). Our server states are those of
+ * and thumbnails. Our server states are those of
  * ARCHITECTURE.md; the seed's running state 'in_progress' maps to our 'queued' and
  * 'rendering' and is still accepted wherever a status is read, for old records.
  */

@@ -1,5 +1,5 @@
 /**
- * User-facing texts of the error catalogues (seed 000 section 8, seed 001 section 8) and
+ * User-facing texts of the error catalogues and
  * the validation rules, in one place so the web app and the API say exactly the same
  * thing. Texts marked "ours" are not in the seeds: the rebuild needed them.
  */
@@ -243,7 +243,7 @@ export const EMAIL_CLIENT_STATUS_TEXT: Readonly<Record<number, string>> = {
   451: 'Unavailable For Headless Browser',
 };
 
-// ---------------------------------------------------------------- admin (seed 001)
+// ---------------------------------------------------------------- admin
 export const ADMIN_VERIFYING = 'Verifying admin access...';
 export const ADMIN_ACCESS_DENIED = 'Access Denied';
 export const ADMIN_ACCESS_DENIED_TEXT = "You don't have permission to access this admin area.";

@@ -1,5 +1,5 @@
 /**
- * Scene options: serialised as 'key:value' pairs joined with ';' (seed 000 section 3),
+ * Scene options: serialised as 'key:value' pairs joined with ';',
  * the form the job stores and the worker receives.
  */
 import { BACKGROUND_STYLE_OPTION, type SceneDefinition } from './catalogue';

@@ -1,4 +1,4 @@
-/** Password strength (seed 000 section 5). */
+/** Password strength. */
 
 export const MIN_PASSWORD_LENGTH = 8;
 /** Sign-up and password change both require at least this score out of 5. */

@@ -1,5 +1,5 @@
 /**
- * The render price calculator (seed 001 section 5). The browser shows its estimate and
+ * The render price calculator. The browser shows its estimate and
  * the server charges from the very same functions, so the two cannot disagree.
  */
 import type { ByMode, RenderMode, SceneType } from './scene-types';
@@ -29,7 +29,7 @@ export const PRICING = {
   STRIPE_FEE_FIXED: 0.25,
 } as const;
 
-/** What the calculator assumes for a field the input omits (seed 001 section 5). */
+/** What the calculator assumes for a field the input omits. */
 export const PRICING_DEFAULTS = {
   width: 1080,
   height: 1080,

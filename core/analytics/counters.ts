@@ -8,7 +8,7 @@ import { counterNames, type CounterName, type DailyStats } from '../../shared/an
 export { counterNames, type CounterName, type DailyStats };
 
 
-/** Analytics are kept 365 days (seed 001); DynamoDB's TTL deletes them after that. */
+/** Analytics are kept 365 days; DynamoDB's TTL deletes them after that. */
 export const ANALYTICS_RETENTION_DAYS = 365;
 export const expiresAtFor = (now: Date) => Math.floor(now.getTime() / 1000) + ANALYTICS_RETENTION_DAYS * 86_400;
 
@@ -39,7 +39,7 @@ export async function incrementCounters(now: Date, counts: Partial<Record<Counte
   await documentClient().send(new UpdateCommand(counterUpdate(now, counts)));
 }
 
-// ---------------------------------------------------------------- reads and page views (issue 8)
+// ---------------------------------------------------------------- reads and page views
 
 
 export function dailyStatsOf(item: Record<string, unknown>): DailyStats {

@@ -8,7 +8,7 @@ import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/
 export { METRIC_KINDS, type MetricKind, type MetricRecords };
 
 /**
- * The aggregated analytics records of seed 001 section 3 (renders, users, system,
+ * The aggregated analytics records (renders, users, system,
  * revenue, scenes), one per kind and period_start (a UTC day), written by the
  * rollup (lambdas/scheduled/analytics-rollup.ts) and read by the admin dashboard.
  * Also the health samples behind the uptime figure, and the rollup's source reads.

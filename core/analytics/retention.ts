@@ -3,7 +3,7 @@ import { deleteAnalyticsBefore, deleteVisitorMarkersOfDay, deleteVisitorSaltsBef
 import { deleteSessionsOfDay } from './sessions';
 
 /**
- * The daily retention clean-up (seed 001: analytics older than 365 days is
+ * The daily retention clean-up (analytics older than 365 days is
  * removed). DynamoDB's TTL (expiresAt) already deletes analytics items and
  * session records 365 days after their day; this handler removes what TTL does not:
  * - items written without expiresAt (by hand, by an older version): TTL never sees them;

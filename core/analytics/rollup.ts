@@ -17,7 +17,7 @@ import {
 
 /**
  * The analytics rollup: computes the renders, users, system, revenue and scenes
- * records (seed 001 section 3) from the source data (jobs, the credit ledger,
+ * records from the source data (jobs, the credit ledger,
  * the user directory, the daily counters and the health samples) and writes each
  * with its period_start. EventBridge runs it daily (`handler`); an admin's Import
  * runs one kind (`runRollup`), 'daily' included.

@@ -8,7 +8,7 @@ import { deletePartitionItems } from './metrics';
 import { isConditionFailure } from '../db/transaction';
 
 /**
- * Visitor session records (seed 001 section 3, the original's client_analytics):
+ * Visitor session records (the original's client_analytics):
  * one item per session in the partition of the UTC day it was first received,
  * sorted by created_at, so a date range is one Query per day, never a Scan.
  * A small pointer item per session id says where its record lives, so the
@@ -38,7 +38,7 @@ function sessionItem(record: SessionRecord, pointer: Pointer, now: Date) {
     id: record.session_id,
     created_at: pointer.created_at,
     updated_at: now.toISOString(),
-    // 365 days from the session's creation (seed 001: analytics retention).
+    // 365 days from the session's creation (analytics retention).
     expiresAt: expiresAtFor(new Date(pointer.created_at)),
   };
 }
@@ -109,8 +109,8 @@ function sessionFields(item: Record<string, unknown>): ClientSession {
 }
 
 /**
- * Sessions created in [since, until], newest first, at most `limit` (seed 001:
- * created_at at or after now minus the chosen days, newest first, limit 1000).
+ * Sessions created in [since, until], newest first, at most `limit`
+ * (created_at at or after now minus the chosen days, newest first, limit 1000).
  * One Query per day partition, newest day first, stopping at the limit.
  */
 export async function listSessionsNewestFirst(since: Date, until: Date, limit: number): Promise<{ sessions: ClientSession[]; limited: boolean }> {

@@ -20,7 +20,7 @@ export const keys = {
   clientSession: (day: string, createdAt: string, sessionId: string) => ({ PK: `SESSIONS#${day}`, SK: `${createdAt}#${sessionId}` }),
   rateWindow: (scope: string, subject: string, window: number) => ({ PK: `RATE#${scope}#${subject}`, SK: `WINDOW#${window}` }),
 
-  // Analytics (issue 8). Every analytics partition is sorted by a date, so a range is one Query.
+  // Analytics. Every analytics partition is sorted by a date, so a range is one Query.
   dailyCountersPartition: 'ANALYTICS#DAILY',
   dailyCountersSortKey: (date: string) => `DATE#${date}`,
   metricPartition: (kind: string) => `ANALYTICS#${kind.toUpperCase()}`,

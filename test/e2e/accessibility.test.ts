@@ -1,5 +1,5 @@
 /**
- * Accessibility in Chromium (issue 7): axe-core finds no serious or critical
+ * Accessibility in Chromium: axe-core finds no serious or critical
  * violation on home, customise, job history and account, as a signed-in user sees them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

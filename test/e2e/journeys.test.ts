@@ -1,5 +1,5 @@
 /**
- * The product end to end, in Debian's Chromium, as people meet it (issue 9): the local
+ * The product end to end, in Debian's Chromium, as people meet it: the local
  * stack and the web app are started by ./global-setup.ts; every step goes through the
  * real UI. The only things done beside the browser are what the system itself does or
  * holds: the local mail folder, the worker's pid (killed), the stale-job sweep (run

@@ -1,5 +1,5 @@
 /**
- * A newcomer's start (issue 9): a fresh clone of the repository, and the README's
+ * A newcomer's start: a fresh clone of the repository, and the README's
  * command run exactly as written, in a shell, as someone would paste it. The dev
  * command must get to a green /api/health through the web app's port, and Ctrl-C
  * must leave nothing running (DynamoDB Local is a Java child process).

@@ -80,7 +80,7 @@ const sessions: ClientSession[] = [
 ];
 
 describe('analytics constants', () => {
-  it('when read, they are the seed 001 values', () => {
+  it("when read, they are the specification's values", () => {
     expect([BOUNCE_MS, FLUSH_MS, RETENTION_DAYS, SESSION_QUERY_LIMIT, RECENT_SESSIONS, AUTO_REFRESH_MS]).toEqual([
       30_000, 30_000, 365, 1000, 20, 300_000,
     ]);

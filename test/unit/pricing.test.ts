@@ -26,7 +26,7 @@ function byHand(renderMinutes: number) {
 }
 
 describe('pricing constants', () => {
-  it('when read, they are the seed 001 section 9 values', () => {
+  it("when read, they are the specification's values", () => {
     expect(PRICING).toEqual({
       REFERENCE_WIDTH: 1080,
       REFERENCE_HEIGHT: 1080,

@@ -1,4 +1,4 @@
-/** Change Password: re-authentication with the current password, then the update (seed 000 section 5). */
+/** Change Password: re-authentication with the current password, then the update. */
 import { useEffect, useState, type FormEvent } from 'react';
 import { PASSWORD_HINT, PASSWORD_UPDATED, passwordChangeErrorMessage } from '../../../shared/messages';
 import { accountStrengthLabel, passwordStrength } from '../../../shared/password';

@@ -1,5 +1,5 @@
 /**
- * The admin-only guard of seed 001 section 2. Nobody signed in: to /login (with this
+ * The admin-only guard. Nobody signed in: to /login (with this
  * page as the return URL). Otherwise GET /api/me says whether the caller is an admin
  * (the `admin` group claim or the configured admin e-mail list, decided on the
  * server, which also refuses every admin endpoint to anyone else with 403).

@@ -1,5 +1,5 @@
 /**
- * The Analytics Dashboard (seed 001 section 2, /admin/analytics): platform figures
+ * The Analytics Dashboard (/admin/analytics): platform figures
  * from the daily counters and the newest rollup records of the chosen range, read
  * through GET /api/admin/analytics; Import and Clear run the six kinds in order.
  */

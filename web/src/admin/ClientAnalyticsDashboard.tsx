@@ -1,5 +1,5 @@
 /**
- * The Client Analytics Dashboard (seed 001 section 2, /admin/client-analytics):
+ * The Client Analytics Dashboard (/admin/client-analytics):
  * anonymous visitor sessions, summarised on the server with the shared maths
  * (shared/analytics.ts) and read through GET /api/admin/client-analytics.
  */

@@ -1,4 +1,4 @@
-/** How the admin dashboards write their figures (seed 001 section 2). */
+/** How the admin dashboards write their figures. */
 
 /** Dollars with 2 decimals: '$102.40'. */
 export function formatUsd(amount: number): string {

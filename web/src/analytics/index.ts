@@ -1,5 +1,5 @@
 /**
- * Visitor analytics in the browser: the page-view tracker (seed 001 section 2: each
+ * Visitor analytics in the browser: the page-view tracker (each
  * route change with its page name, path and query) and the visitor session tracker
  * (section 3). Call `useAnalyticsTracking()` once, in the root layout (inside the
  * router). The customise page calls `trackRenderStart(sceneId)` when a render starts,

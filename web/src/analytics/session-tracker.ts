@@ -1,5 +1,5 @@
 /**
- * The visitor session tracker (seed 001 section 3): one record per visitor session,
+ * The visitor session tracker: one record per visitor session,
  * kept in sessionStorage so a reload in the same tab continues it, flushed every
  * 30 s when it changed and on page unload. It holds no personal data: counts, scene
  * ids, flags, a SHA-256 of the user agent, the screen size and the time zone.

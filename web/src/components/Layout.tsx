@@ -8,7 +8,7 @@ import { useSession } from '../lib/session';
 import { LogoMark } from './Icons';
 import { PageLoading } from './ui';
 
-/** 'Verification email sent!' shows for 5 seconds (seed 000 section 9). */
+/** 'Verification email sent!' shows for 5 seconds. */
 export const VERIFICATION_NOTE_MS = 5000;
 
 export function UnverifiedBanner() {

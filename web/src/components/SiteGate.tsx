@@ -1,5 +1,5 @@
 /**
- * The 'Coming Soon' gate (seed 000 section 2). The password is a deployment setting,
+ * The 'Coming Soon' gate. The password is a deployment setting,
  * published only as its SHA-256 hash in config.json; the visitor's entry is hashed in
  * the browser and compared. The matched hash is remembered, so the gate is skipped
  * afterwards, and shows again if the password changes.

@@ -53,7 +53,7 @@ export function StrengthMeter({ score, label, id }: { score: number; label: Stre
   );
 }
 
-/** Tooltips appear after 500 ms (seed 000 section 9), on hover and on keyboard focus. */
+/** Tooltips appear after 500 ms, on hover and on keyboard focus. */
 export const TOOLTIP_DELAY_MS = 500;
 
 export function Tooltip({ text, children }: { text: string; children?: ReactNode }) {

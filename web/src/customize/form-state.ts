@@ -85,7 +85,7 @@ export function initialFormState(scene: Scene): FormState {
 
 // ---------------------------------------------------------------- saved settings (session storage)
 
-/** What is kept per scene (seed 000 section 3, "Saved form settings"); the file itself cannot be. */
+/** What is kept per scene ("Saved form settings"); the file itself cannot be. */
 export interface SavedFormSettings {
   customText: string;
   resolutionX: number;
@@ -247,7 +247,7 @@ export function validationErrors(scene: Scene, state: FormState, who: { signedIn
   return errors;
 }
 
-/** Credits when the balance covers the price, otherwise card (seed 000 section 4). */
+/** Credits when the balance covers the price, otherwise card. */
 export function defaultPaymentMethod(balance: number | undefined, price: number): PaymentMethod {
   return balance !== undefined && balance >= price ? 'credits' : 'card';
 }

@@ -56,7 +56,7 @@ export function lastActivity(job: Pick<JobView, 'lastActive' | 'lastRenderActivi
   return Date.parse(job.lastRenderActivity) > Date.parse(job.lastActive) ? job.lastRenderActivity : job.lastActive;
 }
 
-/** Fetches the file as a blob and saves it under the file's base name (seed 000 section 7). */
+/** Fetches the file as a blob and saves it under the file's base name. */
 export async function downloadFile(url: string, name: string): Promise<void> {
   // no-store: the same URL may sit in the cache from the <img>/<video> (fetched without
   // CORS), and a cached non-CORS answer would fail this CORS request.

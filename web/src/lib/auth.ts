@@ -19,7 +19,7 @@ import { Hub } from 'aws-amplify/utils';
 import type { WebConfig } from '../config';
 import { getConfig } from '../config';
 
-/** Token refresh threshold (seed 000 section 9): refresh when expiring in under 5 minutes. */
+/** Token refresh threshold: refresh when expiring in under 5 minutes. */
 export const TOKEN_REFRESH_MS = 5 * 60_000;
 
 let configured = false;

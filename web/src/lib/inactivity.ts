@@ -1,5 +1,5 @@
 /**
- * Inactivity logout (seed 000 section 4): signed out after 5 hours without mouse, key,
+ * Inactivity logout: signed out after 5 hours without mouse, key,
  * scroll or touch activity. While any job is rendering or queued (the seed's rendering,
  * in_progress, processing) the timer is reset; that is re-checked every 5 minutes.
  */

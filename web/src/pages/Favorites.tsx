@@ -6,7 +6,7 @@ import { EmptyState, PreviewImage, useHoverVideo } from '../components/SceneCard
 import { PageLoading, useTimeoutFlag } from '../components/ui';
 import { useFavorites } from '../lib/favorites';
 
-/** Waiting for favorites stops after 3 seconds (seed 000 section 9). */
+/** Waiting for favorites stops after 3 seconds. */
 export const FAVORITES_LOADING_TIMEOUT_MS = 3000;
 
 function FavoriteCard({ scene, busy, onRemove }: { scene: Scene; busy: boolean; onRemove: () => void }) {

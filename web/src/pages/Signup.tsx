@@ -10,7 +10,7 @@ import { trackAuthEvent } from '../analytics';
 import { useSession } from '../lib/session';
 import { GoogleButton } from './Login';
 
-/** The success screen sends the user to /login after 5 seconds (seed 000 section 9). */
+/** The success screen sends the user to /login after 5 seconds. */
 export const SIGNUP_REDIRECT_MS = 5000;
 
 export default function SignupPage() {

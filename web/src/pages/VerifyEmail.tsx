@@ -18,7 +18,7 @@ export const VERIFICATION_TIMEOUT_MS = 300_000;
 /**
  * Waits until the signed-in user's email is verified: polls every 5 s, fails with
  * 'No user is currently logged in' without a user and 'Verification timeout exceeded'
- * past the limit (seed 000 section 4).
+ * past the limit.
  */
 export async function waitForVerification(
   check: () => Promise<{ signedIn: boolean; verified: boolean }>,

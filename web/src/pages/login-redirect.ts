@@ -1,5 +1,5 @@
 /**
- * Where the login page sends the user (seed 000 section 2): the return URL from
+ * Where the login page sends the user: the return URL from
  * navigation state, else the stored post-login redirect, else /profile.
  */
 import { STORAGE_KEYS, readStorage } from '../lib/storage-keys';
