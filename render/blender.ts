@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { answerDenoiseRequest, parseDenoiseRequest } from './denoiser';
+import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 export const BLENDER_MISSING_MESSAGE =
   'Blender is not installed on this machine: install it with `apt-get install -y blender python3-numpy ffmpeg` (Blender 3.4+), or set BLENDER_PATH.';
@@ -195,10 +195,17 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const blender = await findBlender();
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
+  const denoise = args.denoise ?? true;
+  if (denoise) {
+    // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
+    await sharedDenoiser().catch((error: Error) => {
+      throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`denoiser failed: ${error.message}`] });
+    });
+  }
   await mkdir(args.outputDir, { recursive: true });
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
-  await writeFile(argsFile, JSON.stringify({ ...args, denoise: args.denoise ?? true }, null, 2));
+  await writeFile(argsFile, JSON.stringify({ ...args, denoise }, null, 2));
   try {
     return await runBlender(blender.path, sceneScriptPath(slug), argsFile, args, options);
   } finally {
