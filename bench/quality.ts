@@ -7,8 +7,9 @@
  * one's wall time and its PSNR against the reference, then per scene the gain in dB and the
  * time as a share of the old final's. The bar: at least 6 dB closer, in at most 60 % of the time.
  *
- * The references take long; they are kept in .local/bench-quality/ and reused while their
- * settings and the scene scripts are unchanged (delete the folder to render them again).
+ * The references take long (a quarter of an hour each on 2 cores); they are kept in
+ * .local/bench-quality/ and reused while their settings and the scene's own script are
+ * unchanged. Delete the folder after changing render settings in common.py.
  *
  *   npm run bench:quality [-- --samples N --threshold T]   (override the new final's sampling, for tuning)
  */
@@ -52,12 +53,14 @@ async function main() {
       const reference = await cachedReference(scene.args, path.join(work, `${scene.args.sceneId}-reference`), poster);
       const referencePixels = await readRgb(reference.file);
       rows.push(row(scene.label, REFERENCE.name, reference.seconds, null, reference.cached));
+      console.log(rows.at(-1));
       const results: Record<string, { seconds: number; db: number }> = {};
       for (const way of [OLD, NEW]) {
         const { file, seconds } = await timedRender({ ...scene.args, ...way.args }, path.join(work, `${scene.args.sceneId}-${way === OLD ? 'old' : 'new'}`));
         const db = psnr(await readRgb(file), referencePixels);
         results[way.name] = { seconds, db };
         rows.push(row(scene.label, way.name, seconds, db, false));
+        console.log(rows.at(-1));
       }
       const gain = results[NEW.name].db - results[OLD.name].db;
       const share = results[NEW.name].seconds / results[OLD.name].seconds;
@@ -90,7 +93,6 @@ async function cachedReference(args: Omit<SceneArgs, 'outputDir'>, outputDir: st
   const hash = createHash('sha256')
     .update(JSON.stringify({ ...args, ...REFERENCE.args, inputFile: args.inputFile ? 'poster' : null }))
     .update(await readFile(sceneScriptPath(slug)))
-    .update(await readFile(path.join(path.dirname(sceneScriptPath(slug)), 'common.py')))
     .update(args.inputFile ? await readFile(poster) : '')
     .digest('hex')
     .slice(0, 16);

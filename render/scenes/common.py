@@ -715,6 +715,7 @@ def render_denoised(scene, frame, target):
     stem = target[:-len(".png")]
     exr, raw = stem + ".passes.exr", stem + ".clean.f32"
     settings = scene.render.image_settings
+    frame_format = (settings.file_format, settings.color_mode, settings.color_depth)
     settings.file_format = "OPEN_EXR_MULTILAYER"
     settings.exr_codec = "NONE"  # the worker's reader takes uncompressed EXR only
     settings.color_depth = "32"
@@ -732,11 +733,9 @@ def render_denoised(scene, frame, target):
         raise RuntimeError(f"the denoised frame has {len(pixels)} values, not {width}x{height}x4")
     image = bpy.data.images.get("Denoised")
     if image is None or tuple(image.size) != (width, height):
-        image = bpy.data.images.new("Denoised", width, height, alpha=False, float_buffer=True)
+        image = bpy.data.images.new("Denoised", width, height, alpha=True, float_buffer=True)
     image.pixels.foreach_set(pixels)
-    settings.file_format = "PNG"
-    settings.color_mode = "RGB"
-    settings.color_depth = "8"
+    settings.file_format, settings.color_mode, settings.color_depth = frame_format
     image.save_render(target, scene=scene)
     os.remove(exr)
     os.remove(raw)
