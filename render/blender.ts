@@ -10,6 +10,8 @@
  *   PROGRESS frame=<n> done=<k> total=<t>   after each frame file is written
  *   INFO <text>                             a log line
  *   ERROR <message>                         a user-readable error; Blender then exits with 2
+ *   DENOISE {"frame","exr","raw"}           frame's passes written; the worker denoises them and
+ *                                           answers DENOISED (or FAILED <why>) on Blender's stdin
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
  */
 import { spawn, execFile } from 'node:child_process';
@@ -22,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
+import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 export const BLENDER_MISSING_MESSAGE =
   'Blender is not installed on this machine: install it with `apt-get install -y blender python3-numpy ffmpeg` (Blender 3.4+), or set BLENDER_PATH.';
@@ -64,8 +67,12 @@ export interface SceneArgs {
   alignment?: PosterAlignment | null;
   /** Test render: longer side capped at 480 px, few samples, PREVIEW watermark. */
   isTest?: boolean;
-  /** Cycles samples; default 12 for tests, 96 otherwise. */
+  /** Cycles samples (the maximum, with adaptive sampling); default 12 for tests, tuned per scene for denoised finals, 96 undenoised. */
   samples?: number;
+  /** Adaptive sampling's noise threshold; default tuned per scene (denoised) or Blender's automatic one. */
+  noiseThreshold?: number;
+  /** Denoise every frame with OpenImageDenoise's weights (default true); false renders as Blender alone would. */
+  denoise?: boolean;
   outputDir: string;
   /** Bus Stop only: render the empty poster frame used as the alignment template. */
   posterTemplate?: boolean;
@@ -184,10 +191,17 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const blender = await findBlender();
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
+  const denoise = args.denoise ?? true;
+  if (denoise) {
+    // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
+    await sharedDenoiser().catch((error: Error) => {
+      throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`denoiser failed: ${error.message}`] });
+    });
+  }
   await mkdir(args.outputDir, { recursive: true });
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
-  await writeFile(argsFile, JSON.stringify(scriptArgsOf(args, scene), null, 2));
+  await writeFile(argsFile, JSON.stringify(scriptArgsOf({ ...args, denoise }, scene), null, 2));
   try {
     return await runBlender(blender.path, sceneScriptPath(scene.slug), argsFile, args, options);
   } finally {
@@ -207,13 +221,16 @@ function runBlender(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
       ['-b', '--factory-startup', '-noaudio', '--python-exit-code', '1', '--python', script, '--', argsFile],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     const outputs: string[] = [];
     const logTail: string[] = [];
     let userError: string | null = null;
     let aborted = false;
     let killTimer: NodeJS.Timeout | undefined;
+    let denoising = Promise.resolve();
+    // Blender may exit before reading an answer; that is reported by its exit code, not here.
+    child.stdin.on('error', () => {});
 
     const remember = (line: string) => {
       logTail.push(line);
@@ -237,6 +254,19 @@ function runBlender(
         onProgress?.({ frame, done, total, file });
       } else if (line.startsWith('INFO ')) {
         onLog?.(line.slice(5), 'info');
+      } else if (line.startsWith('DENOISE ')) {
+        // Blender waits for the answer, so frames are denoised one at a time, in order.
+        denoising = denoising.then(async () => {
+          try {
+            await answerDenoiseRequest(parseDenoiseRequest(line.slice(8)));
+            child.stdin.write('DENOISED\n');
+          } catch (error) {
+            const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;
+            remember(why);
+            onLog?.(why, 'error');
+            child.stdin.write(`FAILED ${why.replace(/\s+/g, ' ')}\n`);
+          }
+        });
       } else if (line.startsWith('ERROR ')) {
         userError = line.slice(6).trim();
         onLog?.(userError, 'error');

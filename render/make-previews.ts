@@ -94,6 +94,7 @@ async function makeSceneAssets(scene: Scene, inputs: SampleInputs, work: string)
         resolutionX: 400,
         resolutionY: 600,
         samples: 128, // mostly transparent, so cheap; a clean frame edge compresses well
+        denoise: false, // its alpha is the product here, and the denoiser cleans colour only
         outputDir,
       });
       // Fully transparent pixels still carry sampling noise in RGB: zero it, it only costs bytes.

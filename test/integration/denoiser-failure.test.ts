@@ -1,0 +1,54 @@
+/**
+ * A render whose denoiser cannot load fails as our failure: the paid price comes back and
+ * no frame is stored, rather than a noisy frame being shipped.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { s3Client } from '../../adapters/aws';
+import { getConfig } from '../../core/config';
+import { api, grantCredits, smallTextStill, verifiedUser } from './helpers';
+
+describe('render worker with a broken denoiser', () => {
+  it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
+    const { runJob } = await import('../../render/job-runner');
+    const { updateJob } = await import('../../core/jobs/jobs');
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { jobId } = created.body.job;
+    // The API launched a worker with working weights: abandon the job so that worker stops, wait until it has,
+    // then run the job again here with the weights file gone.
+    await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
+    const pidFile = join(inject('dataDir'), 'jobs', jobId, 'worker.pid');
+    const alive = () => {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
+    expect(alive()).toBe(false);
+
+    const previous = process.env.DENOISER_WEIGHTS;
+    process.env.DENOISER_WEIGHTS = '/nonexistent/weights/rt_hdr_alb_nrm.tza';
+    try {
+      await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      expect(await runJob(jobId)).toBe('failed');
+    } finally {
+      if (previous === undefined) delete process.env.DENOISER_WEIGHTS;
+      else process.env.DENOISER_WEIGHTS = previous;
+    }
+    const failed = (await api(`/api/jobs/${jobId}`, { token: user.token })).body.job;
+    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'refunded' });
+    expect(failed.crashReason).toMatch(/failed unexpectedly/);
+    expect((await api('/api/me', { token: user.token })).body.credits).toBe(10);
+    const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `users/${user.userId}/jobs/${jobId}/` }));
+    expect(Contents.map((o) => o.Key)).toEqual([]);
+  });
+});
