@@ -71,7 +71,7 @@ export interface SceneArgs {
   samples?: number;
   /** Adaptive sampling's noise threshold; default tuned per scene (denoised) or Blender's automatic one. */
   noiseThreshold?: number;
-  /** Denoise every frame with OpenImageDenoise's weights (default true); false renders as Blender alone would. */
+  /** Denoise every frame with OpenImageDenoise's weights (default: finals yes, test renders no); false renders as Blender alone would. */
   denoise?: boolean;
   outputDir: string;
   /** Bus Stop only: render the empty poster frame used as the alignment template. */
@@ -191,7 +191,8 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const blender = await findBlender();
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
-  const denoise = args.denoise ?? true;
+  // Test renders are not denoised: the denoiser would smooth away the PREVIEW watermark they must carry.
+  const denoise = args.denoise ?? !args.isTest;
   if (denoise) {
     // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
     await sharedDenoiser().catch((error: Error) => {
