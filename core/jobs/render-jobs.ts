@@ -16,11 +16,13 @@ import { Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
-import { openPayment } from '../payments/open-payment';
+import { openPayment, reopenPayment } from '../payments/open-payment';
+import { getPayment } from '../payments/payments';
+import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
 import { headInput, inputPrefix } from '../storage/storage';
 import { ensureUser } from '../users/users';
-import { createJob, createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
+import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;
@@ -51,8 +53,30 @@ export async function ownJob(userId: string, jobId: string): Promise<JobRecord> 
  * the ledger entry and the queued job. Card: the job waits for the payment, which
  * only the signed webhook (or the local provider) confirms.
  */
-export async function startRenderJob(requester: Requester, request: CreateJobRequest): Promise<{ job: JobRecord; payment?: PaymentTicket }> {
+export async function startRenderJob(requester: Requester, request: CreateJobRequest, idempotencyKey?: string): Promise<StartedJob> {
   requireVerified(requester);
+  const idempotent = idempotencyKey
+    ? { userId: requester.userId, scope: 'jobs' as const, key: idempotencyKey, requestHash: requestFingerprint(request) }
+    : undefined;
+  return once(idempotent, () => createRenderJob(requester, request, idempotent), (answer) => jobAnswer(requester.userId, answer.jobId!));
+}
+
+export interface StartedJob {
+  job: JobRecord;
+  payment?: PaymentTicket;
+}
+
+/** What a retried request answers: the job the first one made, with its card step while the payment is open. */
+async function jobAnswer(userId: string, jobId: string): Promise<StartedJob> {
+  const job = await ownJob(userId, jobId);
+  if (job.status === 'awaiting_payment' && job.paymentId) {
+    const payment = await getPayment(job.paymentId);
+    if (payment && payment.status !== 'succeeded') return { job, payment: await reopenPayment(payment) };
+  }
+  return { job };
+}
+
+async function createRenderJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest): Promise<StartedJob> {
   // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
   const scene = getScene(request.sceneId)!;
   let inputName: string | undefined;
@@ -109,9 +133,13 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
     attempts: 1,
   };
 
+  // The key is written with the job, so a retry finds either both or neither.
+  const paymentId = request.isTest || request.paymentMethod === 'credits' ? undefined : randomUUID();
+  const withKey = new Transaction();
+  if (idempotent) withKey.add(recordAnswerItem(idempotent, { jobId: job.jobId, ...(paymentId ? { paymentId } : {}) }, now));
+
   if (request.isTest) {
-    await createJob(job);
-    await incrementCounters(now, { renders_started: 1 });
+    await withKey.add(createJobItem(job), counterIncrement(now, { renders_started: 1 })).commit();
     await launchRender(job.jobId);
     return { job };
   }
@@ -120,16 +148,16 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
     const paid: JobRecord = { ...job, paymentStatus: 'confirmed', creditsUsed: price, paymentTimestamp: now.toISOString() };
     await moveCredits(
       { userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: scene.id, now },
-      new Transaction().add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
+      withKey.add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
     );
     await launchRender(job.jobId);
     return { job: paid };
   }
 
-  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId: randomUUID() };
+  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId };
   const payment = await openPayment(
-    { paymentId: awaiting.paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
-    new Transaction().add(createJobItem(awaiting)),
+    { paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
+    withKey.add(createJobItem(awaiting)),
   );
   return { job: awaiting, payment };
 }

@@ -4,7 +4,7 @@ import { createJobRequest, uploadRequest, reportForm } from '../../shared/schema
 import { normalizeFileName, isImageFile, isVideoFile } from '../../shared/files';
 import * as messages from '../../shared/messages';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
-import { caller, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
+import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
 import { ConflictError, NotFoundError, RateLimitedError } from '../../core/errors';
 import { reopenPayment } from '../../core/payments/open-payment';
 import { getPayment } from '../../core/payments/payments';
@@ -50,7 +50,7 @@ export async function createUpload(event: ApiEvent): Promise<UploadTicket> {
 
 /** POST /api/jobs: creates a render job, paid with credits at once or awaiting a card payment. */
 export async function createRenderJob(event: ApiEvent): Promise<CreateJobResponse> {
-  const { job, payment } = await startRenderJob(caller(event), jsonBody(event, createJobRequest));
+  const { job, payment } = await startRenderJob(caller(event), jsonBody(event, createJobRequest), idempotencyKeyOf(event));
   return { job: jobView(job), ...(payment ? { payment } : {}) };
 }
 

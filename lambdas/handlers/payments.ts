@@ -1,22 +1,19 @@
 import { z } from 'zod';
 import { creditPurchaseRequest } from '../../shared/schemas';
-import { toCents } from '../../shared/pricing';
 import type { CreditPurchaseResponse } from '../../shared/api-types';
-import { caller, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
+import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
 import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
 import { getConfig } from '../../core/config';
-import { openPayment } from '../../core/payments/open-payment';
+import { startCreditPurchase } from '../../core/payments/credit-purchase';
 import { retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
 import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
 import { getPayment } from '../../core/payments/payments';
-import { ensureUser } from '../../core/users/users';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
   const me = caller(event);
   const { credits } = jsonBody(event, creditPurchaseRequest);
-  await ensureUser(me.userId, me.email);
-  const payment = await openPayment({ userId: me.userId, purpose: 'credits', amountCents: toCents(credits), credits });
+  const payment = await startCreditPurchase(me.userId, me.email, credits, idempotencyKeyOf(event));
   return { payment, credits };
 }
 

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { FunctionName, RouteKeyOf } from '../routes';
 import { routes, routeKey } from '../routes';
 import { getConfig } from '../../core/config';
+import { idempotencyKey } from '../../shared/schemas';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
 import { DomainError, InvalidRequestError, PayloadTooLargeError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
@@ -98,6 +100,13 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
 /** The query string, validated: an unknown or malformed parameter is a 400, never a 500. */
 export function queryParams<S extends z.ZodType>(event: ApiEvent, schema: S): z.infer<S> {
   return validate(schema, event.queryStringParameters ?? {});
+}
+
+/** The client's Idempotency-Key header, validated; undefined when the request has none. */
+export function idempotencyKeyOf(event: ApiEvent): string | undefined {
+  const name = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  const value = Object.entries(event.headers ?? {}).find(([header]) => header.toLowerCase() === name)?.[1];
+  return value === undefined ? undefined : validate(idempotencyKey, value);
 }
 
 export function pathParam(event: ApiEvent, name: string): string {

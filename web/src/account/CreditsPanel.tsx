@@ -14,6 +14,7 @@ import { formatCredits } from '../components/Layout';
 import { Modal } from '../components/Modal';
 import { Spinner, formatDateTime } from '../components/ui';
 import { ApiError, api } from '../lib/api';
+import { newIdempotencyKey } from '../lib/idempotency';
 import { useSession } from '../lib/session';
 import { useNotify } from '../lib/toasts';
 import { CardPayment } from '../payments/CardPayment';
@@ -41,10 +42,12 @@ function PurchaseModal({ credits, onClose, onPaid }: { credits: number; onClose:
   const [error, setError] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
   const started = useRef(false);
+  // One purchase per opened dialog, even if the request is sent twice.
+  const purchaseKey = useRef(newIdempotencyKey());
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    api.purchaseCredits(credits).then(
+    api.purchaseCredits(credits, purchaseKey.current).then(
       (response) => (response.payment ? setTicket(response.payment) : setError(PAYMENT_INTENT_FAILED)),
       (cause) => setError(paymentProcessingError(cause instanceof ApiError ? cause.message : PAYMENT_INTENT_FAILED)),
     );
