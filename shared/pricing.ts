@@ -250,6 +250,31 @@ export function quoteRender(scene: PricedScene, settings: RenderSettings): Rende
   return { ...cost, frames };
 }
 
+/**
+ * The price of rendering only the frames still missing, what resuming a refunded (or
+ * never paid) job costs. Media-driven scenes are priced per frame, so the quote takes
+ * the missing frames; other animations are priced for the whole animation, so their
+ * base time shrinks in proportion to the frames left. A still is one frame: full price.
+ */
+export function quoteRemainingFrames(scene: PricedScene, settings: RenderSettings, missingFrames: number): RenderCostResult & { frames: number } {
+  const full = quoteRender(scene, settings);
+  const missing = Math.max(0, Math.min(full.frames, Math.floor(missingFrames)));
+  if (settings.mode === 'still' || missing === full.frames) return full;
+  const mediaDriven = isMediaDriven(scene);
+  const base = baseRenderTimeFor(scene, settings.mode);
+  const cost = estimateRenderCost({
+    width: settings.resolutionX,
+    height: settings.resolutionY,
+    frames: missing,
+    baseRenderTime: mediaDriven ? base : (base * missing) / full.frames,
+    isStillRender: false,
+    isAudioVideo: mediaDriven,
+    isAudioVisualizer: scene.type === 'sound' && scene.audioRenderTime !== undefined,
+    audioRenderTime: scene.audioRenderTime,
+  });
+  return { ...cost, frames: missing };
+}
+
 // ---------------------------------------------------------------- credits
 
 export const CURRENCY = 'usd';

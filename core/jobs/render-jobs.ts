@@ -5,14 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
-import { quoteRender, toCents } from '../../shared/pricing';
+import { quoteRemainingFrames, quoteRender, toCents } from '../../shared/pricing';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
 import { launchRender } from '../../adapters/render-launcher';
-import { Transaction } from '../db/transaction';
+import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
@@ -173,9 +173,24 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
 }
 
 /**
+ * What resuming a job costs when its price is not held any more (it was refunded,
+ * or never paid): the quote for the frames still missing, paid with credits.
+ */
+export function resumePrice(job: JobRecord): number {
+  const scene = getScene(job.sceneId);
+  if (!scene) throw new ConflictError(`Scene ${job.sceneId} is not in the catalogue any more.`);
+  const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y, ...(job.fileDuration ? { mediaDurationSeconds: job.fileDuration } : {}) };
+  const missing = job.total_frames - new Set(job.uploaded_frames).size;
+  return quoteRemainingFrames(scene, settings, missing).finalPrice;
+}
+
+/**
  * A failed or abandoned job goes back to the queue and its worker renders only
- * the frames still missing. A job whose price was refunded is paid again, with
- * credits, in the same transaction.
+ * the frames still missing. A job whose price was refunded (or never paid) is
+ * paid again with credits, at the quote for the missing frames, in the same
+ * transaction. Every path is conditioned on the payment status read here, so a
+ * payment change in between (a refund landing) makes the resume a 409, never a
+ * free render.
  */
 export async function resumeRenderJob(requester: Requester, jobId: string): Promise<JobRecord> {
   const job = await ownJob(requester.userId, jobId);
@@ -186,14 +201,22 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
     remove: ['crashReason', 'abandonedAt'] as (keyof JobRecord)[],
     whenStatusIn: ['failed', 'abandoned'] as const,
+    condition: 'paymentStatus = :seenPaymentStatus',
+    conditionValues: { ':seenPaymentStatus': job.paymentStatus },
   };
   if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
+    const price = resumePrice(job);
     const repaid = jobUpdateItem(job.jobId, {
       ...change,
-      set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: job.estimatedPrice, paymentTimestamp: now },
+      set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: price, paymentTimestamp: now },
       remove: [...change.remove, 'refundedAt', 'refundCredits'],
     });
-    await moveCredits({ userId: requester.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(repaid));
+    try {
+      await moveCredits({ userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(repaid));
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(JOB_CHANGED);
+      throw error;
+    }
   } else if (!(await updateJob(job.jobId, change))) {
     throw new ConflictError(JOB_CHANGED);
   }
