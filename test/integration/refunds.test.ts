@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
 import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
-import { createJobItem, getJob, type JobRecord } from '../../core/jobs/jobs';
+import { createJobItem, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { uploadOutput } from '../../core/storage/storage';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { failJob } from '../../core/jobs/outcomes';
 import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
 import { Transaction } from '../../core/db/transaction';
@@ -122,5 +126,25 @@ describe('a failed paid job and its refund', () => {
     expect(resumed.status).toBe(200);
     expect(await netPaidFor(user.userId, job.jobId)).toBe(job.estimatedPrice);
     await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
+  });
+});
+
+describe('outputs of a job that did not complete', () => {
+  it('when completing a job fails after its outputs were stored, the job is refunded and its files are not served', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const job = await paidJobInProgress(user);
+    const file = join(mkdtempSync(join(tmpdir(), 'outputs-')), 'final.png');
+    writeFileSync(file, Buffer.from('89504e470d0a1a0a', 'hex'));
+    await uploadOutput(user.userId, job.jobId, 'final.png', file, 'image/png');
+    // The worker stored the image, then could not record the job as done: it fails it, on our side.
+    expect(await failJob(job, 'Completing the job failed', 'internal', { whenStatusIn: ['rendering'] })).toMatchObject({ paymentStatus: 'refunded' });
+    expect((await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body).toEqual({ files: [] });
+    expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);
+
+    // The same stored file is served once the job is done (a resume that completes).
+    await updateJob(job.jobId, { set: { status: 'done' } });
+    const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
+    expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
   });
 });
