@@ -46,7 +46,8 @@ export interface FavoriteView {
   createdAt: string;
 }
 
-export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus';
+/** 'chargeback': credits taken back because the card payment that bought them was refunded or disputed. */
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback';
 
 export interface LedgerEntryView {
   entryId: string;

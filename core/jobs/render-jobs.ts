@@ -13,7 +13,7 @@ import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
 import { launchRender } from '../../adapters/render-launcher';
 import { isConditionFailure, Transaction } from '../db/transaction';
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
@@ -21,7 +21,7 @@ import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
 import { headInput, inputPrefix } from '../storage/storage';
-import { ensureUser } from '../users/users';
+import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
@@ -38,6 +38,11 @@ export interface Requester {
 
 function requireVerified(requester: Requester) {
   if (!requester.emailVerified) throw new ForbiddenError(messages.VERIFY_EMAIL_TO_RENDER);
+}
+
+/** A balance below zero (a chargeback of credits already spent) blocks every render, free ones included, until it is paid back. */
+function refuseWhileInDebt(balance: number) {
+  if (balance < 0) throw new PaymentRequiredError(messages.negativeBalance(balance));
 }
 
 /** A job of this user; another user's job id finds nothing. */
@@ -89,6 +94,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   }
 
   const { user } = await ensureUser(requester.userId, requester.email);
+  refuseWhileInDebt(user.credits);
   if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
     throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
   }
@@ -196,6 +202,7 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   const job = await ownJob(requester.userId, jobId);
   requireVerified(requester);
   if (!canResume(job)) throw new ConflictError(`A job that is ${job.status} cannot be resumed.`);
+  refuseWhileInDebt((await getUser(requester.userId))?.credits ?? 0);
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },

@@ -5,7 +5,9 @@ import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type 
 import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
 import { getConfig } from '../../core/config';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
-import { retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
+import type Stripe from 'stripe';
+import { retrieveCharge, retrieveDispute, retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
+import { applyChargeback } from '../../core/payments/chargebacks';
 import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
 import { getPayment } from '../../core/payments/payments';
 
@@ -34,6 +36,7 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   } catch (error) {
     throw new InvalidRequestError(`Webhook signature verification failed: ${(error as Error).message}`);
   }
+  if (REVERSAL_EVENTS.has(stripeEvent.type)) return json(200, { received: true, outcome: await applyReversal(stripeEvent) });
   if (!stripeEvent.type.startsWith('payment_intent.')) return json(200, { received: true, ignored: stripeEvent.type });
   const intentId = (stripeEvent.data.object as { id: string }).id;
   const intent = await retrievePaymentIntent(intentId);
@@ -51,6 +54,23 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
     outcome = 'ignored';
   }
   return json(200, { received: true, outcome });
+}
+
+/** Events by which the bank takes a card payment back. */
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
+
+/** As for payments, the event only names the object: what is reversed is read from Stripe. */
+async function applyReversal(stripeEvent: Stripe.Event): Promise<string> {
+  const objectId = (stripeEvent.data.object as { id: string }).id;
+  const { paymentIntentId, reversedCents } =
+    stripeEvent.type === 'charge.refunded'
+      ? await retrieveCharge(objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded }))
+      : await retrieveDispute(objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount }));
+  if (!paymentIntentId) return 'ignored';
+  const paymentId = (await retrievePaymentIntent(paymentIntentId)).metadata?.paymentId;
+  // A payment that is not ours (another product on the same Stripe account) is not retried.
+  if (!paymentId) return 'unknown-payment';
+  return applyChargeback(stripeEvent.id, stripeEvent.type, paymentId, reversedCents);
 }
 
 /**
