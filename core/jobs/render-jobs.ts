@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
-import { quoteRemainingFrames, quoteRender, toCents } from '../../shared/pricing';
+import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
+import { MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
+import { MediaUnreadableError } from '../../adapters/media-probe';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
@@ -20,13 +22,14 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
-import { headInput, inputPrefix } from '../storage/storage';
+import { headInput, inputPrefix, measureInputDuration } from '../storage/storage';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;
 export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
+export const MEDIA_UNREADABLE = 'The uploaded audio could not be read. Please upload an MP3 or WAV file.';
 const JOB_CHANGED = 'The job changed in the meantime. Please reload and try again.';
 
 /** Who asks, as the verified token says. */
@@ -98,7 +101,10 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
     throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
   }
-  const quote = quoteRender(scene, request);
+  // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
+  const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
+  const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(mediaDurationSeconds ? { mediaDurationSeconds } : {}) };
+  const quote = planRender(scene, settings, request.isTest);
   const now = new Date();
   const price = request.isTest ? 0 : quote.finalPrice;
   const job: JobRecord = {
@@ -123,7 +129,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     ...(request.uploadKey ? { inputKey: request.uploadKey, inputName } : {}),
     ...(request.fileWidth ? { fileWidth: request.fileWidth } : {}),
     ...(request.fileHeight ? { fileHeight: request.fileHeight } : {}),
-    ...(request.mediaDurationSeconds ? { fileDuration: request.mediaDurationSeconds } : {}),
+    ...(mediaDurationSeconds ? { fileDuration: mediaDurationSeconds } : {}),
     total_frames: quote.frames,
     uploaded_frames: [],
     totalLogLines: logLinesFor(scene, request.mode),
@@ -166,6 +172,19 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     withKey.add(createJobItem(awaiting)),
   );
   return { job: awaiting, payment };
+}
+
+/** The stored upload's duration, refused when it is not audio we can read or longer than a render accepts. */
+async function measuredDuration(uploadKey: string): Promise<number> {
+  let seconds: number;
+  try {
+    seconds = await measureInputDuration(uploadKey);
+  } catch (error) {
+    if (error instanceof MediaUnreadableError) throw new InvalidRequestError(MEDIA_UNREADABLE, { field: 'uploadKey' });
+    throw error;
+  }
+  if (seconds > MAX_MEDIA_DURATION_SECONDS) throw new InvalidRequestError(messages.mediaTooLong(MAX_MEDIA_DURATION_SECONDS), { field: 'uploadKey' });
+  return seconds;
 }
 
 /** The user gives up on a job; its worker stops at its next heartbeat. */
