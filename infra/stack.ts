@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { functionNames, type FunctionName } from '../lambdas/routes';
@@ -130,6 +131,13 @@ export class CloudRenderStack extends Stack {
     render.grantRun(jobs);
     stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
     mail.grantSend(jobs); // problem reports to support
+    // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
+    if (settings.ffprobeLayerArn) {
+      jobs.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'FfprobeLayer', settings.ffprobeLayerArn));
+      jobs.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
+    } else {
+      Annotations.of(this).addWarningV2('cloud-render:ffprobe', 'No ffprobeLayerArn: creating an animation of an audio scene will fail, since the uploaded audio cannot be measured (see the README).');
+    }
     const payments = apiFunctions.payments.fn;
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);
