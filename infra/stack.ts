@@ -36,8 +36,18 @@ export class CloudRenderStack extends Stack {
     // The API exists before CloudFront (its /api/* origin), CloudFront before the
     // functions (they need the site's address), the functions before the routes.
     const api = new Api(this, 'Api', { rateLimit: settings.apiRateLimit, burstLimit: settings.apiBurstLimit });
+    // The API's own endpoint is public: CloudFront adds this secret header to every
+    // request it forwards, and the functions refuse requests without it, so the only
+    // way in is through CloudFront (and its WAF), whose viewer-address header the
+    // anonymous rate limits trust.
+    const originVerify = new secretsmanager.Secret(this, 'OriginVerifySecret', {
+      description: 'Header value CloudFront adds to API requests; the API refuses requests without it',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    const originVerifyValue = originVerify.secretValue.unsafeUnwrap();
     const site = new Site(this, 'Site', {
       apiDomainName: api.domainName,
+      originVerifyValue,
       siteDomain: settings.siteDomain,
       certificateArn: settings.certificateArn,
     });
@@ -96,6 +106,7 @@ export class CloudRenderStack extends Stack {
       ...sharedEnvironment,
       PAYMENTS_MODE: 'stripe',
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
+      ORIGIN_VERIFY_SECRET: originVerifyValue,
       ...render.runEnvironment,
     };
 

@@ -10,10 +10,13 @@ import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */
   apiDomainName: string;
+  /** Sent to the API as ORIGIN_VERIFY_HEADER on every /api/* request; the API refuses requests without it. */
+  originVerifyValue: string;
   siteDomain?: string;
   certificateArn?: string;
 }
@@ -100,7 +103,11 @@ export class Site extends Construct {
       },
       additionalBehaviors: {
         '/api/*': {
-          origin: new origins.HttpOrigin(props.apiDomainName, { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY }),
+          // A custom origin header replaces any viewer header of the same name, so a viewer cannot forge it.
+          origin: new origins.HttpOrigin(props.apiDomainName, {
+            protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+            customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originVerifyValue },
+          }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { FunctionName, RouteKeyOf } from '../routes';
 import { routes, routeKey } from '../routes';
 import { getConfig } from '../../core/config';
+import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
 import { DomainError, InvalidRequestError, PayloadTooLargeError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
@@ -137,6 +138,8 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
   }
   const table = operations as Record<string, Operation>;
   return async (event: ApiEvent): Promise<ApiResult> => {
+    // The API's own endpoint is public; only requests CloudFront forwarded are served.
+    if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
     if (!operation) return json(404, { code: 'not_found', message: 'Not found' });
     try {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 
 const GATE_HASH = 'a'.repeat(64);
 let template: Template;
@@ -56,6 +57,19 @@ describe('CloudFront', () => {
     const origin = distribution().Origins.find((o: { Id: string }) => o.Id === behavior.TargetOriginId);
     expect(JSON.stringify(origin.DomainName)).toContain('execute-api');
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+  });
+
+  it('when CloudFront forwards to the API, it adds the origin-verify header from the generated secret, the same value every API function checks', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    const origin = distribution().Origins.find((o: { Id: string }) => o.Id === behavior.TargetOriginId);
+    const header = origin.OriginCustomHeaders.find((h: { HeaderName: string }) => h.HeaderName === ORIGIN_VERIFY_HEADER);
+    const [secretId, secret] = resourcesOf(template, 'AWS::SecretsManager::Secret').find(([, r]) => r.Properties.GenerateSecretString)!;
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(JSON.stringify(header.HeaderValue)).toContain(secretId);
+    expect(JSON.stringify(header.HeaderValue)).toContain('resolve:secretsmanager');
+    const apiFunctions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/functions/'));
+    expect(apiFunctions.length).toBeGreaterThan(0);
+    for (const [, fn] of apiFunctions) expect(fn.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET).toEqual(header.HeaderValue);
   });
 
   it('when a path of the single-page app is requested, a viewer-request function serves index.html', () => {
