@@ -31,7 +31,7 @@ const scenesRequest = (headers: Record<string, string>) =>
 
 describe('the API behind CloudFront', () => {
   it('when a request reaches the API without the origin header, or with a wrong one, it answers 403 and serves nothing', async () => {
-    for (const headers of [{}, { [ORIGIN_VERIFY_HEADER]: 'guess' }, { [ORIGIN_VERIFY_HEADER]: `${SECRET}x` }, { 'cloudfront-viewer-address': '198.51.100.1:443' }]) {
+    for (const headers of [{} as Record<string, string>, { [ORIGIN_VERIFY_HEADER]: 'guess' }, { [ORIGIN_VERIFY_HEADER]: `${SECRET}x` }, { 'cloudfront-viewer-address': '198.51.100.1:443' }]) {
       const answer = await handler(scenesRequest(headers));
       expect(answer.statusCode, JSON.stringify(headers)).toBe(403);
       expect(JSON.parse(answer.body!)).toEqual({ code: 'forbidden', message: 'Forbidden' });
