@@ -84,6 +84,20 @@ export async function retrievePaymentIntent(id: string): Promise<Stripe.PaymentI
   return (await stripe()).paymentIntents.retrieve(id);
 }
 
+/** A charge as Stripe holds it now: how much of it was refunded, and its PaymentIntent. */
+export async function retrieveCharge(id: string): Promise<{ paymentIntentId?: string; amountRefunded: number }> {
+  const charge = await (await stripe()).charges.retrieve(id);
+  return { paymentIntentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
+}
+
+/** A dispute as Stripe holds it now: the amount the customer's bank disputes, and its PaymentIntent. */
+export async function retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number }> {
+  const dispute = await (await stripe()).disputes.retrieve(id);
+  return { paymentIntentId: idOf(dispute.payment_intent), amount: dispute.amount };
+}
+
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);
+
 /** Verifies the signature on the raw body; throws on a bad signature or a stale timestamp (over 5 minutes). */
 export async function verifyWebhook(rawBody: string, signature: string | undefined): Promise<Stripe.Event> {
   if (!signature) throw new Error('Missing Stripe-Signature header');

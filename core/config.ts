@@ -38,6 +38,10 @@ const configSchema = z.object({
   RENDER_SECURITY_GROUP_ID: z.string().optional(),
   RENDER_CONTAINER_NAME: z.string().default('worker'),
   BLENDER_PATH: z.string().optional(),
+  // On AWS: the value CloudFront sends in the origin-verify header; requests without it are refused. Unset locally (no CloudFront).
+  ORIGIN_VERIFY_SECRET: z.string().min(16).optional(),
+  // Measures uploaded audio when a job is created (Debian's ffmpeg package locally; a layer's binary on Lambda).
+  FFPROBE_PATH: z.string().default('ffprobe'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -37,6 +37,12 @@ export interface DeploySettings {
   renderArchitecture: 'x86_64' | 'arm64';
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
+  /**
+   * A Lambda layer (arm64) holding a static ffprobe at /opt/bin/ffprobe: the jobs
+   * function measures uploaded audio with it. Without it, creating an animation of an
+   * audio scene fails on AWS (its price depends on the measured duration).
+   */
+  ffprobeLayerArn?: string;
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -135,6 +141,11 @@ export function readSettings(node: Context): DeploySettings {
     throw new SettingsError('renderArchitecture', `must be x86_64 or arm64, got '${renderArchitecture}'`);
   }
 
+  const ffprobeLayerArn = text(node, 'ffprobeLayerArn');
+  if (ffprobeLayerArn !== undefined && !/^arn:[\w-]+:lambda:[\w-]+:\d{12}:layer:[\w-]+:\d+$/.test(ffprobeLayerArn)) {
+    throw new SettingsError('ffprobeLayerArn', `must be the ARN of a Lambda layer version, got '${ffprobeLayerArn}'`);
+  }
+
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
     stage,
@@ -159,5 +170,6 @@ export function readSettings(node: Context): DeploySettings {
     renderMemoryMiB: integer(node, 'renderMemoryMiB', settingDefaults.renderMemoryMiB),
     renderArchitecture,
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
+    ffprobeLayerArn,
   };
 }

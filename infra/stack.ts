@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { functionNames, type FunctionName } from '../lambdas/routes';
@@ -35,8 +36,18 @@ export class CloudRenderStack extends Stack {
     // The API exists before CloudFront (its /api/* origin), CloudFront before the
     // functions (they need the site's address), the functions before the routes.
     const api = new Api(this, 'Api', { rateLimit: settings.apiRateLimit, burstLimit: settings.apiBurstLimit });
+    // The API's own endpoint is public: CloudFront adds this secret header to every
+    // request it forwards, and the functions refuse requests without it, so the only
+    // way in is through CloudFront (and its WAF), whose viewer-address header the
+    // anonymous rate limits trust.
+    const originVerify = new secretsmanager.Secret(this, 'OriginVerifySecret', {
+      description: 'Header value CloudFront adds to API requests; the API refuses requests without it',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    const originVerifyValue = originVerify.secretValue.unsafeUnwrap();
     const site = new Site(this, 'Site', {
       apiDomainName: api.domainName,
+      originVerifyValue,
       siteDomain: settings.siteDomain,
       certificateArn: settings.certificateArn,
     });
@@ -95,6 +106,7 @@ export class CloudRenderStack extends Stack {
       ...sharedEnvironment,
       PAYMENTS_MODE: 'stripe',
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
+      ORIGIN_VERIFY_SECRET: originVerifyValue,
       ...render.runEnvironment,
     };
 
@@ -130,6 +142,13 @@ export class CloudRenderStack extends Stack {
     render.grantRun(jobs);
     stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
     mail.grantSend(jobs); // problem reports to support
+    // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
+    if (settings.ffprobeLayerArn) {
+      jobs.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'FfprobeLayer', settings.ffprobeLayerArn));
+      jobs.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
+    } else {
+      Annotations.of(this).addWarningV2('cloud-render:ffprobe', 'No ffprobeLayerArn: creating an animation of an audio scene will fail, since the uploaded audio cannot be measured (see the README).');
+    }
     const payments = apiFunctions.payments.fn;
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);

@@ -49,6 +49,8 @@ export const AWS_PRICES = {
   ecrGbMonth: 0.1,
   secretMonth: 0.4,
   alarmMonth: 0.1,
+  wafWebAclMonth: 5,
+  wafRuleMonth: 1,
   /** $0.045 an hour, before its data processing charge. */
   natGatewayMonth: 32.85,
 } as const;
@@ -167,7 +169,8 @@ export function idleCosts(): IdleLine[] {
     { item: 'NAT gateways', count: count('AWS::EC2::NatGateway'), monthly: count('AWS::EC2::NatGateway') * p.natGatewayMonth, note: 'none: render tasks use public subnets and free S3/DynamoDB gateway endpoints' },
     { item: 'Always-on compute (ECS services, EC2 instances, load balancers)', count: count('AWS::ECS::Service') + count('AWS::EC2::Instance') + count('AWS::ElasticLoadBalancingV2::LoadBalancer'), monthly: 0, note: 'none: Fargate tasks run only while a job renders' },
     { item: 'CloudWatch alarms', count: count('AWS::CloudWatch::Alarm'), monthly: count('AWS::CloudWatch::Alarm') * p.alarmMonth, note: `$${p.alarmMonth} per alarm-month` },
-    { item: 'Secrets Manager secrets', count: count('AWS::SecretsManager::Secret'), monthly: count('AWS::SecretsManager::Secret') * p.secretMonth, note: `$${p.secretMonth} per secret-month (the Stripe keys; Google's adds one more)` },
+    { item: 'Secrets Manager secrets', count: count('AWS::SecretsManager::Secret'), monthly: count('AWS::SecretsManager::Secret') * p.secretMonth, note: `$${p.secretMonth} per secret-month (the Stripe keys and the CloudFront origin header; Google's adds one more)` },
+    { item: 'AWS WAF web ACL', count: count('AWS::WAFv2::WebACL'), monthly: count('AWS::WAFv2::WebACL') * (p.wafWebAclMonth + 2 * p.wafRuleMonth), note: `$${p.wafWebAclMonth} per web ACL-month plus $${p.wafRuleMonth} per rule (the per-IP rate rule, the managed common rule set); none when the stack is outside us-east-1` },
     { item: 'Scheduled Lambda invocations', count: scheduled, monthly: lambdaScheduled, note: 'stale-job sweep every minute plus daily jobs, ~0.3 s at 512 MB each (inside the Lambda free tier in practice)' },
     { item: 'Render image in ECR', count: 1, monthly: USAGE.imageGb * p.ecrGbMonth, note: `~${USAGE.imageGb} GB (Debian, Blender, ffmpeg, Node) at $${p.ecrGbMonth}/GB-month` },
     { item: 'DynamoDB, S3, Cognito, CloudFront, HTTP API at rest', count: 1, monthly: 0, note: 'billed per request or per GB stored; an empty deployment stores a few MB' },

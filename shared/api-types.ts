@@ -22,6 +22,9 @@ export type ErrorCode =
   | 'rate_limited'
   | 'internal';
 
+/** The header a client sets so that a retried POST /api/jobs or /api/credits/purchases is applied once. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -43,7 +46,8 @@ export interface FavoriteView {
   createdAt: string;
 }
 
-export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus';
+/** 'chargeback': credits taken back because the card payment that bought them was refunded or disputed. */
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback';
 
 export interface LedgerEntryView {
   entryId: string;

@@ -127,6 +127,9 @@ export const FPS = 30;
  * rendering for the heavier audio scene.
  */
 export const MAX_MEDIA_DURATION_SECONDS = 600;
+/** A free test render renders at most this much of an animation: enough to judge the look, cheap to us. */
+export const TEST_RENDER_MAX_SECONDS = 3;
+export const TEST_RENDER_MAX_FRAMES = TEST_RENDER_MAX_SECONDS * FPS;
 /** Frames the scene preview shows, and animations render, when a scene sets no end frame. */
 export const DEFAULT_END_FRAME = 120;
 

@@ -134,6 +134,14 @@ export function isStalled(job: JobActivity, now: number): boolean {
 }
 
 /** 'Resume Render' is offered for failed and abandoned jobs; the server sends them back to queued. */
+/**
+ * A job's files are served only while it is done: a job that failed after its
+ * outputs were stored was refunded, and a refunded render is not delivered.
+ */
+export function outputsAvailable(job: Pick<JobActivity, 'status'>): boolean {
+  return job.status === 'done';
+}
+
 export function canResume(job: Pick<JobActivity, 'status'>): boolean {
   return job.status === 'failed' || job.status === 'abandoned';
 }

@@ -147,6 +147,11 @@ export function insufficientCredits(creditsNeeded: number): string {
   return `Insufficient credits. You need ${amount} credits for this render.`;
 }
 
+/** A card payment was refunded or disputed after its credits were spent: the balance is below zero. */
+export function negativeBalance(balance: number): string {
+  return `Your credit balance is ${balance.toFixed(2)} credits because a card payment for credits was refunded or disputed. Please buy credits to bring it back to zero before starting a render.`;
+}
+
 // ---------------------------------------------------------------- form fields and uploads (ours)
 export const RENDER_MODE_NOT_SUPPORTED = 'This scene does not support that render mode.';
 export const MEDIA_DURATION_REQUIRED = 'Please upload a media file so its duration can be measured.';

@@ -3,7 +3,7 @@
  * the server charges from the very same functions, so the two cannot disagree.
  */
 import type { ByMode, RenderMode, SceneType } from './scene-types';
-import { DEFAULT_END_FRAME, framesFor } from './files';
+import { DEFAULT_END_FRAME, TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, framesFor } from './files';
 import { ceilClean } from './numbers';
 
 export const PRICING = {
@@ -248,6 +248,43 @@ export function quoteRender(scene: PricedScene, settings: RenderSettings): Rende
     audioRenderTime: scene.audioRenderTime,
   });
   return { ...cost, frames };
+}
+
+/**
+ * What a job renders and what it is priced at. A free test render of an animation
+ * renders at most TEST_RENDER_MAX_SECONDS (its media cut to that length, its other
+ * animations to that many frames); the worker renders it at the test size.
+ */
+export function planRender(scene: PricedScene, settings: RenderSettings, isTest: boolean): RenderCostResult & { frames: number } {
+  if (!isTest || settings.mode === 'still') return quoteRender(scene, settings);
+  const duration = Math.min(settings.mediaDurationSeconds ?? DEFAULT_MEDIA_DURATION_SECONDS, TEST_RENDER_MAX_SECONDS);
+  const quote = quoteRender(scene, isMediaDriven(scene) ? { ...settings, mediaDurationSeconds: duration } : settings);
+  return { ...quote, frames: Math.min(quote.frames, TEST_RENDER_MAX_FRAMES) };
+}
+
+/**
+ * The price of rendering only the frames still missing, what resuming a refunded (or
+ * never paid) job costs. Media-driven scenes are priced per frame, so the quote takes
+ * the missing frames; other animations are priced for the whole animation, so their
+ * base time shrinks in proportion to the frames left. A still is one frame: full price.
+ */
+export function quoteRemainingFrames(scene: PricedScene, settings: RenderSettings, missingFrames: number): RenderCostResult & { frames: number } {
+  const full = quoteRender(scene, settings);
+  const missing = Math.max(0, Math.min(full.frames, Math.floor(missingFrames)));
+  if (settings.mode === 'still' || missing === full.frames) return full;
+  const mediaDriven = isMediaDriven(scene);
+  const base = baseRenderTimeFor(scene, settings.mode);
+  const cost = estimateRenderCost({
+    width: settings.resolutionX,
+    height: settings.resolutionY,
+    frames: missing,
+    baseRenderTime: mediaDriven ? base : (base * missing) / full.frames,
+    isStillRender: false,
+    isAudioVideo: mediaDriven,
+    isAudioVisualizer: scene.type === 'sound' && scene.audioRenderTime !== undefined,
+    audioRenderTime: scene.audioRenderTime,
+  });
+  return { ...cost, frames: missing };
 }
 
 // ---------------------------------------------------------------- credits

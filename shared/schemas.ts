@@ -148,6 +148,12 @@ export const customCreditAmount = z
 /** A package (10, 20, 50, 100) or a custom amount: both are N credits for N dollars. */
 export const creditPurchaseRequest = z.strictObject({ credits: creditCount });
 
+// ---------------------------------------------------------------- idempotency
+
+export const IDEMPOTENCY_KEY_INVALID = 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.';
+/** A client-chosen string: visible ASCII only, so it can be stored and logged as is. */
+export const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, IDEMPOTENCY_KEY_INVALID);
+
 // ---------------------------------------------------------------- render settings
 
 const sceneIdField = z

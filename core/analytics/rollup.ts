@@ -265,6 +265,8 @@ export function rebuildDailyCounters(users: readonly UserRecord[], jobs: readonl
     }
     // A card payment for a job abandoned before the money arrived is kept as credits: still revenue.
     if (entry.type === 'refund' && entry.paymentId) add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
+    // Money the bank took back is revenue lost (the amount is negative).
+    if (entry.type === 'chargeback') add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
   }
   for (const counts of days.values()) {
     if (counts.revenue_usd !== undefined) counts.revenue_usd = round(counts.revenue_usd);

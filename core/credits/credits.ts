@@ -11,7 +11,8 @@ import { Transaction } from '../db/transaction';
 import { DomainError, NotFoundError } from '../errors';
 import { getUser } from '../users/users';
 
-export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus';
+/** 'chargeback': credits taken back because the card payment that bought them was refunded or disputed. */
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback';
 
 export interface LedgerEntry {
   entryId: string;
@@ -91,7 +92,8 @@ export interface CreditMove {
  * balance after), writes the ledger entry and commits `tx`, the writes that must
  * happen with it (the job, the payment event record, the day's counters...).
  * A race makes the condition fail and the move is retried on the new balance;
- * spending more than the balance fails with InsufficientCreditsError.
+ * spending more than the balance fails with InsufficientCreditsError, except for
+ * a chargeback, the one move that may leave the balance negative.
  */
 export async function moveCredits(move: CreditMove, tx = new Transaction()): Promise<LedgerEntry> {
   for (let attempt = 0; ; attempt++) {
@@ -99,7 +101,8 @@ export async function moveCredits(move: CreditMove, tx = new Transaction()): Pro
     if (!user) throw new UserMissingError();
     // Credits are dollars with cents; add in whole cents so balances never drift.
     const balance = (Math.round(user.credits * 100) + Math.round(move.amount * 100)) / 100;
-    if (balance < 0) throw new InsufficientCreditsError(-move.amount, user.credits);
+    // Only a chargeback may leave the balance below zero: the money is gone whether or not the credits were spent.
+    if (balance < 0 && move.type !== 'chargeback') throw new InsufficientCreditsError(-move.amount, user.credits);
     const now = move.now ?? new Date();
     const entry: LedgerEntry = {
       entryId: randomUUID(),

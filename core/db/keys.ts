@@ -19,6 +19,8 @@ export const keys = {
   metric: (kind: string, periodStart: string) => ({ PK: `ANALYTICS#${kind.toUpperCase()}`, SK: `PERIOD#${periodStart}` }),
   clientSession: (day: string, createdAt: string, sessionId: string) => ({ PK: `SESSIONS#${day}`, SK: `${createdAt}#${sessionId}` }),
   rateWindow: (scope: string, subject: string, window: number) => ({ PK: `RATE#${scope}#${subject}`, SK: `WINDOW#${window}` }),
+  /** A client's Idempotency-Key, scoped to its user and to the operation it was sent to. */
+  idempotencyKey: (userId: string, scope: string, key: string) => ({ PK: `IDEMPOTENCY#${userId}#${scope}`, SK: `KEY#${key}` }),
 
   // Analytics. Every analytics partition is sorted by a date, so a range is one Query.
   dailyCountersPartition: 'ANALYTICS#DAILY',

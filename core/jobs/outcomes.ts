@@ -1,7 +1,7 @@
-import { updateJob, type JobRecord } from './jobs';
+import { updateJob, type JobChange, type JobRecord } from './jobs';
 import { incrementCounters } from '../analytics/counters';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType, timeAccuracyRatio } from '../../shared/jobs';
-import { refundFailedJob } from '../payments/fulfilment';
+import { failAndRefund } from '../payments/fulfilment';
 import { sendJobReport } from './reports';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
@@ -10,7 +10,7 @@ export type FailureCause = 'internal' | 'input';
 /**
  * Marks a job failed (from the statuses given), sends the automatic problem
  * report once, counts the failure and, for a failure on our side, refunds a
- * paid job exactly once. Used by the worker and by the stale-job sweep.
+ * paid job exactly once, in the same write that fails it. Used by the worker and by the stale-job sweep.
  */
 export async function failJob(
   job: JobRecord,
@@ -19,12 +19,13 @@ export async function failJob(
   options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string } = {},
   now = new Date(),
 ): Promise<JobRecord | undefined> {
-  const failed = await updateJob(job.jobId, {
+  const change: JobChange = {
     set: { status: 'failed', crashReason, lastActive: now.toISOString() },
     whenStatusIn: options.whenStatusIn ?? ['queued', 'rendering'],
     // The sweep fails a job only if no heartbeat arrived since it looked.
     ...(options.silentSince ? { condition: 'lastHeartbeat < :silentSince', conditionValues: { ':silentSince': options.silentSince } } : {}),
-  });
+  };
+  const failed = cause === 'internal' ? await failAndRefund(job.jobId, change, now) : await updateJob(job.jobId, change);
   if (!failed) return undefined;
   // One structured line per failed render: the stack's failed-render alarm counts these.
   console.log(JSON.stringify({ event: 'render_failed', jobId: job.jobId, cause, crashReason }));
@@ -35,7 +36,6 @@ export async function failJob(
     condition: 'attribute_not_exists(automaticErrorReported)',
   });
   if (flagged) await sendJobReport(failed, 'automatic', `${errorType}: ${crashReason}`, now).catch((error) => console.error('Automatic report not sent', error));
-  if (cause === 'internal') await refundFailedJob(failed, now);
   return failed;
 }
 

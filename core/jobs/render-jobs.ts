@@ -5,26 +5,31 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
-import { quoteRender, toCents } from '../../shared/pricing';
+import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
+import { MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
+import { MediaUnreadableError } from '../../adapters/media-probe';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
 import { launchRender } from '../../adapters/render-launcher';
-import { Transaction } from '../db/transaction';
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
+import { isConditionFailure, Transaction } from '../db/transaction';
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
-import { openPayment } from '../payments/open-payment';
+import { openPayment, reopenPayment } from '../payments/open-payment';
+import { getPayment } from '../payments/payments';
+import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
-import { headInput, inputPrefix } from '../storage/storage';
-import { ensureUser } from '../users/users';
-import { createJob, createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
+import { headInput, inputPrefix, measureInputDuration } from '../storage/storage';
+import { ensureUser, getUser } from '../users/users';
+import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;
 export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
+export const MEDIA_UNREADABLE = 'The uploaded audio could not be read. Please upload an MP3 or WAV file.';
 const JOB_CHANGED = 'The job changed in the meantime. Please reload and try again.';
 
 /** Who asks, as the verified token says. */
@@ -36,6 +41,11 @@ export interface Requester {
 
 function requireVerified(requester: Requester) {
   if (!requester.emailVerified) throw new ForbiddenError(messages.VERIFY_EMAIL_TO_RENDER);
+}
+
+/** A balance below zero (a chargeback of credits already spent) blocks every render, free ones included, until it is paid back. */
+function refuseWhileInDebt(balance: number) {
+  if (balance < 0) throw new PaymentRequiredError(messages.negativeBalance(balance));
 }
 
 /** A job of this user; another user's job id finds nothing. */
@@ -51,8 +61,30 @@ export async function ownJob(userId: string, jobId: string): Promise<JobRecord> 
  * the ledger entry and the queued job. Card: the job waits for the payment, which
  * only the signed webhook (or the local provider) confirms.
  */
-export async function startRenderJob(requester: Requester, request: CreateJobRequest): Promise<{ job: JobRecord; payment?: PaymentTicket }> {
+export async function startRenderJob(requester: Requester, request: CreateJobRequest, idempotencyKey?: string): Promise<StartedJob> {
   requireVerified(requester);
+  const idempotent = idempotencyKey
+    ? { userId: requester.userId, scope: 'jobs' as const, key: idempotencyKey, requestHash: requestFingerprint(request) }
+    : undefined;
+  return once(idempotent, () => createRenderJob(requester, request, idempotent), (answer) => jobAnswer(requester.userId, answer.jobId!));
+}
+
+export interface StartedJob {
+  job: JobRecord;
+  payment?: PaymentTicket;
+}
+
+/** What a retried request answers: the job the first one made, with its card step while the payment is open. */
+async function jobAnswer(userId: string, jobId: string): Promise<StartedJob> {
+  const job = await ownJob(userId, jobId);
+  if (job.status === 'awaiting_payment' && job.paymentId) {
+    const payment = await getPayment(job.paymentId);
+    if (payment && payment.status !== 'succeeded') return { job, payment: await reopenPayment(payment) };
+  }
+  return { job };
+}
+
+async function createRenderJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest): Promise<StartedJob> {
   // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
   const scene = getScene(request.sceneId)!;
   let inputName: string | undefined;
@@ -65,10 +97,14 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
   }
 
   const { user } = await ensureUser(requester.userId, requester.email);
+  refuseWhileInDebt(user.credits);
   if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
     throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
   }
-  const quote = quoteRender(scene, request);
+  // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
+  const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
+  const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(mediaDurationSeconds ? { mediaDurationSeconds } : {}) };
+  const quote = planRender(scene, settings, request.isTest);
   const now = new Date();
   const price = request.isTest ? 0 : quote.finalPrice;
   const job: JobRecord = {
@@ -93,7 +129,7 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
     ...(request.uploadKey ? { inputKey: request.uploadKey, inputName } : {}),
     ...(request.fileWidth ? { fileWidth: request.fileWidth } : {}),
     ...(request.fileHeight ? { fileHeight: request.fileHeight } : {}),
-    ...(request.mediaDurationSeconds ? { fileDuration: request.mediaDurationSeconds } : {}),
+    ...(mediaDurationSeconds ? { fileDuration: mediaDurationSeconds } : {}),
     total_frames: quote.frames,
     uploaded_frames: [],
     totalLogLines: logLinesFor(scene, request.mode),
@@ -109,9 +145,13 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
     attempts: 1,
   };
 
+  // The key is written with the job, so a retry finds either both or neither.
+  const paymentId = request.isTest || request.paymentMethod === 'credits' ? undefined : randomUUID();
+  const withKey = new Transaction();
+  if (idempotent) withKey.add(recordAnswerItem(idempotent, { jobId: job.jobId, ...(paymentId ? { paymentId } : {}) }, now));
+
   if (request.isTest) {
-    await createJob(job);
-    await incrementCounters(now, { renders_started: 1 });
+    await withKey.add(createJobItem(job), counterIncrement(now, { renders_started: 1 })).commit();
     await launchRender(job.jobId);
     return { job };
   }
@@ -120,18 +160,31 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
     const paid: JobRecord = { ...job, paymentStatus: 'confirmed', creditsUsed: price, paymentTimestamp: now.toISOString() };
     await moveCredits(
       { userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: scene.id, now },
-      new Transaction().add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
+      withKey.add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
     );
     await launchRender(job.jobId);
     return { job: paid };
   }
 
-  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId: randomUUID() };
+  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId };
   const payment = await openPayment(
-    { paymentId: awaiting.paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
-    new Transaction().add(createJobItem(awaiting)),
+    { paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
+    withKey.add(createJobItem(awaiting)),
   );
   return { job: awaiting, payment };
+}
+
+/** The stored upload's duration, refused when it is not audio we can read or longer than a render accepts. */
+async function measuredDuration(uploadKey: string): Promise<number> {
+  let seconds: number;
+  try {
+    seconds = await measureInputDuration(uploadKey);
+  } catch (error) {
+    if (error instanceof MediaUnreadableError) throw new InvalidRequestError(MEDIA_UNREADABLE, { field: 'uploadKey' });
+    throw error;
+  }
+  if (seconds > MAX_MEDIA_DURATION_SECONDS) throw new InvalidRequestError(messages.mediaTooLong(MAX_MEDIA_DURATION_SECONDS), { field: 'uploadKey' });
+  return seconds;
 }
 
 /** The user gives up on a job; its worker stops at its next heartbeat. */
@@ -145,27 +198,51 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
 }
 
 /**
+ * What resuming a job costs when its price is not held any more (it was refunded,
+ * or never paid): the quote for the frames still missing, paid with credits.
+ */
+export function resumePrice(job: JobRecord): number {
+  const scene = getScene(job.sceneId);
+  if (!scene) throw new ConflictError(`Scene ${job.sceneId} is not in the catalogue any more.`);
+  const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y, ...(job.fileDuration ? { mediaDurationSeconds: job.fileDuration } : {}) };
+  const missing = job.total_frames - new Set(job.uploaded_frames).size;
+  return quoteRemainingFrames(scene, settings, missing).finalPrice;
+}
+
+/**
  * A failed or abandoned job goes back to the queue and its worker renders only
- * the frames still missing. A job whose price was refunded is paid again, with
- * credits, in the same transaction.
+ * the frames still missing. A job whose price was refunded (or never paid) is
+ * paid again with credits, at the quote for the missing frames, in the same
+ * transaction. Every path is conditioned on the payment status read here, so a
+ * payment change in between (a refund landing) makes the resume a 409, never a
+ * free render.
  */
 export async function resumeRenderJob(requester: Requester, jobId: string): Promise<JobRecord> {
   const job = await ownJob(requester.userId, jobId);
   requireVerified(requester);
   if (!canResume(job)) throw new ConflictError(`A job that is ${job.status} cannot be resumed.`);
+  refuseWhileInDebt((await getUser(requester.userId))?.credits ?? 0);
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
     remove: ['crashReason', 'abandonedAt'] as (keyof JobRecord)[],
     whenStatusIn: ['failed', 'abandoned'] as const,
+    condition: 'paymentStatus = :seenPaymentStatus',
+    conditionValues: { ':seenPaymentStatus': job.paymentStatus },
   };
   if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
+    const price = resumePrice(job);
     const repaid = jobUpdateItem(job.jobId, {
       ...change,
-      set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: job.estimatedPrice, paymentTimestamp: now },
+      set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: price, paymentTimestamp: now },
       remove: [...change.remove, 'refundedAt', 'refundCredits'],
     });
-    await moveCredits({ userId: requester.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(repaid));
+    try {
+      await moveCredits({ userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(repaid));
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(JOB_CHANGED);
+      throw error;
+    }
   } else if (!(await updateJob(job.jobId, change))) {
     throw new ConflictError(JOB_CHANGED);
   }

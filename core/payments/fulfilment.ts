@@ -2,7 +2,7 @@ import { getConfig } from '../config';
 import { sendMail } from '../../adapters/mailer';
 import { launchRender } from '../../adapters/render-launcher';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
-import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
+import { getJob, jobUpdateItem, updateJob, type JobChange, type JobRecord } from '../jobs/jobs';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
@@ -105,26 +105,42 @@ async function alertOwner(payment: PaymentRecord, observed: { amountCents: numbe
   });
 }
 
+/** What a job's refund gives back: what was paid for its current attempt; nothing for test renders and unpaid jobs. */
+export function refundableAmount(job: JobRecord): number {
+  if (job.paymentStatus !== 'confirmed' || job.isTest) return 0;
+  return job.creditsUsed ?? job.estimatedPrice;
+}
+
 /**
- * The refund rule: a paid render that failed for a reason on our side gets its
- * price back as credits, exactly once (the job's refundedAt is written under the
- * condition that it is absent, in the same transaction as the credits).
+ * The refund rule: a paid render that fails for a reason on our side gets its
+ * price back as credits, exactly once. The failure and the refund are one
+ * transaction (the job's status, paymentStatus 'refunded', refundedAt written under
+ * the condition that it is absent, the balance and the ledger entry), so no reader
+ * ever sees the job failed and not yet refunded: a resume cannot slip in between
+ * and get a render that is then refunded. Returns the failed job, or undefined
+ * when the change's conditions did not hold (nothing was written).
  */
-export async function refundFailedJob(job: JobRecord, now = new Date()): Promise<boolean> {
-  if (job.paymentStatus !== 'confirmed' || job.isTest || job.estimatedPrice <= 0) return false;
+export async function failAndRefund(jobId: string, change: JobChange, now = new Date()): Promise<JobRecord | undefined> {
+  const job = await getJob(jobId);
+  if (!job) return undefined;
+  const refund = refundableAmount(job);
+  if (refund <= 0) return updateJob(jobId, change);
   try {
     await moveCredits(
-      { userId: job.userId, amount: job.estimatedPrice, type: 'refund', jobId: job.jobId, sceneId: job.sceneId, now },
+      { userId: job.userId, amount: refund, type: 'refund', jobId, sceneId: job.sceneId, now },
       new Transaction().add(
-        jobUpdateItem(job.jobId, {
-          set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: job.estimatedPrice },
-          condition: 'attribute_not_exists(refundedAt)',
+        jobUpdateItem(jobId, {
+          ...change,
+          set: { ...change.set, paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
+          // The payment read above is still the job's: only a resume changes it, and only from failed or abandoned.
+          condition: [change.condition, 'paymentStatus = :paidStatus', 'attribute_not_exists(refundedAt)'].filter(Boolean).join(' AND '),
+          conditionValues: { ...change.conditionValues, ':paidStatus': 'confirmed' },
         }),
       ),
     );
-    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
+  return getJob(jobId);
 }

@@ -45,7 +45,14 @@ export async function openPayment(request: PaymentRequest, tx = new Transaction(
 export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTicket> {
   const ticket = { paymentId: payment.paymentId, amount: payment.amountCents, currency: 'usd' as const };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
-  const intent = await retrievePaymentIntent(payment.providerPaymentId!);
+  if (!payment.providerPaymentId) {
+    // The request that recorded the payment did not get to open it (it failed, or it is still running):
+    // Stripe's idempotency key on the create makes both end with the same PaymentIntent.
+    const intent = await createPaymentIntent(payment);
+    await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
+    return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+  }
+  const intent = await retrievePaymentIntent(payment.providerPaymentId);
   if (!intent.client_secret) throw new Error('Failed to create payment intent');
   return { ...ticket, clientSecret: intent.client_secret, mode: 'stripe' };
 }

@@ -17,6 +17,8 @@ export interface PaymentRecord {
   status: 'pending' | 'succeeded' | 'failed' | 'mismatch';
   lastError?: string;
   createdAt: string;
+  /** How much of the payment the bank has taken back (refunds, disputes), in cents. */
+  chargedBackCents?: number;
 }
 
 export async function createPayment(payment: PaymentRecord): Promise<void> {
@@ -79,4 +81,21 @@ export function recordPaymentEventItem(eventId: string, paymentId: string, type:
 export async function paymentEventSeen(eventId: string): Promise<boolean> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.paymentEvent(eventId), ConsistentRead: true }));
   return Item !== undefined;
+}
+
+/**
+ * Raises what was taken back from a payment to `totalCents`, under the condition
+ * that it still holds the value read, so two reversal events for one payment
+ * cannot both take the same money back.
+ */
+export function chargeBackPaymentItem(paymentId: string, seenCents: number, totalCents: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.payment(paymentId),
+      UpdateExpression: 'SET chargedBackCents = :total',
+      ConditionExpression: seenCents === 0 ? 'attribute_not_exists(chargedBackCents) OR chargedBackCents = :seen' : 'chargedBackCents = :seen',
+      ExpressionAttributeValues: { ':total': totalCents, ':seen': seenCents },
+    },
+  };
 }

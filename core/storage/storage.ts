@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from '../../adapters/aws';
+import { probeMediaDuration } from '../../adapters/media-probe';
 import { getConfig } from '../config';
 import type { UploadTicket } from '../../shared/api-types';
 
@@ -97,4 +100,19 @@ export async function uploadOutput(userId: string, jobId: string, name: string, 
 export async function downloadOutput(userId: string, jobId: string, name: string, file: string): Promise<void> {
   const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: `${outputPrefix(userId, jobId)}${name}` }));
   await pipeline(Body as Readable, createWriteStream(file));
+}
+
+/**
+ * The duration of an uploaded audio file, measured on the stored object (never the
+ * client's claim): downloaded to a temporary folder, probed, removed.
+ */
+export async function measureInputDuration(key: string): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'probe-'));
+  try {
+    const file = join(dir, `input${extname(key).toLowerCase()}`);
+    await downloadInput(key, file);
+    return await probeMediaDuration(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -1,19 +1,23 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */
   apiDomainName: string;
+  /** Sent to the API as ORIGIN_VERIFY_HEADER on every /api/* request; the API refuses requests without it. */
+  originVerifyValue: string;
   siteDomain?: string;
   certificateArn?: string;
 }
@@ -32,6 +36,15 @@ function handler(event) {
   }
   return request;
 }`;
+
+/**
+ * Requests one IP may make in any 5 minutes before the WAF blocks it: a page load
+ * with its assets is a few dozen, and a job page polls every 3 s, so people stay far
+ * below; a script cycling forged headers does not.
+ */
+export const WAF_REQUESTS_PER_IP_PER_5_MINUTES = 2000;
+
+const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
 
 /**
  * The site: a private bucket behind CloudFront (origin access control), the SPA
@@ -84,7 +97,42 @@ export class Site extends Construct {
           }
         : {};
 
+    // AWS WAF in front of CloudFront: a per-IP rate rule and AWS's managed common rule
+    // set. A web ACL for CloudFront can only live in us-east-1, and the stack's region
+    // is chosen at deploy time, so the ACL exists only when the stack is deployed there.
+    const wafRegion = new CfnCondition(this, 'WafRegion', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    const webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('cloud-render-site'),
+      rules: [
+        {
+          name: 'RatePerIp',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, aggregateKeyType: 'IP' } },
+          visibilityConfig: visibility('cloud-render-rate-per-ip'),
+        },
+        {
+          name: 'AWSManagedRulesCommonRuleSet',
+          priority: 1,
+          overrideAction: { none: {} },
+          statement: {
+            managedRuleGroupStatement: {
+              vendorName: 'AWS',
+              name: 'AWSManagedRulesCommonRuleSet',
+              // Its 8 KB body limit would block Stripe's larger webhook events; the API caps bodies itself.
+              ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }],
+            },
+          },
+          visibilityConfig: visibility('cloud-render-common-rules'),
+        },
+      ],
+    });
+    webAcl.cfnOptions.condition = wafRegion;
+
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      webAclId: Fn.conditionIf(wafRegion.logicalId, webAcl.attrArn, Aws.NO_VALUE).toString(),
       comment: 'Cloud render: site and API',
       defaultRootObject: 'index.html',
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
@@ -100,7 +148,11 @@ export class Site extends Construct {
       },
       additionalBehaviors: {
         '/api/*': {
-          origin: new origins.HttpOrigin(props.apiDomainName, { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY }),
+          // A custom origin header replaces any viewer header of the same name, so a viewer cannot forge it.
+          origin: new origins.HttpOrigin(props.apiDomainName, {
+            protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+            customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originVerifyValue },
+          }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,

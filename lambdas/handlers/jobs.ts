@@ -3,8 +3,9 @@ import { getScene, requiredUploadKind, ACCEPTED_UPLOADS } from '../../shared/cat
 import { createJobRequest, uploadRequest, reportForm } from '../../shared/schemas';
 import { normalizeFileName, isImageFile, isVideoFile } from '../../shared/files';
 import * as messages from '../../shared/messages';
+import { outputsAvailable } from '../../shared/jobs';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
-import { caller, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
+import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
 import { ConflictError, NotFoundError, RateLimitedError } from '../../core/errors';
 import { reopenPayment } from '../../core/payments/open-payment';
 import { getPayment } from '../../core/payments/payments';
@@ -50,7 +51,7 @@ export async function createUpload(event: ApiEvent): Promise<UploadTicket> {
 
 /** POST /api/jobs: creates a render job, paid with credits at once or awaiting a card payment. */
 export async function createRenderJob(event: ApiEvent): Promise<CreateJobResponse> {
-  const { job, payment } = await startRenderJob(caller(event), jsonBody(event, createJobRequest));
+  const { job, payment } = await startRenderJob(caller(event), jsonBody(event, createJobRequest), idempotencyKeyOf(event));
   return { job: jobView(job), ...(payment ? { payment } : {}) };
 }
 
@@ -85,6 +86,7 @@ export async function resumeJob(event: ApiEvent): Promise<{ job: JobView }> {
 }
 
 async function outputFiles(job: JobRecord): Promise<OutputFileView[]> {
+  if (!outputsAvailable(job)) return [];
   const stored = await listOutputs(job.userId, job.jobId);
   const typeOf = (name: string) => job.fileMetadata?.find((f) => f.name === name)?.contentType ?? guessContentType(name);
   return Promise.all(stored.map(async (file) => ({ name: file.name, size: file.size, contentType: typeOf(file.name), url: await presignDownload(file.key, file.name, typeOf(file.name)) })));

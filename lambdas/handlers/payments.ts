@@ -1,22 +1,21 @@
 import { z } from 'zod';
 import { creditPurchaseRequest } from '../../shared/schemas';
-import { toCents } from '../../shared/pricing';
 import type { CreditPurchaseResponse } from '../../shared/api-types';
-import { caller, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
+import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
 import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
 import { getConfig } from '../../core/config';
-import { openPayment } from '../../core/payments/open-payment';
-import { retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
+import { startCreditPurchase } from '../../core/payments/credit-purchase';
+import type Stripe from 'stripe';
+import { retrieveCharge, retrieveDispute, retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
+import { applyChargeback } from '../../core/payments/chargebacks';
 import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
 import { getPayment } from '../../core/payments/payments';
-import { ensureUser } from '../../core/users/users';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
   const me = caller(event);
   const { credits } = jsonBody(event, creditPurchaseRequest);
-  await ensureUser(me.userId, me.email);
-  const payment = await openPayment({ userId: me.userId, purpose: 'credits', amountCents: toCents(credits), credits });
+  const payment = await startCreditPurchase(me.userId, me.email, credits, idempotencyKeyOf(event));
   return { payment, credits };
 }
 
@@ -37,6 +36,7 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   } catch (error) {
     throw new InvalidRequestError(`Webhook signature verification failed: ${(error as Error).message}`);
   }
+  if (REVERSAL_EVENTS.has(stripeEvent.type)) return json(200, { received: true, outcome: await applyReversal(stripeEvent) });
   if (!stripeEvent.type.startsWith('payment_intent.')) return json(200, { received: true, ignored: stripeEvent.type });
   const intentId = (stripeEvent.data.object as { id: string }).id;
   const intent = await retrievePaymentIntent(intentId);
@@ -54,6 +54,23 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
     outcome = 'ignored';
   }
   return json(200, { received: true, outcome });
+}
+
+/** Events by which the bank takes a card payment back. */
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
+
+/** As for payments, the event only names the object: what is reversed is read from Stripe. */
+async function applyReversal(stripeEvent: Stripe.Event): Promise<string> {
+  const objectId = (stripeEvent.data.object as { id: string }).id;
+  const { paymentIntentId, reversedCents } =
+    stripeEvent.type === 'charge.refunded'
+      ? await retrieveCharge(objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded }))
+      : await retrieveDispute(objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount }));
+  if (!paymentIntentId) return 'ignored';
+  const paymentId = (await retrievePaymentIntent(paymentIntentId)).metadata?.paymentId;
+  // A payment that is not ours (another product on the same Stripe account) is not retried.
+  if (!paymentId) return 'unknown-payment';
+  return applyChargeback(stripeEvent.id, stripeEvent.type, paymentId, reversedCents);
 }
 
 /**

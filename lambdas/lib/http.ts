@@ -3,6 +3,9 @@ import { z } from 'zod';
 import type { FunctionName, RouteKeyOf } from '../routes';
 import { routes, routeKey } from '../routes';
 import { getConfig } from '../../core/config';
+import { cameThroughCloudFront } from './origin';
+import { idempotencyKey } from '../../shared/schemas';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
 import { DomainError, InvalidRequestError, PayloadTooLargeError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
@@ -100,6 +103,13 @@ export function queryParams<S extends z.ZodType>(event: ApiEvent, schema: S): z.
   return validate(schema, event.queryStringParameters ?? {});
 }
 
+/** The client's Idempotency-Key header, validated; undefined when the request has none. */
+export function idempotencyKeyOf(event: ApiEvent): string | undefined {
+  const name = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  const value = Object.entries(event.headers ?? {}).find(([header]) => header.toLowerCase() === name)?.[1];
+  return value === undefined ? undefined : validate(idempotencyKey, value);
+}
+
 export function pathParam(event: ApiEvent, name: string): string {
   const value = event.pathParameters?.[name];
   if (!value) throw new InvalidRequestError(`Missing path parameter ${name}`);
@@ -128,6 +138,8 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
   }
   const table = operations as Record<string, Operation>;
   return async (event: ApiEvent): Promise<ApiResult> => {
+    // The API's own endpoint is public; only requests CloudFront forwarded are served.
+    if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
     if (!operation) return json(404, { code: 'not_found', message: 'Not found' });
     try {

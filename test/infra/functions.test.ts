@@ -27,6 +27,7 @@ const SERVER_ENVIRONMENT = [
   'OWNER_EMAIL',
   'PAYMENTS_MODE',
   'STRIPE_SECRET_ARN',
+  'ORIGIN_VERIFY_SECRET',
   'RENDER_MODE',
   'RENDER_CLUSTER_ARN',
   'RENDER_TASK_DEFINITION_ARN',
@@ -98,4 +99,12 @@ describe('render task', () => {
     expect(group.Properties.SecurityGroupIngress).toBeUndefined();
     expect(resourcesOf(template, 'AWS::EC2::VPCEndpoint')).toHaveLength(2);
   });
+
+  it('when an ffprobe layer is configured, only the jobs function gets it and is told where ffprobe is', () => {
+    const arn = 'arn:aws:lambda:us-east-1:123456789012:layer:ffprobe-arm64:3';
+    const withLayer = synthesizeTemplate({ ffprobeLayerArn: arn });
+    const layered = resourcesOf(withLayer, 'AWS::Lambda::Function').filter(([, fn]) => (fn.Properties.Layers ?? []).includes(arn));
+    expect(layered.map(([, fn]) => fn.Properties.Description)).toEqual(['lambdas/functions/jobs.ts']);
+    expect(layered[0][1].Properties.Environment.Variables.FFPROBE_PATH).toBe('/opt/bin/ffprobe');
+  }, SYNTH_TIMEOUT_MS);
 });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
 let template: Template;
@@ -56,6 +58,37 @@ describe('CloudFront', () => {
     const origin = distribution().Origins.find((o: { Id: string }) => o.Id === behavior.TargetOriginId);
     expect(JSON.stringify(origin.DomainName)).toContain('execute-api');
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+  });
+
+  it('when CloudFront forwards to the API, it adds the origin-verify header from the generated secret, the same value every API function checks', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    const origin = distribution().Origins.find((o: { Id: string }) => o.Id === behavior.TargetOriginId);
+    const header = origin.OriginCustomHeaders.find((h: { HeaderName: string }) => h.HeaderName === ORIGIN_VERIFY_HEADER);
+    const [secretId, secret] = resourcesOf(template, 'AWS::SecretsManager::Secret').find(([, r]) => r.Properties.GenerateSecretString)!;
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(JSON.stringify(header.HeaderValue)).toContain(secretId);
+    expect(JSON.stringify(header.HeaderValue)).toContain('resolve:secretsmanager');
+    const apiFunctions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/functions/'));
+    expect(apiFunctions.length).toBeGreaterThan(0);
+    for (const [, fn] of apiFunctions) expect(fn.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET).toEqual(header.HeaderValue);
+  });
+
+  it('when a request reaches CloudFront, AWS WAF checks it with a per-IP rate rule and the managed common rule set', () => {
+    const acls = resourcesOf(template, 'AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const [aclId, acl] = acls[0];
+    expect(acl.Properties).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+    const rules = acl.Properties.Rules as { Name: string; Statement: any; Action?: unknown; OverrideAction?: unknown }[];
+    const rate = rules.find((r) => r.Statement.RateBasedStatement)!;
+    expect(rate.Statement.RateBasedStatement).toEqual({ Limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, AggregateKeyType: 'IP' });
+    expect(rate.Action).toEqual({ Block: {} });
+    const common = rules.find((r) => r.Statement.ManagedRuleGroupStatement)!;
+    expect(common.Statement.ManagedRuleGroupStatement).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' });
+    expect(common.OverrideAction).toEqual({ None: {} });
+    // CloudFront's web ACLs exist only in us-east-1: the ACL and its use are conditioned on the stack's region.
+    const condition = template.toJSON().Conditions[acl.Condition as string];
+    expect(condition).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    expect(distribution().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
 
   it('when a path of the single-page app is requested, a viewer-request function serves index.html', () => {

@@ -10,7 +10,8 @@ import { resetConfig } from '../../core/config';
 import { resetStripe } from '../../adapters/stripe';
 import { getJob } from '../../core/jobs/jobs';
 import { getUser } from '../../core/users/users';
-import { listAllCreditHistory } from '../../core/credits/credits';
+import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
+import { negativeBalance } from '../../shared/messages';
 import { paymentEventSeen } from '../../core/payments/payments';
 import { StripeDouble } from './stripe-double';
 import { api, grantCredits, smallTextStill, verifiedUser, type TestUser } from './helpers';
@@ -161,6 +162,79 @@ describe('card payments through Stripe (local double)', () => {
     expect(['queued', 'rendering', 'done']).toContain(paid.status);
     expect(paid.paymentStatus).toBe('confirmed');
     expect(await listAllCreditHistory(user.userId)).toEqual([]);
+  });
+});
+
+function objectEvent(type: string, object: { id: string; object: string }, eventId = `evt_${Math.random().toString(36).slice(2)}`) {
+  return JSON.stringify({ id: eventId, object: 'event', type, data: { object: { id: object.id, object: object.object } }, created: Math.floor(Date.now() / 1000) });
+}
+
+async function boughtCredits(user: TestUser, credits: number) {
+  const { intent, payment } = await buyCredits(user, credits);
+  stripeDouble.succeed(intent.id);
+  expect((await sendWebhook(intentEvent('payment_intent.succeeded', intent.id))).statusCode).toBe(200);
+  return { intent, payment };
+}
+
+async function ownerMails(): Promise<string[]> {
+  const mailDir = join(inject('dataDir'), 'mail');
+  return Promise.all((await readdir(mailDir)).map((f) => readFile(join(mailDir, f), 'utf8')));
+}
+
+describe('card refunds and disputes of credit purchases', () => {
+  let user: TestUser;
+  beforeEach(async () => {
+    user = await verifiedUser();
+  });
+
+  it('when a credit purchase is refunded in Stripe, the credits are taken back once as a chargeback and the owner is alerted', async () => {
+    const { intent, payment } = await boughtCredits(user, 20);
+    const charge = stripeDouble.refund(intent.id);
+    const payload = objectEvent('charge.refunded', charge, `evt_refund_${charge.id}`);
+    const answers = await Promise.all([sendWebhook(payload), sendWebhook(payload)]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+    await sendWebhook(payload);
+    // Stripe may send the same news under another event id: the money is taken back once all the same.
+    await sendWebhook(objectEvent('charge.refunded', charge));
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    const chargebacks = (await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback');
+    expect(chargebacks).toEqual([expect.objectContaining({ amount: -20, balance: 0, paymentId: payment.paymentId })]);
+    expect(await ledgerSum(user.userId)).toBe(0);
+    expect((await ownerMails()).filter((m) => m.includes(`Chargeback of $20.00 on ${payment.paymentId}`))).toHaveLength(1);
+  });
+
+  it('when a partial refund is followed by a dispute of the whole charge, each dollar is taken back once', async () => {
+    const { intent } = await boughtCredits(user, 20);
+    await sendWebhook(objectEvent('charge.refunded', stripeDouble.refund(intent.id, 500)));
+    expect((await getUser(user.userId))!.credits).toBe(15);
+    await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id, 2000)));
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    await sendWebhook(objectEvent('charge.refunded', stripeDouble.refund(intent.id)));
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback').map((e) => e.amount)).toEqual([-5, -15]);
+  });
+
+  it('when spent credits are disputed, the balance goes negative and every new render is refused with a clear message', async () => {
+    const { intent } = await boughtCredits(user, 20);
+    await moveCredits({ userId: user.userId, amount: -15, type: 'render' });
+    expect((await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id)))).statusCode).toBe(200);
+    expect((await getUser(user.userId))!.credits).toBe(-15);
+    expect(await ledgerSum(user.userId)).toBe(-15);
+    for (const body of [smallTextStill(), smallTextStill({ paymentMethod: 'card' }), smallTextStill({ isTest: true })]) {
+      const refused = await jobsHandler(event('POST /api/jobs', { user, body: JSON.stringify(body) }));
+      expect(refused.statusCode, refused.body).toBe(402);
+      expect(JSON.parse(refused.body!).message).toBe(negativeBalance(-15));
+    }
+    expect((await jobsHandler(event('GET /api/jobs', { user }))).body).toBe(JSON.stringify({ jobs: [] }));
+    // Spending is still refused below zero: only a chargeback goes there.
+    await expect(moveCredits({ userId: user.userId, amount: -1, type: 'render' })).rejects.toThrow(/Insufficient credits/);
+  });
+
+  it('when the reversal names a payment that is not ours, it is acknowledged and nothing changes', async () => {
+    const stray = stripeDouble.addIntent({ metadata: {} });
+    const answer = await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(stray.id)));
+    expect(answer.statusCode).toBe(200);
+    expect(JSON.parse(answer.body!).outcome).toBe('unknown-payment');
   });
 });
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * A local HTTP double of the few Stripe endpoints the adapter uses (create and
- * retrieve a PaymentIntent). The `stripe` package talks to it through its own
+ * retrieve a PaymentIntent, retrieve a charge or a dispute). The `stripe` package talks to it through its own
  * host/port/protocol options, so the real SDK code path runs; tests set an
  * intent's state as Stripe would after the card is confirmed.
  */
@@ -19,8 +19,28 @@ export interface IntentDouble {
   last_payment_error: { message: string } | null;
 }
 
+export interface ChargeDouble {
+  id: string;
+  object: 'charge';
+  amount: number;
+  amount_refunded: number;
+  refunded: boolean;
+  payment_intent: string;
+}
+
+export interface DisputeDouble {
+  id: string;
+  object: 'dispute';
+  amount: number;
+  charge: string;
+  payment_intent: string;
+  status: string;
+}
+
 export class StripeDouble {
   readonly intents = new Map<string, IntentDouble>();
+  readonly charges = new Map<string, ChargeDouble>();
+  readonly disputes = new Map<string, DisputeDouble>();
   readonly idempotency = new Map<string, string>();
   private server?: Server;
   port = 0;
@@ -65,6 +85,11 @@ export class StripeDouble {
         const intent = this.intents.get(retrieve[1]);
         return intent ? send(200, intent) : send(404, { error: { type: 'invalid_request_error', message: `No such payment_intent: '${retrieve[1]}'` } });
       }
+      const object = /^\/v1\/(charges|disputes)\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && object) {
+        const found = object[1] === 'charges' ? this.charges.get(object[2]) : this.disputes.get(object[2]);
+        return found ? send(200, found) : send(404, { error: { type: 'invalid_request_error', message: `No such ${object[1].slice(0, -1)}: '${object[2]}'` } });
+      }
       send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -87,6 +112,32 @@ export class StripeDouble {
     const intent = this.intents.get(id)!;
     Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { message } });
     return intent;
+  }
+
+  /** The charge of a succeeded intent (one per intent here). */
+  chargeOf(intentId: string): ChargeDouble {
+    const existing = [...this.charges.values()].find((c) => c.payment_intent === intentId);
+    if (existing) return existing;
+    const intent = this.intents.get(intentId)!;
+    const charge: ChargeDouble = { id: `ch_${randomUUID().replace(/-/g, '').slice(0, 24)}`, object: 'charge', amount: intent.amount_received, amount_refunded: 0, refunded: false, payment_intent: intentId };
+    this.charges.set(charge.id, charge);
+    return charge;
+  }
+
+  /** What Stripe does when the owner refunds (part of) a charge: amount_refunded is the running total. */
+  refund(intentId: string, cents?: number): ChargeDouble {
+    const charge = this.chargeOf(intentId);
+    charge.amount_refunded = Math.min(charge.amount, charge.amount_refunded + (cents ?? charge.amount));
+    charge.refunded = charge.amount_refunded === charge.amount;
+    return charge;
+  }
+
+  /** What Stripe records when the customer's bank disputes a charge. */
+  dispute(intentId: string, cents?: number): DisputeDouble {
+    const charge = this.chargeOf(intentId);
+    const dispute: DisputeDouble = { id: `dp_${randomUUID().replace(/-/g, '').slice(0, 24)}`, object: 'dispute', amount: cents ?? charge.amount, charge: charge.id, payment_intent: intentId, status: 'needs_response' };
+    this.disputes.set(dispute.id, dispute);
+    return dispute;
   }
 
   /** A PaymentIntent created outside the product (e.g. metadata pointing at a payment not recorded yet). */

@@ -8,6 +8,7 @@ import {
   PRICING_DEFAULTS,
   estimateRenderCost,
   profitMultiplier,
+  quoteRemainingFrames,
   quoteRender,
   resolutionScale,
   roundUpToCent,
@@ -261,5 +262,28 @@ describe('quoteRender', () => {
   it('when a scene has no base time, it uses the 2.5 minute default', () => {
     const quote = quoteRender({ type: 'text' }, { mode: 'still', resolutionX: 1080, resolutionY: 1080 });
     expect(quote.estimatedRenderTimeMinutes).toBeCloseTo(4, 10);
+  });
+});
+
+describe('quoteRemainingFrames', () => {
+  const text = getScene(1)!;
+  const sound = getScene(3)!;
+  const animation = { mode: 'animation' as const, resolutionX: 640, resolutionY: 360 };
+
+  it('when no frame is done, it is the full quote; a still is always the full quote', () => {
+    expect(quoteRemainingFrames(text, animation, 120).finalPrice).toBe(quoteRender(text, animation).finalPrice);
+    const still = { ...animation, mode: 'still' as const };
+    expect(quoteRemainingFrames(text, still, 0).finalPrice).toBe(quoteRender(text, still).finalPrice);
+  });
+
+  it('when part of an animation is done, it prices only the missing frames, less than the full quote', () => {
+    const full = quoteRender(text, animation);
+    const quarter = quoteRemainingFrames(text, animation, 30);
+    expect(quarter.frames).toBe(30);
+    expect(quarter.finalPrice).toBeLessThan(full.finalPrice);
+    const media = { ...animation, mediaDurationSeconds: 20 };
+    const rest = quoteRemainingFrames(sound, media, 60);
+    expect(rest.frames).toBe(60);
+    expect(rest.finalPrice).toBe(quoteRender(sound, { ...media, mediaDurationSeconds: 2 }).finalPrice);
   });
 });

@@ -70,7 +70,7 @@ describe('credits panel', () => {
     await user.click(screen.getByRole('button', { name: 'Purchase Credits' }));
     const dialog = screen.getByRole('dialog', { name: 'Purchase Credits' });
     expect(await within(dialog).findByText(LOCAL_TEST_MODE_NOTE)).toBeInTheDocument();
-    expect(api.purchaseCredits).toHaveBeenCalledWith(20);
+    expect(api.purchaseCredits).toHaveBeenCalledWith(20, expect.stringMatching(/^[0-9a-f]{32}$/));
     await user.click(within(dialog).getByLabelText('Card number'));
     await user.paste('4242424242424242');
     await user.click(within(dialog).getByRole('button', { name: 'Pay $20.00' }));

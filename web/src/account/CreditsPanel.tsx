@@ -14,6 +14,7 @@ import { formatCredits } from '../components/Layout';
 import { Modal } from '../components/Modal';
 import { Spinner, formatDateTime } from '../components/ui';
 import { ApiError, api } from '../lib/api';
+import { newIdempotencyKey } from '../lib/idempotency';
 import { useSession } from '../lib/session';
 import { useNotify } from '../lib/toasts';
 import { CardPayment } from '../payments/CardPayment';
@@ -21,7 +22,7 @@ import { CardPayment } from '../payments/CardPayment';
 export const CREDIT_HISTORY_LIMIT = 10;
 export const PURCHASE_RELOAD_MS = 5000;
 
-const TYPE_LABELS: Record<LedgerEntryView['type'], string> = { purchase: 'Purchase', render: 'Render', refund: 'Refund', bonus: 'Bonus' };
+const TYPE_LABELS: Record<LedgerEntryView['type'], string> = { purchase: 'Purchase', render: 'Render', refund: 'Refund', bonus: 'Bonus', chargeback: 'Card refund or dispute' };
 
 type Selection = { kind: 'package'; credits: number } | { kind: 'custom'; text: string };
 
@@ -41,10 +42,12 @@ function PurchaseModal({ credits, onClose, onPaid }: { credits: number; onClose:
   const [error, setError] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
   const started = useRef(false);
+  // One purchase per opened dialog, even if the request is sent twice.
+  const purchaseKey = useRef(newIdempotencyKey());
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    api.purchaseCredits(credits).then(
+    api.purchaseCredits(credits, purchaseKey.current).then(
       (response) => (response.payment ? setTicket(response.payment) : setError(PAYMENT_INTENT_FAILED)),
       (cause) => setError(paymentProcessingError(cause instanceof ApiError ? cause.message : PAYMENT_INTENT_FAILED)),
     );
@@ -221,7 +224,7 @@ export function CreditsPanel() {
                       {TYPE_LABELS[entry.type] ?? entry.type}
                       {entry.status === 'processing' && <span className="badge badge-yellow" style={{ marginLeft: 6 }}>processing</span>}
                     </td>
-                    <td className="muted">{entry.sceneId ? (getScene(entry.sceneId)?.title ?? `Scene ${entry.sceneId}`) : entry.type === 'purchase' ? 'Card payment' : '—'}</td>
+                    <td className="muted">{entry.sceneId ? (getScene(entry.sceneId)?.title ?? `Scene ${entry.sceneId}`) : entry.type === 'purchase' || entry.type === 'chargeback' ? 'Card payment' : '—'}</td>
                     <td className={`num ${entry.amount >= 0 ? 'positive' : 'negative'}`}>
                       {entry.amount >= 0 ? '+' : '−'}
                       {formatCredits(Math.abs(entry.amount))}

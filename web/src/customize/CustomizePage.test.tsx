@@ -81,7 +81,7 @@ describe('customise page', () => {
     const payment = screen.getByRole('dialog', { name: 'Payment for Render' });
     expect(within(payment).getByRole('radio', { name: /Pay with credits/ })).toBeChecked();
     await userEvent.click(within(payment).getByRole('button', { name: /Credits & Render/ }));
-    expect(api.createJob).toHaveBeenCalledWith(expect.objectContaining({ sceneId: 1, customText: 'Hello', paymentMethod: 'credits', isTest: false }));
+    expect(api.createJob).toHaveBeenCalledWith(expect.objectContaining({ sceneId: 1, customText: 'Hello', paymentMethod: 'credits', isTest: false }), expect.stringMatching(/^[0-9a-f]{32}$/));
     expect(await screen.findByTestId('location')).toHaveTextContent('/job-history');
   });
 

@@ -4,7 +4,7 @@
  * /job-history. Credits go config → processing and back to payment on failure; a card
  * goes config → payment (card form) → processing.
  */
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import type { PaymentTicket } from '../../../shared/api-types';
 import type { Scene } from '../../../shared/catalogue';
@@ -26,6 +26,7 @@ import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Notice, Tooltip } from '../components/ui';
 import { ApiError, api } from '../lib/api';
+import { newIdempotencyKey } from '../lib/idempotency';
 import { errorMessage, resendVerificationEmail } from '../lib/auth';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
@@ -215,7 +216,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
     update({ formStep: 'processing' });
     setPayError(null);
     try {
-      const response = await api.createJob(buildJobRequest(scene, state, paymentMethod, templateRatio));
+      const response = await api.createJob(buildJobRequest(scene, state, paymentMethod, templateRatio), submissionKey(paymentMethod));
       if (!response.job?.jobId) throw new Error(NO_JOB_ID);
       trackRenderStart(scene.id);
       void refreshProfile();
@@ -233,7 +234,13 @@ function CustomizeScene({ scene }: { scene: Scene }) {
     }
   };
 
+  // One key per confirmed submission (and payment method): a double click or a retry
+  // after a network error reuses it, so the server makes one job and one debit.
+  const submissionKeys = useRef<Partial<Record<PaymentMethod, string>>>({});
+  const submissionKey = (paymentMethod: PaymentMethod) => (submissionKeys.current[paymentMethod] ??= newIdempotencyKey());
+
   const confirm = () => {
+    submissionKeys.current = {};
     setConfirmOpen(false);
     if (state.isTest) {
       void startRender('credits');
@@ -249,7 +256,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
     setBusy(true);
     setPayError(null);
     try {
-      const response = await api.createJob(buildJobRequest(scene, state, 'card', templateRatio));
+      const response = await api.createJob(buildJobRequest(scene, state, 'card', templateRatio), submissionKey('card'));
       if (!response.payment) throw new Error(PAYMENT_INTENT_FAILED);
       setTicket(response.payment);
     } catch (error) {

@@ -295,7 +295,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
         <div className="job-section">
           <Notice kind="success" title="Refunded">
             {job.refundCredits !== undefined ? `${job.refundCredits.toFixed(2)} credits were` : 'The price was'} returned to your balance
-            {job.refundedAt ? ` on ${formatDateTime(job.refundedAt)}` : ''}. Resuming this render charges it again.
+            {job.refundedAt ? ` on ${formatDateTime(job.refundedAt)}` : ''}. Resuming this render charges the frames still missing again, in credits.
           </Notice>
         </div>
       )}

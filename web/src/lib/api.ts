@@ -17,6 +17,7 @@ import type {
   UploadTicket,
 } from '../../../shared/api-types';
 import type { CreateJobRequest, UploadRequest } from '../../../shared/schemas';
+import { IDEMPOTENCY_KEY_HEADER } from '../../../shared/api-types';
 import { loadAuth } from './auth-loader';
 import { AUTHENTICATION_REQUIRED } from '../../../shared/messages';
 
@@ -38,9 +39,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The seed's payment-function call time-out, applied to every API call: nothing waits forever. */
 export const API_TIMEOUT_MS = 70_000;
 
-export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean } = {}): Promise<T> {
+export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean; idempotencyKey?: string } = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
   if (options.auth !== false) {
     const token = await (await loadAuth()).idToken();
     if (!token) throw new ApiError('unauthenticated', AUTHENTICATION_REQUIRED);
@@ -77,9 +79,9 @@ export const api = {
   addFavorite: (sceneId: number) => apiRequest<{ favorite: FavoriteView; created: boolean }>('PUT', `/favorites/${sceneId}`),
   removeFavorite: (sceneId: number) => apiRequest<{ ok: true }>('DELETE', `/favorites/${sceneId}`),
   creditHistory: (limit: number) => apiRequest<{ entries: LedgerEntryView[] }>('GET', `/credits/history?limit=${limit}`),
-  purchaseCredits: (credits: number) => apiRequest<CreditPurchaseResponse>('POST', '/credits/purchases', { credits }),
+  purchaseCredits: (credits: number, idempotencyKey: string) => apiRequest<CreditPurchaseResponse>('POST', '/credits/purchases', { credits }, { idempotencyKey }),
   createUpload: (request: UploadRequest) => apiRequest<UploadTicket>('POST', '/uploads', request),
-  createJob: (request: CreateJobRequest) => apiRequest<CreateJobResponse>('POST', '/jobs', request),
+  createJob: (request: CreateJobRequest, idempotencyKey: string) => apiRequest<CreateJobResponse>('POST', '/jobs', request, { idempotencyKey }),
   jobs: () => apiRequest<{ jobs: JobView[] }>('GET', '/jobs'),
   job: (jobId: string) => apiRequest<{ job: JobView }>('GET', `/jobs/${encodeURIComponent(jobId)}`),
   abandonJob: (jobId: string) => apiRequest<{ job: JobView }>('POST', `/jobs/${encodeURIComponent(jobId)}/abandon`),

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { getScene, logLinesFor } from '../../shared/catalogue';
+import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
+import { createJobItem, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { uploadOutput } from '../../core/storage/storage';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { failJob } from '../../core/jobs/outcomes';
+import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
+import { Transaction } from '../../core/db/transaction';
+import { getUser } from '../../core/users/users';
+import { api, grantCredits, verifiedUser, type TestUser } from './helpers';
+
+const textScene = getScene(1)!;
+
+/**
+ * A job paid with credits and held by a (pretend) worker: written straight to the
+ * table, so no real worker renders it while the test drives its failure.
+ */
+async function paidJobInProgress(user: TestUser, overrides: Partial<JobRecord> = {}): Promise<JobRecord> {
+  const settings = { mode: overrides.mode ?? ('still' as const), resolutionX: 128, resolutionY: 128 };
+  const quote = quoteRender(textScene, settings);
+  const now = new Date().toISOString();
+  const job: JobRecord = {
+    jobId: randomUUID(),
+    userId: user.userId,
+    userEmail: user.email,
+    sceneId: textScene.id,
+    blendFile: textScene.blendfile,
+    status: 'rendering',
+    created_at: now,
+    lastActive: now,
+    lastHeartbeat: now,
+    startTime: now,
+    mode: settings.mode,
+    isStillRender: settings.mode === 'still',
+    isTest: false,
+    resolution_x: 128,
+    resolution_y: 128,
+    custom_text: 'Hi',
+    options: 'backgroundStyle:hot;textColor:#ff0055',
+    total_frames: quote.frames,
+    uploaded_frames: [],
+    totalLogLines: logLinesFor(textScene, settings.mode),
+    loggedLines: 0,
+    estimatedPrice: quote.finalPrice,
+    estimatedRenderTimeMinutes: quote.estimatedRenderTimeMinutes,
+    totalBillableTimeMinutes: quote.totalBillableTimeMinutes,
+    estimatedCloudRunCost: quote.cloudRunCost,
+    priceBreakdown: JSON.stringify(quote.breakdown),
+    priceCalculationTimestamp: now,
+    paymentMethod: 'credits',
+    paymentStatus: 'confirmed',
+    creditsUsed: quote.finalPrice,
+    paymentTimestamp: now,
+    attempts: 1,
+    ...overrides,
+  };
+  await moveCredits({ userId: user.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(createJobItem(job)));
+  return job;
+}
+
+const cents = (amount: number) => Math.round(amount * 100);
+const netPaidFor = async (userId: string, jobId: string) =>
+  (await listAllCreditHistory(userId)).filter((e) => e.jobId === jobId).reduce((sum, e) => sum - cents(e.amount), 0) / 100;
+const balanceMatchesLedger = async (userId: string) =>
+  cents((await getUser(userId))!.credits) === (await listAllCreditHistory(userId)).reduce((sum, e) => sum + cents(e.amount), 0);
+
+describe('a failed paid job and its refund', () => {
+  it('when a paid job fails on our side, the one write that fails it also refunds it, and a resume then pays for the missing frames', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 20);
+    // An animation with most frames already stored: resuming renders 20 of 120.
+    const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: Array.from({ length: 100 }, (_, i) => i + 1) });
+    expect(job.total_frames).toBe(120);
+    const failed = await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'refunded', refundCredits: job.estimatedPrice });
+    expect(await netPaidFor(user.userId, job.jobId)).toBe(0);
+
+    const resumePrice = quoteRemainingFrames(textScene, { mode: 'animation', resolutionX: 128, resolutionY: 128 }, 20).finalPrice;
+    expect(resumePrice).toBeLessThan(job.estimatedPrice);
+    const resumed = await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body.job).toMatchObject({ paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: resumePrice });
+    const charges = (await listAllCreditHistory(user.userId)).filter((e) => e.jobId === job.jobId && e.type === 'render');
+    expect(charges.map((e) => e.amount)).toEqual([-job.estimatedPrice, -resumePrice]);
+    // Stop the worker the resume started: only the ledger matters here.
+    await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
+    expect(await balanceMatchesLedger(user.userId)).toBe(true);
+  });
+
+  it('when a resume races the failure of a paid job, the job ends queued and paid or failed and refunded, never queued and refunded', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 50);
+    for (let round = 0; round < 4; round++) {
+      const job = await paidJobInProgress(user);
+      // The user presses Resume as soon as the job shows failed; the failure is being written meanwhile.
+      const resumeAsSoonAsFailed = async () => {
+        for (let attempt = 0; attempt < 400; attempt++) {
+          const answer = await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} });
+          if (answer.status === 200) return answer.body.job;
+        }
+        return undefined;
+      };
+      const [failed, resumed] = await Promise.all([failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] }), resumeAsSoonAsFailed()]);
+      expect(failed, 'the failure was written').toBeDefined();
+      expect(resumed, 'the resume got through').toBeDefined();
+      await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
+      const stored = (await getJob(job.jobId))!;
+      // A resumed job is paid: what the user paid for it, net of refunds, is one price.
+      expect(stored.paymentStatus === 'refunded' && stored.status !== 'failed', `round ${round}: ${stored.status} with ${stored.paymentStatus}`).toBe(false);
+      expect(await netPaidFor(user.userId, job.jobId), `round ${round}`).toBe(job.estimatedPrice);
+    }
+    expect(await balanceMatchesLedger(user.userId)).toBe(true);
+  });
+
+  it('when a job failed on the user side (no refund), a resume is free and conditioned on that payment status', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const job = await paidJobInProgress(user);
+    const failed = await failJob(job, 'The uploaded model could not be read', 'input', { whenStatusIn: ['rendering'] });
+    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'confirmed' });
+    const resumed = await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} });
+    expect(resumed.status).toBe(200);
+    expect(await netPaidFor(user.userId, job.jobId)).toBe(job.estimatedPrice);
+    await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
+  });
+});
+
+describe('outputs of a job that did not complete', () => {
+  it('when completing a job fails after its outputs were stored, the job is refunded and its files are not served', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const job = await paidJobInProgress(user);
+    const file = join(mkdtempSync(join(tmpdir(), 'outputs-')), 'final.png');
+    writeFileSync(file, Buffer.from('89504e470d0a1a0a', 'hex'));
+    await uploadOutput(user.userId, job.jobId, 'final.png', file, 'image/png');
+    // The worker stored the image, then could not record the job as done: it fails it, on our side.
+    expect(await failJob(job, 'Completing the job failed', 'internal', { whenStatusIn: ['rendering'] })).toMatchObject({ paymentStatus: 'refunded' });
+    expect((await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body).toEqual({ files: [] });
+    expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);
+
+    // The same stored file is served once the job is done (a resume that completes).
+    await updateJob(job.jobId, { set: { status: 'done' } });
+    const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
+    expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
+  });
+});
