@@ -85,6 +85,23 @@ describe('customise page', () => {
     expect(await screen.findByTestId('location')).toHaveTextContent('/job-history');
   });
 
+  it('when a credit render is retried after a network error, the retry carries the same idempotency key', async () => {
+    const { api, ApiError } = await import('../lib/api');
+    vi.mocked(api.createJob).mockRejectedValueOnce(new ApiError('network', 'Network Error'));
+    renderCustomize({ user: VERIFIED_USER, profile: profileWith(50), emailVerified: true });
+    await userEvent.click(screen.getByLabelText('Custom Text'));
+    await userEvent.paste('Hello');
+    await userEvent.click(screen.getByRole('button', { name: /^Render for/ }));
+    await userEvent.click(within(screen.getByRole('dialog', { name: 'Confirm Render Settings' })).getByRole('button', { name: 'Continue to Payment' }));
+    const pay = () => userEvent.click(within(screen.getByRole('dialog', { name: 'Payment for Render' })).getByRole('button', { name: /Credits & Render/ }));
+    await pay();
+    await pay();
+    expect(await screen.findByTestId('location')).toHaveTextContent('/job-history');
+    const keys = vi.mocked(api.createJob).mock.calls.map((call) => call[1]);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
   it('when the balance is too low, the payment modal defaults to card', async () => {
     renderCustomize({ user: VERIFIED_USER, profile: profileWith(1), emailVerified: true });
     await userEvent.click(screen.getByLabelText('Custom Text'));
