@@ -30,6 +30,11 @@ export interface JobRecord extends JobView {
   mainOutputPath?: string;
   /** How many times a worker was started for this job (first run and resumes). */
   attempts: number;
+  /** Cycles samples when not the default of a final or test render (benchmarks use it). */
+  samples?: number;
+  /** The worker encoding the video once every chunk is done, and until when its claim holds. */
+  encodeWorkerId?: string;
+  encodeLeaseUntil?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
