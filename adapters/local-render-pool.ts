@@ -6,13 +6,10 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getJob, updateJob } from '../core/jobs/jobs';
-import { releaseChunk } from '../core/jobs/chunks';
-import { failJob } from '../core/jobs/outcomes';
+import { expireChunkLease, getChunk } from '../core/jobs/chunks';
 
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
-
-export const CHUNK_LOST = 'A render worker was lost on every attempt at one part of the render. Your credits were refunded if you paid; you can resume the render.';
 
 export type PoolTask = { kind: 'chunk'; jobId: string; userId: string; index: number } | { kind: 'encode'; jobId: string; userId: string };
 
@@ -28,12 +25,13 @@ export interface LocalRenderPoolOptions {
   /** The workers' environment (the stack's configuration; BLENDER_PATH...). */
   env?: NodeJS.ProcessEnv;
   /** Called when a worker exits, for tests and benchmarks. */
-  onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void;
+  onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
 }
 
 interface Running {
   task: PoolTask;
   workerId: string;
+  startedAt: number;
 }
 
 /**
@@ -48,6 +46,7 @@ export class LocalRenderPool {
   private readonly queue: PoolTask[] = [];
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly deathsBeforeClaim = new Map<string, number>();
   private starting = 0;
   private stopping = false;
   private waitingHeartbeat: NodeJS.Timeout | undefined;
@@ -148,7 +147,9 @@ export class LocalRenderPool {
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
-    const child = spawn(process.execPath, [await this.workerBundle(), ...args], {
+    const bundle = await this.workerBundle();
+    const startedAt = performance.now();
+    const child = spawn(process.execPath, [bundle, ...args], {
       env: {
         ...(this.options.env ?? process.env),
         WORKER_ID: workerId,
@@ -162,11 +163,11 @@ export class LocalRenderPool {
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
-    this.running.set(child, { task, workerId });
+    this.running.set(child, { task, workerId, startedAt });
     child.once('error', (error) => console.error(`Render worker for job ${task.jobId} could not start`, error));
     child.once('exit', (code, signal) => {
       this.running.delete(child);
-      this.options.onExit?.(task, code, signal);
+      this.options.onExit?.(task, code, signal, performance.now() - startedAt);
       this.afterExit(task, workerId, code, signal)
         .catch((error) => console.error(`After the worker of job ${task.jobId}`, error))
         .finally(() => this.pump());
@@ -175,22 +176,23 @@ export class LocalRenderPool {
 
   /**
    * A worker that exited asking for a retry, or died without a word (killed, out of
-   * memory), leaves its chunk to be queued again while attempts remain; after the
-   * last attempt the job fails under the refund rule. Once every chunk is done the
-   * encode step is queued.
+   * memory), leaves its chunk to be queued again: the next worker's claim counts the
+   * attempt, and after the last one fails the job under the refund rule. Once every
+   * chunk is done the encode step is queued.
    */
   private async afterExit(task: PoolTask, workerId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.stopping || task.kind !== 'chunk') return;
-    if (code !== 0 && code !== EXIT_RETRY && workerId) {
-      const next = await releaseChunk(task.jobId, task.index, workerId, `worker lost (${signal ?? `exit code ${code}`})`, { retry: true });
-      if (next === 'failed') {
-        const job = await getJob(task.jobId);
-        if (job) await failJob(job, CHUNK_LOST, 'internal', { whenStatusIn: ['queued', 'rendering'] });
-        return;
-      }
-      if (next === 'pending') return this.requeue(task);
-    }
     if (code === EXIT_RETRY) return this.requeue(task);
+    if (code !== 0) {
+      console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
+      if (workerId && (await expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
+      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
+      const key = `${task.jobId}#${task.index}`;
+      const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
+      this.deathsBeforeClaim.set(key, deaths);
+      if (deaths < 3 && (await getChunk(task.jobId, task.index))?.status === 'pending') this.requeue(task);
+      return;
+    }
     const job = await getJob(task.jobId);
     if (job?.status === 'rendering' && !job.isStillRender && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal) {
       const queued = this.queue.some((t) => t.kind === 'encode' && t.jobId === task.jobId);

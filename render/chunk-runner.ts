@@ -166,9 +166,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   }
 }
 
-/** A worker told to stop gives its chunk back at once, so the next worker need not wait for the lease to run out. */
+/**
+ * A stopped worker gives its chunk back at once (still its own, if the job stopped
+ * under it), so the next worker need not wait for the lease to run out.
+ */
 async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean): Promise<ChunkOutcome> {
-  if (bySignal) await releaseChunk(chunk.jobId, chunk.index, workerId, 'the worker was stopped', { retry: true }).catch(() => undefined);
+  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true }).catch(() => undefined);
   return 'stopped';
 }
 

@@ -40,7 +40,9 @@ const threads = Number(process.env.RENDER_THREADS) || undefined;
 const stopping = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
 
-const run = work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal }) : runEncode(work.jobId, { workerId });
+// One structured line per chunk: where its time went (log queries and the farm benchmark read it).
+const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => console.log(JSON.stringify({ event: 'chunk_timings', jobId: work.jobId, ...timings }));
+const run = work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId });
 
 run.then(
   (outcome) => {

@@ -295,6 +295,30 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
 }
 
 /**
+ * Declares a worker lost (its process died without a word): its claim's lease ends
+ * now, so the next claim takes the chunk at once and counts the attempt, and fails
+ * the job if that was the last one. False when that worker did not hold the chunk.
+ */
+export async function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.chunk(jobId, index),
+        UpdateExpression: 'SET leaseUntil = :expired, lastError = :error',
+        ConditionExpression: '#status = :rendering AND workerId = :worker',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':expired': new Date(0).toISOString(), ':error': 'worker lost', ':rendering': 'rendering', ':worker': workerId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
  * Claims the job's encode step once every chunk is done: one encoder at a time,
  * and a lost encoder's claim can be taken over once its lease has run out.
  */
