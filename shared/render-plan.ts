@@ -125,3 +125,35 @@ export const RENDER_LIMIT_FLOOR_SECONDS = 10 * 60;
 export function renderTimeLimitSeconds(frames: number, cost: FrameCostInput): number {
   return Math.max(RENDER_LIMIT_FLOOR_SECONDS, Math.ceil(RENDER_LIMIT_FACTOR * frames * estimateFrameSeconds(cost)));
 }
+
+/** The job fields the time left is computed from (any job record or view that has them). */
+export interface FarmJobFields {
+  status: string;
+  total_frames: number;
+  uploaded_frames: readonly unknown[];
+  chunksTotal?: number;
+  chunksDone?: number;
+  chunksRunning?: number;
+  chunkSecondsDone?: number;
+  chunkFramesDone?: number;
+  estimatedRenderTimeMinutes?: number;
+  startTime?: string;
+}
+
+/** Seconds left for a rendering job, null when it is not rendering or nothing can be said yet. */
+export function jobSecondsLeft(job: FarmJobFields, now: number): number | null {
+  if (job.status !== 'rendering' || !job.chunksTotal) return null;
+  const startedAt = job.startTime ? Date.parse(job.startTime) : undefined;
+  return estimateSecondsLeft(
+    {
+      totalFrames: job.total_frames,
+      framesDone: job.uploaded_frames.length,
+      chunksTotal: job.chunksTotal,
+      chunksDone: job.chunksDone ?? 0,
+      chunksRunning: job.chunksRunning ?? 0,
+      chunkSecondsDone: job.chunkSecondsDone ?? 0,
+      chunkFramesDone: job.chunkFramesDone ?? 0,
+    },
+    { estimatedRenderTimeMinutes: job.estimatedRenderTimeMinutes, startedAt: Number.isFinite(startedAt) ? startedAt : undefined, now },
+  );
+}
