@@ -28,11 +28,9 @@ const SERVER_ENVIRONMENT = [
   'PAYMENTS_MODE',
   'STRIPE_SECRET_ARN',
   'RENDER_MODE',
-  'RENDER_CLUSTER_ARN',
-  'RENDER_TASK_DEFINITION_ARN',
-  'RENDER_SUBNET_IDS',
-  'RENDER_SECURITY_GROUP_ID',
-  'RENDER_CONTAINER_NAME',
+  'RENDER_JOB_QUEUE',
+  'RENDER_JOB_DEFINITION',
+  'ENCODE_JOB_DEFINITION',
 ];
 
 const productFunctions = (): Resource[] =>
@@ -62,8 +60,7 @@ describe('Lambda functions', () => {
       expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS'].sort());
       expect(variables.MAIL_MODE).toBe('ses');
       expect(variables.PAYMENTS_MODE).toBe('stripe');
-      expect(variables.RENDER_MODE).toBe('ecs');
-      expect(variables.RENDER_CONTAINER_NAME).toBe('worker');
+      expect(variables.RENDER_MODE).toBe('batch');
     }
   });
 
@@ -76,26 +73,5 @@ describe('Lambda functions', () => {
       const logGroupId = JSON.stringify(fn.Properties.LoggingConfig.LogGroup).match(/"Ref":"([A-Za-z0-9]+)"/)![1];
       expect(template.toJSON().Resources[logGroupId].Properties.RetentionInDays).toBe(30);
     }
-  });
-});
-
-describe('render task', () => {
-  const task = () => resourcesOf(template, 'AWS::ECS::TaskDefinition')[0][1].Properties;
-
-  it('when a render task starts, it runs the worker container on Fargate with the server settings it needs', () => {
-    expect(task().RequiresCompatibilities).toEqual(['FARGATE']);
-    const [container] = task().ContainerDefinitions;
-    expect(container.Name).toBe('worker');
-    const names = container.Environment.map((variable: { Name: string }) => variable.Name);
-    expect(names).toEqual(expect.arrayContaining(['TABLE_NAME', 'UPLOADS_BUCKET', 'OUTPUTS_BUCKET', 'SITE_URL', 'AWS_REGION']));
-    // Its own ARN cannot be among its settings (a circular reference).
-    expect(names).not.toContain('RENDER_TASK_DEFINITION_ARN');
-  });
-
-  it('when tasks run, they are in public subnets without a NAT gateway and accept no inbound traffic', () => {
-    expect(resourcesOf(template, 'AWS::EC2::NatGateway')).toHaveLength(0);
-    const [[, group]] = resourcesOf(template, 'AWS::EC2::SecurityGroup');
-    expect(group.Properties.SecurityGroupIngress).toBeUndefined();
-    expect(resourcesOf(template, 'AWS::EC2::VPCEndpoint')).toHaveLength(2);
   });
 });
