@@ -117,6 +117,15 @@ export async function listActiveJobsSilentSince(before: string): Promise<JobReco
   return jobs;
 }
 
+/** Every queued or rendering job, oldest heartbeat first (the sparse sweep index holds only those). */
+export async function listActiveJobs(): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  for await (const items of queryPages({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } })) {
+    jobs.push(...items.map(jobFields));
+  }
+  return jobs;
+}
+
 export class JobStateError extends Error {}
 
 export interface JobChange {

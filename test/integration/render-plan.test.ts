@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
+import { RENDER_STALLED, sweepStaleJobs } from '../../core/jobs/stale-sweep';
 import { claimChunk, claimEncode, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS } from '../../core/jobs/chunks';
 
 describe('a job as a plan of chunks', () => {
@@ -103,5 +104,23 @@ describe('a job as a plan of chunks', () => {
     await finishChunk(job.jobId, 0, 'w', { '1': 1, '2': 1 });
     const claims = await Promise.all(['e1', 'e2', 'e3'].map((w) => claimEncode(job.jobId, w)));
     expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('when workers keep sending heartbeats but no frame is stored for far longer than a frame takes, the sweep fails the job; a job whose chunks only wait is left alone', async () => {
+    const now = new Date();
+    const longAgo = new Date(now.getTime() - 3 * 3600_000).toISOString();
+    const stuck = queuedJob({ status: 'rendering', resolution_x: 64, resolution_y: 64, total_frames: 4, lastHeartbeat: now.toISOString(), lastRenderActivity: longAgo, startTime: longAgo });
+    const waiting = queuedJob({ status: 'rendering', resolution_x: 64, resolution_y: 64, total_frames: 4, lastHeartbeat: now.toISOString(), lastRenderActivity: longAgo, startTime: longAgo });
+    for (const job of [stuck, waiting]) {
+      await createJob(job);
+      await planOrResumeChunks(job);
+    }
+    await claimChunk(stuck.jobId, 0, 'stuck-worker', new Date(now.getTime() - 3 * 3600_000));
+    await updateJob(stuck.jobId, { set: { lastHeartbeat: now.toISOString() } });
+    const failed = await sweepStaleJobs(now);
+    expect(failed).toContain(stuck.jobId);
+    expect(failed).not.toContain(waiting.jobId);
+    expect(await getJob(stuck.jobId)).toMatchObject({ status: 'failed', crashReason: RENDER_STALLED, automaticErrorType: 'STALLED_RENDER' });
+    expect((await getJob(waiting.jobId))!.status).toBe('rendering');
   });
 });
