@@ -10,6 +10,10 @@ import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
 import { resumeRenderJob } from '../../core/jobs/render-jobs';
 import { findBlender } from '../../render/blender';
+import { runChunk } from '../../render/chunk-runner';
+import { resetConfig } from '../../core/config';
+import { resetClients } from '../../adapters/aws';
+import { freePort } from '../../infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
 
 const dir = mkdtempSync(join(tmpdir(), 'farm-'));
@@ -143,5 +147,32 @@ describe('the local render farm', () => {
     expect(resumedFrames.flat().every((frame) => frame === 7 || frame === 8)).toBe(true);
     expect(resumedFrames.flat()).toContain(7);
     expect(await storedKeys(job)).toEqual(['final.mp4', 'thumbnail.jpg']);
+  });
+
+  it('when storage fails while frames are stored, each frame is retried, then the chunk fails cleanly and goes back to pending', async () => {
+    const job = await smallAnimation({ total_frames: 2 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const previous = { S3_ENDPOINT: process.env.S3_ENDPOINT, BLENDER_PATH: process.env.BLENDER_PATH, BLENDER_CALLS_LOG: process.env.BLENDER_CALLS_LOG };
+    // Nothing listens on this port: every upload fails as if storage were down.
+    Object.assign(process.env, { S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, BLENDER_PATH: blender, BLENDER_CALLS_LOG: join(dir, 'storage-down.calls') });
+    resetConfig();
+    resetClients();
+    let outcome: string;
+    try {
+      outcome = await runChunk(job.jobId, 0, { workerId: 'storage-down' });
+    } finally {
+      for (const [name, value] of Object.entries(previous)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+      resetConfig();
+      resetClients();
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(outcome).toBe('retry');
+    expect(unhandled).toEqual([]);
+    const [chunk] = await listChunksOfJob(job.jobId);
+    expect(chunk).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(chunk.lastError).toMatch(/could not be stored/);
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 0, uploaded_frames: [] });
   });
 });
