@@ -31,12 +31,17 @@ const configSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   STRIPE_SECRET_ARN: z.string().optional(), // on AWS: Secrets Manager secret holding both Stripe secrets
   STRIPE_API_HOST: z.string().optional(), // tests only: local HTTP double of Stripe's API
-  RENDER_MODE: z.enum(['ecs', 'local']).default('ecs'),
-  RENDER_CLUSTER_ARN: z.string().optional(),
-  RENDER_TASK_DEFINITION_ARN: z.string().optional(),
-  RENDER_SUBNET_IDS: z.string().optional(),
-  RENDER_SECURITY_GROUP_ID: z.string().optional(),
-  RENDER_CONTAINER_NAME: z.string().default('worker'),
+  RENDER_MODE: z.enum(['batch', 'local']).default('batch'),
+  RENDER_JOB_QUEUE: z.string().optional(), // on AWS: the Batch job queue's ARN
+  RENDER_JOB_DEFINITION: z.string().optional(), // on AWS: the chunk job definition's ARN
+  ENCODE_JOB_DEFINITION: z.string().optional(), // on AWS: the encode job definition's ARN
+  /** A chunk of frames should render in about this many seconds. */
+  RENDER_CHUNK_SECONDS: z.coerce.number().positive().default(90),
+  /** No job is split into more chunks than this. */
+  RENDER_MAX_CHUNKS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How many jobs of one user render at once; the rest wait in order. */
+  RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(2),
+  LOCAL_RENDER_WORKERS: z.coerce.number().int().min(1).optional(), // local only: workers at once (default: the machine's cores)
   BLENDER_PATH: z.string().optional(),
   // On AWS: the value CloudFront sends in the origin-verify header; requests without it are refused. Unset locally (no CloudFront).
   ORIGIN_VERIFY_SECRET: z.string().min(16).optional(),

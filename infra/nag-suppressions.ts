@@ -39,8 +39,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Storage/UploadsBucket', id: 'AwsSolutions-S1', reason: 'Written only through presigned POSTs the API issues and logs per user; objects expire by lifecycle.' },
   { path: 'Storage/OutputsBucket', id: 'AwsSolutions-S1', reason: 'Read only through presigned GETs the API issues and logs per user after checking ownership.' },
   { path: 'Site/Distribution', id: 'AwsSolutions-CFR3', reason: 'The API behind /api/* logs every request in Lambda; static files need no per-request log bucket.' },
-  { path: 'Render/Vpc', id: 'AwsSolutions-VPC7', reason: 'Public subnets for render tasks that accept no inbound traffic; flow logs would cost per GB of frames uploaded.' },
-  { path: 'Render/Cluster', id: 'AwsSolutions-ECS4', reason: 'Container Insights bills per task metric; render failures and heartbeats are already alarmed from the logs and table.' },
+  { path: 'Render/Vpc', id: 'AwsSolutions-VPC7', reason: 'Public subnets for render workers that accept no inbound traffic; flow logs would cost per GB of frames uploaded.' },
 
   // TLS: CloudFront's default certificate cannot refuse TLS 1.0; a custom domain gets TLSv1.2_2021 (site.ts).
   { path: 'Site/Distribution', id: 'AwsSolutions-CFR4', reason: 'Default CloudFront certificate allows no minimum protocol; with siteDomain/certificateArn the stack sets TLSv1.2_2021.' },
@@ -52,7 +51,6 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'StripeSecret', id: 'AwsSolutions-SMG4', reason: "Stripe keys are rolled in Stripe's dashboard by the owner, who then stores them here; AWS cannot rotate them." },
 
   // Configuration, not secrets.
-  { path: 'Render/Task', id: 'AwsSolutions-ECS2', reason: 'Environment holds resource names and addresses only; the worker holds no secret.' },
 
   // AWS managed policies.
   {
@@ -74,9 +72,9 @@ export const nagSuppressions: readonly NagSuppression[] = [
     reason: "SES authorises each sandbox recipient's identity too; the policy is narrowed by the ses:FromAddress condition.",
   },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/*]`, reason: 'Outputs of any job: the worker writes them, the API presigns downloads after checking the owner.' },
-  { path: 'Render/Task/TaskRole', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/*]`, reason: "The worker reads any job's input and deletes it when done; jobs are claimed under a condition." },
+  { path: 'Render/WorkerRole', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/*]`, reason: "The worker reads any job's input and deletes it when done; chunks are claimed under a condition." },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
-  { path: 'Render/Task/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
+  { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
   { path: BUCKET_DEPLOYMENT, id: 'AwsSolutions-IAM5[Resource::*]', reason: "CDK's web deployment function: CloudFront invalidation has no resource-level permission." },
   {
     path: BUCKET_DEPLOYMENT,

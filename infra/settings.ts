@@ -35,6 +35,8 @@ export interface DeploySettings {
   renderCpu: number;
   renderMemoryMiB: number;
   renderArchitecture: 'x86_64' | 'arm64';
+  /** The render farm's ceiling: vCPUs of all workers at once (per compute environment). */
+  renderMaxVcpus: number;
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
   /**
@@ -59,6 +61,7 @@ export const settingDefaults = {
   renderCpu: 2048,
   renderMemoryMiB: 4096,
   renderArchitecture: 'x86_64',
+  renderMaxVcpus: 256,
   webDistDir: 'web/dist',
 } as const;
 
@@ -169,6 +172,7 @@ export function readSettings(node: Context): DeploySettings {
     renderCpu: integer(node, 'renderCpu', settingDefaults.renderCpu, [1024, 2048, 4096, 8192, 16384]),
     renderMemoryMiB: integer(node, 'renderMemoryMiB', settingDefaults.renderMemoryMiB),
     renderArchitecture,
+    renderMaxVcpus: integer(node, 'renderMaxVcpus', settingDefaults.renderMaxVcpus),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
     ffprobeLayerArn,
   };

@@ -9,7 +9,7 @@ import { Api } from './constructs/api';
 import { Auth } from './constructs/auth';
 import { Mail } from './constructs/mail';
 import { Monitoring } from './constructs/monitoring';
-import { RenderService } from './constructs/render-service';
+import { RenderFarm } from './constructs/render-farm';
 import { Schedules } from './constructs/schedules';
 import { ServerFunction } from './constructs/server-function';
 import { Site } from './constructs/site';
@@ -95,19 +95,20 @@ export class CloudRenderStack extends Stack {
       SUPPORT_EMAIL: settings.supportEmail,
       OWNER_EMAIL: settings.ownerEmail,
     };
-    const render = new RenderService(this, 'Render', {
+    const render = new RenderFarm(this, 'Render', {
       storage,
       environment: sharedEnvironment,
       cpu: settings.renderCpu,
       memoryMiB: settings.renderMemoryMiB,
       architecture: settings.renderArchitecture,
+      maxVcpus: settings.renderMaxVcpus,
     });
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
       PAYMENTS_MODE: 'stripe',
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
       ORIGIN_VERIFY_SECRET: originVerifyValue,
-      ...render.runEnvironment,
+      ...render.submitEnvironment,
     };
 
     const apiFunctions = Object.fromEntries(
@@ -139,7 +140,7 @@ export class CloudRenderStack extends Stack {
     jobs.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
     uploadsBucket.grantRead(jobs, `${UPLOADS_PREFIX}*`);
     outputsBucket.grantRead(jobs);
-    render.grantRun(jobs);
+    render.grantSubmit(jobs);
     stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
     mail.grantSend(jobs); // problem reports to support
     // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
@@ -152,10 +153,10 @@ export class CloudRenderStack extends Stack {
     const payments = apiFunctions.payments.fn;
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);
-    render.grantRun(payments);
+    render.grantSubmit(payments);
     mail.grantSend(payments); // the owner's alert on a payment amount mismatch
     // A failed job is reported to support by whoever fails it, the worker included.
-    mail.grantSend(render.taskDefinition.taskRole);
+    mail.grantSend(render.jobRole);
     table.grantReadWriteData(apiFunctions.analytics.fn);
 
     api.addRoutesFromTable(

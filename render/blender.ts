@@ -95,6 +95,10 @@ export interface RunSceneOptions {
   signal?: AbortSignal;
   /** The catalogue entry to render with; defaults to the catalogue's scene of args.sceneId. */
   scene?: ScriptScene;
+  /** Render threads (Blender's -t): workers sharing a machine split its cores instead of fighting over them. */
+  threads?: number;
+  /** Wall-clock limit: Blender is stopped past it and the render fails with kind 'timed-out'. */
+  timeoutMs?: number;
 }
 
 export type RenderErrorKind =
@@ -105,7 +109,9 @@ export type RenderErrorKind =
   /** Blender crashed or a scene script failed: our problem, details in logTail. */
   | 'render-failed'
   /** The AbortSignal fired. */
-  | 'aborted';
+  | 'aborted'
+  /** The render ran past its wall-clock limit. */
+  | 'timed-out';
 
 export class RenderError extends Error {
   constructor(
@@ -215,19 +221,20 @@ function runBlender(
   script: string,
   argsFile: string,
   args: SceneArgs,
-  { onProgress, onLog, signal }: RunSceneOptions,
+  { onProgress, onLog, signal, threads, timeoutMs }: RunSceneOptions,
 ): Promise<{ outputs: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
-      ['-b', '--factory-startup', '-noaudio', '--python-exit-code', '1', '--python', script, '--', argsFile],
+      ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     const outputs: string[] = [];
     const logTail: string[] = [];
     let userError: string | null = null;
     let aborted = false;
+    let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
     let denoising = Promise.resolve();
     // Blender may exit before reading an answer; that is reported by its exit code, not here.
@@ -245,6 +252,13 @@ function runBlender(
     signal?.addEventListener('abort', onAbort, { once: true });
     // The signal may have fired while Blender was being found and the arguments written.
     if (signal?.aborted) onAbort();
+    const limit = timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGTERM');
+          killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+        }, timeoutMs)
+      : undefined;
 
     createInterface({ input: child.stdout }).on('line', (line) => {
       const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
@@ -284,6 +298,7 @@ function runBlender(
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       signal?.removeEventListener('abort', onAbort);
+      clearTimeout(limit);
       reject(
         error.code === 'ENOENT' || error.code === 'EACCES'
           ? new RenderError('blender-missing', BLENDER_MISSING_MESSAGE)
@@ -293,8 +308,10 @@ function runBlender(
     child.on('close', (exitCode, exitSignal) => {
       signal?.removeEventListener('abort', onAbort);
       clearTimeout(killTimer);
+      clearTimeout(limit);
       const details = { exitCode, signal: exitSignal, logTail };
       if (aborted) return reject(new RenderError('aborted', 'The render was cancelled.', details));
+      if (timedOut) return reject(new RenderError('timed-out', `The render took longer than its limit of ${Math.round(timeoutMs! / 60_000)} min and was stopped.`, details));
       if (exitCode === 0 && outputs.length > 0) return resolve({ outputs });
       if (exitCode === 2 && userError) return reject(new RenderError('invalid-input', userError, details));
       reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, details));

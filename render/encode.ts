@@ -4,7 +4,8 @@
  *
  * FFMPEG_PATH / FFPROBE_PATH override the binaries found on PATH.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -88,6 +89,59 @@ export async function encodeMp4(
     '-movflags', '+faststart',
     outFile,
   ]);
+}
+
+/**
+ * Encodes PNG frames read one at a time from `frames` (in order) into the same MP4 as
+ * encodeMp4, so a long animation never has to sit on one disk: ffmpeg reads them from
+ * a pipe. Only the video file is written locally.
+ */
+export async function encodeMp4FromStreams(
+  frames: AsyncIterable<Readable>,
+  outFile: string,
+  fps = 30,
+  audioFile?: string,
+  options: EncodeOptions = {},
+): Promise<number> {
+  const filters = [options.width ? `scale=${options.width}:-2` : 'scale=trunc(iw/2)*2:trunc(ih/2)*2', ...(options.denoise ? ['hqdn3d=3:2:6:4'] : []), 'format=yuv420p'];
+  const audioInput = audioFile ? ['-i', audioFile] : [];
+  const audioOutput = audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : [];
+  const args = [
+    '-y', '-v', 'error', '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0',
+    ...audioInput,
+    '-vf', filters.join(','),
+    '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
+    '-r', String(fps),
+    ...audioOutput,
+    '-movflags', '+faststart',
+    outFile,
+  ];
+  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));
+  const exited = new Promise<void>((resolve, reject) => {
+    child.on('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? new MediaError('ffmpeg-missing', FFMPEG_MISSING_MESSAGE) : error));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new MediaError('failed', `ffmpeg failed: ${stderr.trim() || `exit code ${code}`}`, stderr))));
+  });
+  // ffmpeg exiting early closes the pipe: the write error is reported through its exit instead.
+  child.stdin.on('error', () => {});
+  let count = 0;
+  try {
+    for await (const frame of frames) {
+      for await (const chunk of frame) {
+        if (!child.stdin.write(chunk)) await new Promise((resolve) => child.stdin.once('drain', resolve));
+      }
+      count += 1;
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited.catch(() => {});
+    throw error;
+  }
+  child.stdin.end();
+  await exited;
+  if (count === 0) throw new MediaError('missing-frames', 'No frames to encode.');
+  return count;
 }
 
 /** A JPEG of an image, or of the frame a third into a video, scaled down to width. */

@@ -126,6 +126,14 @@ export interface JobView {
   timeAccuracy?: number;
   abandonedAt?: string;
   mainOutputType?: string;
+  /** The render farm's progress: the job's chunks of frames, and the measured time of the finished ones. */
+  chunksTotal?: number;
+  chunksDone?: number;
+  chunksRunning?: number;
+  chunkSecondsDone?: number;
+  chunkFramesDone?: number;
+  /** Seconds Blender spent on each rendered frame, by frame number. */
+  frameRenderSeconds?: Record<string, number>;
 }
 
 /** What POST /api/jobs answers: the job, and for a card payment what the card form needs. */

@@ -10,6 +10,10 @@ export const keys = {
   favoritePrefix: 'FAV#',
   favorite: (userId: string, sceneId: number) => ({ PK: `USER#${userId}`, SK: `FAV#${sceneId}` }),
   job: (jobId: string) => ({ PK: `JOB#${jobId}`, SK: 'META' }),
+  /** A job's chunks of frames live beside it, in the job's partition, in plan order. */
+  chunk: (jobId: string, index: number) => ({ PK: `JOB#${jobId}`, SK: `CHUNK#${String(index).padStart(5, '0')}` }),
+  jobPartition: (jobId: string) => `JOB#${jobId}`,
+  chunkPrefix: 'CHUNK#',
   jobsOfUser: (userId: string) => `USER#${userId}#JOBS`,
   jobInUserList: (userId: string, createdAt: string, jobId: string) => ({ GSI1PK: `USER#${userId}#JOBS`, GSI1SK: `${createdAt}#${jobId}` }),
   activeJobs: 'ACTIVE_JOBS',

@@ -30,6 +30,11 @@ export interface JobRecord extends JobView {
   mainOutputPath?: string;
   /** How many times a worker was started for this job (first run and resumes). */
   attempts: number;
+  /** Cycles samples when not the default of a final or test render (benchmarks use it). */
+  samples?: number;
+  /** The worker encoding the video once every chunk is done, and until when its claim holds. */
+  encodeWorkerId?: string;
+  encodeLeaseUntil?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
@@ -107,6 +112,15 @@ export async function listActiveJobsSilentSince(before: string): Promise<JobReco
     KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
     ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
   })) {
+    jobs.push(...items.map(jobFields));
+  }
+  return jobs;
+}
+
+/** Every queued or rendering job, oldest heartbeat first (the sparse sweep index holds only those). */
+export async function listActiveJobs(): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  for await (const items of queryPages({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } })) {
     jobs.push(...items.map(jobFields));
   }
   return jobs;

@@ -16,7 +16,7 @@ export async function failJob(
   job: JobRecord,
   crashReason: string,
   cause: FailureCause,
-  options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string } = {},
+  options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string; stalledSince?: string } = {},
   now = new Date(),
 ): Promise<JobRecord | undefined> {
   const change: JobChange = {
@@ -24,6 +24,8 @@ export async function failJob(
     whenStatusIn: options.whenStatusIn ?? ['queued', 'rendering'],
     // The sweep fails a job only if no heartbeat arrived since it looked.
     ...(options.silentSince ? { condition: 'lastHeartbeat < :silentSince', conditionValues: { ':silentSince': options.silentSince } } : {}),
+    // ...or, for a job that is alive but makes no progress, only if no frame was stored since it looked.
+    ...(options.stalledSince ? { condition: 'lastRenderActivity < :stalledSince', conditionValues: { ':stalledSince': options.stalledSince } } : {}),
   };
   const failed = cause === 'internal' ? await failAndRefund(job.jobId, change, now) : await updateJob(job.jobId, change);
   if (!failed) return undefined;

@@ -1,7 +1,12 @@
 import { WORKER_LOST_MS } from '../../shared/jobs';
-import { listActiveJobsSilentSince } from './jobs';
+import { renderTimeLimitSeconds } from '../../shared/render-plan';
+import { samplesOf } from './chunks';
+import { listActiveJobs, listActiveJobsSilentSince } from './jobs';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
+
+/** The crash reason a user reads when workers report but no frame has been stored for too long. */
+export const RENDER_STALLED = 'render stalled: no frame was finished for far longer than one should take. Your credits were refunded if you paid; you can resume the render.';
 
 /** The crash reason a user reads when the worker stopped reporting. */
 export const WORKER_LOST = 'worker lost: the render worker stopped responding. Your credits were refunded if you paid; you can resume the render.';
@@ -17,6 +22,15 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   const failed: string[] = [];
   for (const job of silent) {
     if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', silentSince }, now)) failed.push(job.jobId);
+  }
+  // Workers that still send heartbeats but store no frame (a hung upload, a stuck process) are judged on
+  // render activity: a job with chunks claimed and no frame for the limit of one frame's render.
+  for (const job of await listActiveJobs()) {
+    if (job.status !== 'rendering' || !(job.chunksRunning! > 0) || failed.includes(job.jobId)) continue;
+    const limitMs = renderTimeLimitSeconds(1, { resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) }) * 1000;
+    const stalledSince = new Date(now.getTime() - limitMs).toISOString();
+    if ((job.lastRenderActivity ?? job.startTime ?? job.created_at) >= stalledSince) continue;
+    if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
   }
   // The sweep runs every minute: each run is one uptime sample (healthy when no worker was lost).
   await recordHealthSample(failed.length === 0, now);

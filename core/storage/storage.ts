@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from '../../adapters/aws';
@@ -115,4 +116,40 @@ export async function measureInputDuration(key: string): Promise<number> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** One output as a stream (the encoder reads frames this way, one at a time). */
+export async function readOutput(userId: string, jobId: string, name: string): Promise<Readable> {
+  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: `${outputPrefix(userId, jobId)}${name}` }));
+  return Body as Readable;
+}
+
+/** Stores a large output (a video) as a multipart upload, streamed from the file, parts sent side by side. */
+export async function uploadLargeOutput(userId: string, jobId: string, name: string, file: string, contentType: string): Promise<{ key: string; size: number }> {
+  const key = `${outputPrefix(userId, jobId)}${name}`;
+  const { size } = await stat(file);
+  await new Upload({
+    client: s3Client(),
+    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: createReadStream(file), ContentType: contentType },
+    partSize: 8 * 1024 * 1024,
+    queueSize: 4,
+  }).done();
+  return { key, size };
+}
+
+/** Deletes every output under a folder of the job's prefix (e.g. 'frames/'); returns how many. */
+export async function deleteOutputsUnder(userId: string, jobId: string, folder: string): Promise<number> {
+  const prefix = `${outputPrefix(userId, jobId)}${folder}`;
+  let deleted = 0;
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: prefix, ContinuationToken }));
+    const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+    if (objects.length > 0) {
+      await s3Client().send(new DeleteObjectsCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Delete: { Objects: objects, Quiet: true } }));
+      deleted += objects.length;
+    }
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return deleted;
 }

@@ -54,9 +54,9 @@ export async function health(): Promise<HealthReport> {
       return 'Stripe';
     }),
     check(async () => {
-      if (config.RENDER_MODE === 'ecs') {
-        if (!config.RENDER_CLUSTER_ARN || !config.RENDER_TASK_DEFINITION_ARN) throw new Error('render cluster is not configured');
-        return 'ECS Fargate tasks';
+      if (config.RENDER_MODE === 'batch') {
+        if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) throw new Error('render farm is not configured');
+        return 'AWS Batch array jobs on Fargate (Spot first)';
       }
       const blender = await findBlender();
       if (!blender) throw new Error(BLENDER_MISSING_MESSAGE);

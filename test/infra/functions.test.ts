@@ -29,11 +29,9 @@ const SERVER_ENVIRONMENT = [
   'STRIPE_SECRET_ARN',
   'ORIGIN_VERIFY_SECRET',
   'RENDER_MODE',
-  'RENDER_CLUSTER_ARN',
-  'RENDER_TASK_DEFINITION_ARN',
-  'RENDER_SUBNET_IDS',
-  'RENDER_SECURITY_GROUP_ID',
-  'RENDER_CONTAINER_NAME',
+  'RENDER_JOB_QUEUE',
+  'RENDER_JOB_DEFINITION',
+  'ENCODE_JOB_DEFINITION',
 ];
 
 const productFunctions = (): Resource[] =>
@@ -63,8 +61,7 @@ describe('Lambda functions', () => {
       expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS'].sort());
       expect(variables.MAIL_MODE).toBe('ses');
       expect(variables.PAYMENTS_MODE).toBe('stripe');
-      expect(variables.RENDER_MODE).toBe('ecs');
-      expect(variables.RENDER_CONTAINER_NAME).toBe('worker');
+      expect(variables.RENDER_MODE).toBe('batch');
     }
   });
 
@@ -80,26 +77,7 @@ describe('Lambda functions', () => {
   });
 });
 
-describe('render task', () => {
-  const task = () => resourcesOf(template, 'AWS::ECS::TaskDefinition')[0][1].Properties;
-
-  it('when a render task starts, it runs the worker container on Fargate with the server settings it needs', () => {
-    expect(task().RequiresCompatibilities).toEqual(['FARGATE']);
-    const [container] = task().ContainerDefinitions;
-    expect(container.Name).toBe('worker');
-    const names = container.Environment.map((variable: { Name: string }) => variable.Name);
-    expect(names).toEqual(expect.arrayContaining(['TABLE_NAME', 'UPLOADS_BUCKET', 'OUTPUTS_BUCKET', 'SITE_URL', 'AWS_REGION']));
-    // Its own ARN cannot be among its settings (a circular reference).
-    expect(names).not.toContain('RENDER_TASK_DEFINITION_ARN');
-  });
-
-  it('when tasks run, they are in public subnets without a NAT gateway and accept no inbound traffic', () => {
-    expect(resourcesOf(template, 'AWS::EC2::NatGateway')).toHaveLength(0);
-    const [[, group]] = resourcesOf(template, 'AWS::EC2::SecurityGroup');
-    expect(group.Properties.SecurityGroupIngress).toBeUndefined();
-    expect(resourcesOf(template, 'AWS::EC2::VPCEndpoint')).toHaveLength(2);
-  });
-
+describe('jobs function', () => {
   it('when an ffprobe layer is configured, only the jobs function gets it and is told where ffprobe is', () => {
     const arn = 'arn:aws:lambda:us-east-1:123456789012:layer:ffprobe-arm64:3';
     const withLayer = synthesizeTemplate({ ffprobeLayerArn: arn });

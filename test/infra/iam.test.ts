@@ -83,19 +83,17 @@ describe('IAM', () => {
     expect(JSON.stringify(puts[0].Resource)).toMatch(/Uploads.*\/uploads\/\*"/);
   });
 
-  it('when the API starts a render, it may run only the render task definition and pass only its roles', () => {
-    for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/payments.ts']) {
-      expect(actionsOf(entry)).toEqual(expect.arrayContaining(['ecs:RunTask', 'iam:PassRole']));
-    }
-    const [[taskDefinitionId]] = resourcesOf(template, 'AWS::ECS::TaskDefinition');
-    for (const [where, statement] of allowStatements()) {
-      if (list(statement.Action).includes('ecs:RunTask')) {
-        expect(statement.Resource, where).toEqual({ Ref: taskDefinitionId });
-        expect(JSON.stringify(statement.Condition), where).toContain('ecs:cluster');
-      }
-      if (list(statement.Action).includes('iam:PassRole')) {
-        expect(statement.Condition, where).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
-      }
+  it('when the API starts a render, it may submit Batch jobs only to the render queue with the render and encode definitions', () => {
+    for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/payments.ts']) expect(actionsOf(entry)).toContain('batch:SubmitJob');
+    const [[queueId]] = resourcesOf(template, 'AWS::Batch::JobQueue');
+    const definitionIds = resourcesOf(template, 'AWS::Batch::JobDefinition').map(([id]) => id).sort();
+    expect(definitionIds).toHaveLength(2);
+    const submits = allowStatements().filter(([, statement]) => list(statement.Action).includes('batch:SubmitJob'));
+    expect(submits.length).toBeGreaterThan(0);
+    for (const [where, statement] of submits) {
+      expect(list(statement.Action), where).toEqual(['batch:SubmitJob']);
+      const resources = list(statement.Resource as never).map((resource) => JSON.stringify(resource)).sort();
+      expect(resources, where).toEqual([{ 'Fn::GetAtt': [queueId, 'JobQueueArn'] }, ...definitionIds.map((id) => ({ Ref: id }))].map((ref) => JSON.stringify(ref)).sort());
     }
   });
 
@@ -103,7 +101,7 @@ describe('IAM', () => {
     for (const entry of ['lambdas/functions/system.ts', 'lambdas/functions/accounts.ts', 'lambdas/functions/analytics.ts', 'lambdas/scheduled/retention.ts']) {
       const actions = actionsOf(entry);
       expect(actions, entry).not.toContain('secretsmanager:GetSecretValue');
-      expect(actions, entry).not.toContain('ecs:RunTask');
+      expect(actions, entry).not.toContain('batch:SubmitJob');
       expect(actions, entry).not.toContain('ses:SendEmail');
     }
     expect(actionsOf('lambdas/functions/payments.ts')).toContain('secretsmanager:GetSecretValue');
@@ -121,9 +119,9 @@ describe('IAM', () => {
     }
   });
 
-  it('when a render task runs, it can read and delete inputs, write outputs, update its job and report a failure', () => {
-    const [[, task]] = resourcesOf(template, 'AWS::ECS::TaskDefinition');
-    const roleId = task.Properties.TaskRoleArn['Fn::GetAtt'][0] as string;
+  it('when a render worker runs, it can read and delete inputs, write and delete outputs, update its job and report a failure', () => {
+    const [[, definition]] = resourcesOf(template, 'AWS::Batch::JobDefinition');
+    const roleId = definition.Properties.ContainerProperties.JobRoleArn['Fn::GetAtt'][0] as string;
     const statements = resourcesOf(template, 'AWS::IAM::Policy')
       .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
       .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
@@ -132,6 +130,7 @@ describe('IAM', () => {
     expect(grantedOn('s3:GetObject*', 'Uploads')).toBe(true);
     expect(grantedOn('s3:DeleteObject*', 'Uploads')).toBe(true);
     expect(grantedOn('s3:PutObject', 'Outputs')).toBe(true);
+    expect(grantedOn('s3:DeleteObject*', 'Outputs')).toBe(true);
     expect(grantedOn('s3:PutObject', 'Uploads')).toBe(false);
     expect(grantedOn('dynamodb:UpdateItem', 'Table')).toBe(true);
     expect(statements.some((s) => list(s.Action).includes('ses:SendEmail'))).toBe(true);

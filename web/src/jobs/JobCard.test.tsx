@@ -63,6 +63,12 @@ describe('job card progress and badges', () => {
     expect(screen.getByText('3 / 120 frames')).toBeInTheDocument();
   });
 
+  it('when chunks have finished on the farm, it shows the parts rendering and about how many minutes are left', () => {
+    renderCard({ chunksTotal: 60, chunksDone: 1, chunksRunning: 4, chunkSecondsDone: 60, chunkFramesDone: 3 });
+    // 117 frames left at the measured 20 s a frame, four parts at once: 585 s.
+    expect(screen.getByText('3 / 120 frames · 4 parts rendering · about 10 min left')).toBeInTheDocument();
+  });
+
   it('when the worker has reported nothing yet, progress says Starting...', () => {
     renderCard({ status: 'queued', uploaded_frames: [], loggedLines: 0 });
     expect(screen.getByText('Starting...')).toBeInTheDocument();

@@ -32,6 +32,7 @@ import {
   RENDER_COMPLETED,
 } from '../../../shared/messages';
 import { formatUsd } from '../../../shared/pricing';
+import { formatTimeLeft, jobSecondsLeft } from '../../../shared/render-plan';
 import { DownloadIcon, SCENE_TYPE_LABEL } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Notice, formatDateTime, relativeTime } from '../components/ui';
@@ -232,6 +233,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
   const thumbnail = outputs?.state === 'ready' ? pickThumbnail(outputs.files)?.url : undefined;
   const fallbackImage = scene ? exampleImagesFor(scene)[0] : undefined;
   const running = isRunning(job.status);
+  const timeLeft = formatTimeLeft(jobSecondsLeft(job, now));
 
   return (
     <article className="job-card" aria-labelledby={`job-${job.jobId}`}>
@@ -261,6 +263,8 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
                 {job.status !== 'awaiting_payment' && (
                   <span className="muted">
                     {frames} / {job.total_frames} frames
+                    {job.status === 'rendering' && (job.chunksRunning ?? 0) > 1 && ` · ${job.chunksRunning} parts rendering`}
+                    {timeLeft && ` · ${timeLeft}`}
                   </span>
                 )}
               </div>

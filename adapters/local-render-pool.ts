@@ -1,0 +1,237 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, openSync, closeSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getJob, updateJob } from '../core/jobs/jobs';
+import { expireChunkLease, getChunk } from '../core/jobs/chunks';
+
+/** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
+export const EXIT_RETRY = 75;
+
+export type PoolTask = { kind: 'chunk'; jobId: string; userId: string; index: number } | { kind: 'encode'; jobId: string; userId: string };
+
+export interface LocalRenderPoolOptions {
+  /** Workers rendering at once: the farm's ceiling on this machine. */
+  workers: number;
+  /** At most this many jobs of one user render at once; the user's other jobs wait, in order. */
+  jobsPerUser: number;
+  /** Where each job's worker logs and pid files go (LOCAL_JOBS_DIR). */
+  jobsDir: string;
+  /** The machine's cores, split between the workers running at once. */
+  cores?: number;
+  /** The workers' environment (the stack's configuration; BLENDER_PATH...). */
+  env?: NodeJS.ProcessEnv;
+  /** Called when a worker exits, for tests and benchmarks. */
+  onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
+}
+
+interface Running {
+  task: PoolTask;
+  workerId: string;
+  startedAt: number;
+}
+
+/**
+ * The local render farm: the same chunk worker an AWS Batch array child runs, as
+ * child processes, at most `workers` at once. A chunk whose worker died or failed
+ * on our side is queued again (its attempts are counted on the chunk); the encode
+ * step is queued once every chunk of a job is done, as the dependent Batch job
+ * would run. Waiting jobs keep a fresh heartbeat so the stale-job sweep does not
+ * take the queue for a lost worker.
+ */
+export class LocalRenderPool {
+  private readonly queue: PoolTask[] = [];
+  private readonly running = new Map<ChildProcess, Running>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private readonly deathsBeforeClaim = new Map<string, number>();
+  private starting = 0;
+  private stopping = false;
+  private waitingHeartbeat: NodeJS.Timeout | undefined;
+  private bundle: Promise<string> | undefined;
+
+  constructor(private readonly options: LocalRenderPoolOptions) {}
+
+  /** Queues chunks of a job (a resume passes only the unfinished ones); none queues its encode step. */
+  submit(jobId: string, userId: string, chunkIndexes: number[]): void {
+    this.stopping = false;
+    if (chunkIndexes.length === 0) this.queue.push({ kind: 'encode', jobId, userId });
+    for (const index of chunkIndexes) {
+      if (!this.queue.some((t) => t.kind === 'chunk' && t.jobId === jobId && t.index === index)) this.queue.push({ kind: 'chunk', jobId, userId, index });
+    }
+    this.pump();
+  }
+
+  get busy(): number {
+    return this.running.size + this.starting;
+  }
+
+  /** Resolves once nothing is queued or running. */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && this.busy === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops every worker this pool started and empties its queue. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.queue.length = 0;
+    clearInterval(this.waitingHeartbeat);
+    this.waitingHeartbeat = undefined;
+    await Promise.all(
+      [...this.running.keys()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
+  /** The next task whose user is under the per-user limit, keeping each user's order. */
+  private nextTask(): PoolTask | undefined {
+    const activeJobsOf = (userId: string) => new Set([...this.running.values()].filter((r) => r.task.userId === userId).map((r) => r.task.jobId));
+    const position = this.queue.findIndex((task) => {
+      const active = activeJobsOf(task.userId);
+      return active.has(task.jobId) || active.size < this.options.jobsPerUser;
+    });
+    return position < 0 ? undefined : this.queue.splice(position, 1)[0];
+  }
+
+  private pump(): void {
+    while (!this.stopping && this.busy < this.options.workers) {
+      const task = this.nextTask();
+      if (!task) break;
+      this.starting += 1;
+      this.start(task)
+        .catch((error) => {
+          console.error(`Render worker for job ${task.jobId} could not start`, error);
+          this.afterExit(task, '', null, null).catch(() => {});
+        })
+        .finally(() => {
+          this.starting -= 1;
+          this.settle();
+        });
+    }
+    this.keepWaitingJobsAlive();
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.queue.length === 0 && this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  }
+
+  private keepWaitingJobsAlive(): void {
+    if (this.queue.length > 0 && !this.waitingHeartbeat) {
+      this.waitingHeartbeat = setInterval(() => {
+        const now = new Date().toISOString();
+        for (const jobId of new Set(this.queue.map((t) => t.jobId))) updateJob(jobId, { set: { lastHeartbeat: now }, whenStatusIn: ['queued', 'rendering'] }).catch(() => {});
+      }, 60_000);
+    } else if (this.queue.length === 0 && this.waitingHeartbeat) {
+      clearInterval(this.waitingHeartbeat);
+      this.waitingHeartbeat = undefined;
+    }
+  }
+
+  private async start(task: PoolTask): Promise<void> {
+    const workerId = `local-${randomUUID()}`;
+    const dir = join(this.options.jobsDir, task.jobId);
+    mkdirSync(dir, { recursive: true });
+    const name = task.kind === 'chunk' ? `chunk-${task.index}` : 'encode';
+    const log = openSync(join(dir, `${name}.log`), 'a');
+    const cores = this.options.cores ?? availableParallelism();
+    // The cores are shared by the workers that will be busy at once: a lone still gets them all.
+    const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
+    const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
+    const bundle = await this.workerBundle();
+    const startedAt = performance.now();
+    const child = spawn(process.execPath, [bundle, ...args], {
+      env: {
+        ...(this.options.env ?? process.env),
+        WORKER_ID: workerId,
+        RENDER_THREADS: String(threads),
+        // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
+        RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),
+      },
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
+    // The job's latest worker, for operators (and tests) that stop a job's render by hand.
+    writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
+    this.running.set(child, { task, workerId, startedAt });
+    child.once('error', (error) => console.error(`Render worker for job ${task.jobId} could not start`, error));
+    child.once('exit', (code, signal) => {
+      this.running.delete(child);
+      this.options.onExit?.(task, code, signal, performance.now() - startedAt);
+      this.afterExit(task, workerId, code, signal)
+        .catch((error) => console.error(`After the worker of job ${task.jobId}`, error))
+        .finally(() => this.pump());
+    });
+  }
+
+  /**
+   * A worker that exited asking for a retry, or died without a word (killed, out of
+   * memory), leaves its chunk to be queued again: the next worker's claim counts the
+   * attempt, and after the last one fails the job under the refund rule. Once every
+   * chunk is done the encode step is queued.
+   */
+  private async afterExit(task: PoolTask, workerId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    if (this.stopping || task.kind !== 'chunk') return;
+    if (code === EXIT_RETRY) return this.requeue(task);
+    if (code !== 0) {
+      console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
+      if (workerId && (await expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
+      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
+      const key = `${task.jobId}#${task.index}`;
+      const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
+      this.deathsBeforeClaim.set(key, deaths);
+      if (deaths < 3 && (await getChunk(task.jobId, task.index))?.status === 'pending') this.requeue(task);
+      return;
+    }
+    const job = await getJob(task.jobId);
+    if (job?.status === 'rendering' && !job.isStillRender && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal) {
+      const queued = this.queue.some((t) => t.kind === 'encode' && t.jobId === task.jobId);
+      const encoding = [...this.running.values()].some((r) => r.task.kind === 'encode' && r.task.jobId === task.jobId);
+      if (!queued && !encoding) this.queue.push({ kind: 'encode', jobId: task.jobId, userId: task.userId });
+    }
+  }
+
+  private requeue(task: PoolTask): void {
+    // A retried chunk goes first: its job has been running longest.
+    if (!this.stopping) this.queue.unshift(task);
+  }
+
+  /**
+   * The worker bundled into one ES module once per pool, as the container image
+   * does: a worker then starts in a fraction of a second instead of transpiling its
+   * TypeScript at every chunk.
+   */
+  private workerBundle(): Promise<string> {
+    this.bundle ??= (async () => {
+      // Local only, so esbuild is loaded here and kept out of the Lambda bundles (see infra/constructs/server-function.ts).
+      const { build } = await import('esbuild');
+      // Inside the repository's node_modules, so the bundle's imports resolve from there.
+      const outfile = fileURLToPath(new URL('../node_modules/.cache/cloud-render/worker.mjs', import.meta.url));
+      // Several processes (the stack, a test, a benchmark) may build at once: each writes its own file and renames it.
+      const partial = `${outfile}.${process.pid}.${randomUUID().slice(0, 8)}.mjs`;
+      await build({
+        entryPoints: [fileURLToPath(new URL('../render/worker.ts', import.meta.url))],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: partial,
+        packages: 'external', // node_modules are resolved from the repository, as in development
+        logLevel: 'silent',
+      });
+      await rename(partial, outfile);
+      return outfile;
+    })();
+    this.bundle.catch(() => (this.bundle = undefined));
+    return this.bundle;
+  }
+}

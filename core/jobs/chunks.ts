@@ -1,0 +1,342 @@
+/**
+ * A job's render plan: its frames split into chunks, each an item beside the job
+ * (same partition) with its own state. A worker renders a chunk only after
+ * claiming it under a condition, so two workers never render the same chunk; a
+ * lost worker's chunk is claimed again once its lease has run out, up to its
+ * attempt limit. The job item carries the counters the progress and the time
+ * left are computed from.
+ */
+import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, queryPages, tableName } from '../../adapters/aws';
+import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks, TEST_SAMPLES, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
+import { keys } from '../db/keys';
+import { isConditionFailure } from '../db/transaction';
+import type { JobRecord } from './jobs';
+
+export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
+
+export interface ChunkRecord extends ChunkRange {
+  jobId: string;
+  status: ChunkStatus;
+  /** Claims so far: the first render and every retry after a lost worker or a failed attempt. */
+  attempts: number;
+  workerId?: string;
+  claimedAt?: string;
+  /** A rendering chunk whose lease has run out belongs to a lost worker and may be claimed again. */
+  leaseUntil?: string;
+  finishedAt?: string;
+  lastError?: string;
+  /** Seconds Blender spent on each frame of the chunk, by frame number. */
+  frameSeconds?: Record<string, number>;
+}
+
+/** A chunk is tried this many times (lost workers included) before the job fails. */
+export const CHUNK_MAX_ATTEMPTS = 3;
+/** Workers renew their lease every few seconds; a minute of silence means the worker is gone. */
+export const CHUNK_LEASE_MS = 60_000;
+
+const leaseUntil = (now: Date) => new Date(now.getTime() + CHUNK_LEASE_MS).toISOString();
+
+function chunkFields(item: Record<string, unknown>): ChunkRecord {
+  const { PK, SK, entity, ...chunk } = item;
+  void PK, SK, entity;
+  return chunk as unknown as ChunkRecord;
+}
+
+/** The samples a job renders with (a benchmark may set its own). */
+export const samplesOf = (job: Pick<JobRecord, 'isTest' | 'samples'>): number => job.samples ?? (job.isTest ? TEST_SAMPLES : FINAL_SAMPLES);
+
+/** Every chunk of a job, in plan order. */
+export async function listChunksOfJob(jobId: string): Promise<ChunkRecord[]> {
+  const chunks: ChunkRecord[] = [];
+  for await (const items of queryPages({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :chunk)',
+    ExpressionAttributeValues: { ':pk': keys.jobPartition(jobId), ':chunk': keys.chunkPrefix },
+    ConsistentRead: true,
+  })) {
+    chunks.push(...items.map(chunkFields));
+  }
+  return chunks;
+}
+
+export async function getChunk(jobId: string, index: number): Promise<ChunkRecord | undefined> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.chunk(jobId, index), ConsistentRead: true }));
+  return Item ? chunkFields(Item) : undefined;
+}
+
+/**
+ * Plans a queued job, or prepares a resumed one: a job without chunks is split
+ * (a still into one chunk); a job that has them keeps its done chunks and every
+ * other chunk goes back to pending with its attempts reset, so a resume renders
+ * only what is missing. Returns the chunks still to render.
+ */
+export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): Promise<ChunkRecord[]> {
+  const existing = await listChunksOfJob(job.jobId);
+  if (existing.length === 0) {
+    const plan = planChunks(
+      { totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender, resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) },
+      settings,
+    );
+    const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
+    for (let i = 0; i < chunks.length; i += 25) {
+      let requests: Record<string, any>[] = chunks.slice(i, i + 25).map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
+      for (let round = 0; requests.length > 0; round += 1) {
+        if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
+        const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+        requests = UnprocessedItems?.[tableName()] ?? [];
+      }
+    }
+    await setJobFarmCounters(job.jobId, { chunksTotal: chunks.length, chunksDone: 0, chunkSecondsDone: 0, chunkFramesDone: 0 });
+    return chunks;
+  }
+  const unfinished = existing.filter((chunk) => chunk.status !== 'done');
+  for (const chunk of unfinished) {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.chunk(job.jobId, chunk.index),
+        UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE workerId, leaseUntil, lastError',
+        ConditionExpression: '#status <> :done',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':done': 'done' },
+      }),
+    );
+  }
+  const done = existing.filter((chunk) => chunk.status === 'done');
+  await setJobFarmCounters(job.jobId, {
+    chunksTotal: existing.length,
+    chunksDone: done.length,
+    chunkSecondsDone: done.reduce((sum, c) => sum + Object.values(c.frameSeconds ?? {}).reduce((a, b) => a + b, 0), 0),
+    chunkFramesDone: done.reduce((sum, c) => sum + (c.frameEnd - c.frameStart + 1), 0),
+  });
+  return unfinished.map((chunk) => ({ ...chunk, status: 'pending', attempts: 0 }));
+}
+
+async function setJobFarmCounters(jobId: string, counters: { chunksTotal: number; chunksDone: number; chunkSecondsDone: number; chunkFramesDone: number }) {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.job(jobId),
+      UpdateExpression:
+        'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, frameRenderSeconds = if_not_exists(frameRenderSeconds, :empty) REMOVE encodeWorkerId, encodeLeaseUntil',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
+    }),
+  );
+}
+
+export type ClaimResult =
+  | { claimed: true; chunk: ChunkRecord }
+  /** Another worker holds it, it is done, or the job is no longer queued or rendering. */
+  | { claimed: false; reason: 'taken' | 'done' | 'job-inactive' | 'missing' }
+  /** A lost worker's chunk has used every attempt: the job cannot complete. */
+  | { claimed: false; reason: 'exhausted'; chunk: ChunkRecord };
+
+/**
+ * Claims a chunk for one worker, under a condition on the state it was read in:
+ * a pending chunk, a rendering chunk whose lease ran out (its worker was lost),
+ * or one this same worker held (a retried Batch attempt keeps its job id). The
+ * job moves to rendering in the same transaction, and only while it is queued or
+ * rendering, so an abandoned job's chunks are never claimed.
+ */
+export async function claimChunk(jobId: string, index: number, workerId: string, now = new Date(), maxAttempts = CHUNK_MAX_ATTEMPTS): Promise<ClaimResult> {
+  const chunk = await getChunk(jobId, index);
+  if (!chunk) return { claimed: false, reason: 'missing' };
+  if (chunk.status === 'done') return { claimed: false, reason: 'done' };
+  const lost = chunk.status === 'rendering' && (chunk.workerId === workerId || (chunk.leaseUntil ?? '') < now.toISOString());
+  if (chunk.status !== 'pending' && !lost) return { claimed: false, reason: 'taken' };
+  if (chunk.attempts >= maxAttempts) return { claimed: false, reason: 'exhausted', chunk };
+  const at = now.toISOString();
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.chunk(jobId, index),
+              UpdateExpression: 'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
+              ConditionExpression: '#status = :seen AND attempts = :seenAttempts',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.job(jobId),
+              // A lost worker's chunk was already counted as running.
+              UpdateExpression: 'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
+              ConditionExpression: '#status IN (:queued, :rendering)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    return { claimed: false, reason: reasons[1]?.Code === 'ConditionalCheckFailed' ? 'job-inactive' : 'taken' };
+  }
+  return { claimed: true, chunk: { ...chunk, status: 'rendering', workerId, claimedAt: at, leaseUntil: leaseUntil(now), attempts: chunk.attempts + 1 } };
+}
+
+/** Keeps a claim alive; false when the chunk is no longer this worker's (it was given up as lost). */
+export async function renewChunkLease(jobId: string, index: number, workerId: string, now = new Date()): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.chunk(jobId, index),
+        UpdateExpression: 'SET leaseUntil = :lease',
+        ConditionExpression: '#status = :rendering AND workerId = :worker',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':lease': leaseUntil(now), ':rendering': 'rendering', ':worker': workerId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Marks a claimed chunk done with its frames' render times, and adds them to the
+ * job's counters in the same transaction. False when the claim was lost or the job
+ * stopped rendering (then nothing changes).
+ */
+export async function finishChunk(jobId: string, index: number, workerId: string, frameSeconds: Record<string, number>, now = new Date()): Promise<boolean> {
+  const seconds = Object.values(frameSeconds).reduce((a, b) => a + b, 0);
+  const at = now.toISOString();
+  const jobNames: Record<string, string> = { '#status': 'status' };
+  const jobValues: Record<string, unknown> = { ':now': at, ':rendering': 'rendering', ':seconds': seconds, ':frames': Object.keys(frameSeconds).length, ':one': 1, ':minusOne': -1 };
+  const perFrame = Object.entries(frameSeconds).map(([frame, time], i) => {
+    jobNames[`#f${i}`] = frame;
+    jobValues[`:f${i}`] = time;
+    return `frameRenderSeconds.#f${i} = :f${i}`;
+  });
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.chunk(jobId, index),
+              UpdateExpression: 'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
+              ConditionExpression: '#status = :rendering AND workerId = :worker',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.job(jobId),
+              UpdateExpression: `SET ${['lastRenderActivity = :now', 'lastHeartbeat = :now', 'GSI2SK = :now', ...perFrame].join(', ')} ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames`,
+              ConditionExpression: '#status = :rendering',
+              ExpressionAttributeNames: jobNames,
+              ExpressionAttributeValues: jobValues,
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives a claimed chunk back after a failed attempt: pending again while attempts
+ * remain and the failure is worth retrying, failed otherwise. Returns the chunk's
+ * new status, or undefined when the worker no longer held it.
+ */
+export async function releaseChunk(jobId: string, index: number, workerId: string, error: string, options: { retry: boolean; maxAttempts?: number }): Promise<ChunkStatus | undefined> {
+  const chunk = await getChunk(jobId, index);
+  if (!chunk || chunk.status !== 'rendering' || chunk.workerId !== workerId) return undefined;
+  const next: ChunkStatus = options.retry && chunk.attempts < (options.maxAttempts ?? CHUNK_MAX_ATTEMPTS) ? 'pending' : 'failed';
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.chunk(jobId, index),
+              UpdateExpression: 'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
+              ConditionExpression: '#status = :rendering AND workerId = :worker',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.job(jobId),
+              UpdateExpression: 'ADD chunksRunning :minusOne',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (failure) {
+    if (isConditionFailure(failure)) return undefined;
+    throw failure;
+  }
+  return next;
+}
+
+/**
+ * Declares a worker lost (its process died without a word): its claim's lease ends
+ * now, so the next claim takes the chunk at once and counts the attempt, and fails
+ * the job if that was the last one. False when that worker did not hold the chunk.
+ */
+export async function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.chunk(jobId, index),
+        UpdateExpression: 'SET leaseUntil = :expired, lastError = :error',
+        ConditionExpression: '#status = :rendering AND workerId = :worker',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':expired': new Date(0).toISOString(), ':error': 'worker lost', ':rendering': 'rendering', ':worker': workerId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Claims the job's encode step once every chunk is done: one encoder at a time,
+ * and a lost encoder's claim can be taken over once its lease has run out.
+ */
+export async function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.job(jobId),
+        UpdateExpression: 'SET encodeWorkerId = :worker, encodeLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
+        ConditionExpression: '#status = :rendering AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ':rendering': 'rendering' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

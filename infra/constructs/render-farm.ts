@@ -1,0 +1,167 @@
+import { Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Storage } from './storage';
+import { repoRoot } from '../paths';
+
+export interface RenderFarmProps {
+  storage: Storage;
+  /** Server settings the worker reads through core/config.ts. */
+  environment: Record<string, string>;
+  /** vCPUs and memory of each chunk worker (Fargate's CPU/memory pairs). */
+  cpu: number;
+  memoryMiB: number;
+  architecture: 'x86_64' | 'arm64';
+  /** The farm's ceiling: vCPUs of all workers at once, per compute environment. */
+  maxVcpus: number;
+}
+
+/** The worker asks for another attempt with this exit code (render/worker.ts). */
+export const WORKER_RETRY_EXIT_CODE = '75';
+/** Attempts per chunk, the first included: Spot reclaims and lost hosts are retried, a user's bad input is not (it exits 0). */
+export const RENDER_ATTEMPTS = 3;
+/** A chunk is sized to about 90 s and Blender stops itself at 4x its estimate; this is the backstop. */
+export const CHUNK_TIMEOUT = Duration.hours(2);
+/** Encoding streams every frame of the job through ffmpeg once. */
+export const ENCODE_TIMEOUT = Duration.hours(3);
+
+/**
+ * The render farm: AWS Batch on Fargate. A job's chunks are one array job (a child
+ * per chunk, AWS_BATCH_JOB_ARRAY_INDEX picking it), and an encode job depends on the
+ * whole array. The job queue tries the Fargate Spot compute environment first and
+ * the on-demand one when Spot is at its ceiling.
+ *
+ * Networking is chosen for cost: a VPC with public subnets only and no NAT gateway
+ * (a NAT gateway costs more per month than many renders). Workers get a public IP to
+ * pull their image, reach S3 and DynamoDB through free gateway endpoints, and admit
+ * no inbound traffic.
+ */
+export class RenderFarm extends Construct {
+  readonly vpc: ec2.Vpc;
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly jobQueue: batch.JobQueue;
+  readonly spot: batch.FargateComputeEnvironment;
+  readonly onDemand: batch.FargateComputeEnvironment;
+  readonly renderJob: batch.EcsJobDefinition;
+  readonly encodeJob: batch.EcsJobDefinition;
+  /** The role the workers run as. */
+  readonly jobRole: iam.Role;
+  readonly executionRole: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: RenderFarmProps) {
+    super(scope, id);
+
+    this.vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
+      gatewayEndpoints: {
+        S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
+        DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
+      },
+    });
+    this.securityGroup = new ec2.SecurityGroup(this, 'WorkerSecurityGroup', { vpc: this.vpc, description: 'Render workers: outbound only', allowAllOutbound: true });
+
+    const computeEnvironment = (name: string, spot: boolean) =>
+      new batch.FargateComputeEnvironment(this, name, {
+        vpc: this.vpc,
+        vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+        securityGroups: [this.securityGroup],
+        spot,
+        maxvCpus: props.maxVcpus,
+      });
+    this.spot = computeEnvironment('Spot', true);
+    this.onDemand = computeEnvironment('OnDemand', false);
+    this.jobQueue = new batch.JobQueue(this, 'Queue', {
+      computeEnvironments: [
+        { computeEnvironment: this.spot, order: 1 },
+        { computeEnvironment: this.onDemand, order: 2 },
+      ],
+    });
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.jobRole = new iam.Role(this, 'WorkerRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Render workers: their jobs, inputs and outputs' });
+    this.executionRole = new iam.Role(this, 'ExecutionRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Pulls the worker image and writes its logs' });
+
+    const arm = props.architecture === 'arm64';
+    // Built by `cdk deploy` from render/Dockerfile with the repository as context
+    // (.dockerignore keeps it to the worker's sources); synth only hashes it.
+    const image = ecs.ContainerImage.fromAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 });
+    const container = (name: string, step: 'chunk' | 'encode') =>
+      new batch.EcsFargateContainerDefinition(this, name, {
+        image,
+        cpu: props.cpu / 1024,
+        memory: Size.mebibytes(props.memoryMiB),
+        assignPublicIp: true,
+        ephemeralStorageSize: Size.gibibytes(30),
+        fargateCpuArchitecture: arm ? ecs.CpuArchitecture.ARM64 : ecs.CpuArchitecture.X86_64,
+        fargateOperatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
+        jobRole: this.jobRole,
+        executionRole: this.executionRole,
+        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, RENDER_STEP: step },
+        logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: step }),
+      });
+    // Retried: the worker's own request (its chunk failed on our side and is pending
+    // again), a reclaimed Fargate Spot task, a lost host, an image pull that failed.
+    // Anything else ends the attempt: a user's bad input has already failed the job.
+    const retryStrategies = [
+      batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.custom({ onExitCode: WORKER_RETRY_EXIT_CODE })),
+      batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.custom({ onStatusReason: 'Your Spot Task was interrupted*' })),
+      batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.SPOT_INSTANCE_RECLAIMED),
+      batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.CANNOT_PULL_CONTAINER),
+      batch.RetryStrategy.of(batch.Action.EXIT, batch.Reason.custom({ onReason: '*' })),
+    ];
+    this.renderJob = new batch.EcsJobDefinition(this, 'RenderJob', {
+      container: container('RenderContainer', 'chunk'),
+      retryAttempts: RENDER_ATTEMPTS,
+      retryStrategies,
+      timeout: CHUNK_TIMEOUT,
+      propagateTags: true,
+    });
+    this.encodeJob = new batch.EcsJobDefinition(this, 'EncodeJob', {
+      container: container('EncodeContainer', 'encode'),
+      retryAttempts: RENDER_ATTEMPTS,
+      retryStrategies,
+      timeout: ENCODE_TIMEOUT,
+      propagateTags: true,
+    });
+
+    // Workers read inputs (and delete them once processed, as the About page
+    // promises), write, read back and delete outputs (frames go once the video is
+    // stored), and update their job and its chunks. (Their e-mail rights are
+    // granted by the stack, which owns the mail identity.)
+    const { table, uploadsBucket, outputsBucket } = props.storage;
+    table.grantReadWriteData(this.jobRole);
+    uploadsBucket.grantRead(this.jobRole);
+    uploadsBucket.grantDelete(this.jobRole);
+    outputsBucket.grantReadWrite(this.jobRole);
+    outputsBucket.grantDelete(this.jobRole);
+    this.logGroup.grantWrite(this.executionRole);
+  }
+
+  /** SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more). */
+  grantSubmit(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['batch:SubmitJob'],
+        resources: [this.jobQueue.jobQueueArn, this.renderJob.jobDefinitionArn, this.encodeJob.jobDefinitionArn],
+      }),
+    );
+  }
+
+  /** The settings the API needs to submit renders (core/config.ts reads them). */
+  get submitEnvironment(): Record<string, string> {
+    return {
+      RENDER_MODE: 'batch',
+      RENDER_JOB_QUEUE: this.jobQueue.jobQueueArn,
+      RENDER_JOB_DEFINITION: this.renderJob.jobDefinitionArn,
+      ENCODE_JOB_DEFINITION: this.encodeJob.jobDefinitionArn,
+    };
+  }
+}

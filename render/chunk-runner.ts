@@ -1,0 +1,233 @@
+/**
+ * Renders one chunk of a job's frames: the code an AWS Batch array child runs, and
+ * each process of the local worker pool. The chunk is claimed under a condition
+ * first, so two workers never render the same frames; every frame is stored as
+ * soon as Blender writes it, so a lost worker costs at most the frame in flight.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { getScene } from '../shared/catalogue';
+import { frameFile } from '../shared/render-contract';
+import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
+import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
+import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type ChunkRecord } from '../core/jobs/chunks';
+import { completeJob, failJob } from '../core/jobs/outcomes';
+import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
+import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
+
+/** How often a worker renews its chunk's lease and the job's heartbeat. */
+export const HEARTBEAT_MS = 5_000;
+/** A frame whose upload or record fails is tried this many times before the chunk gives up. */
+export const FRAME_STORE_ATTEMPTS = 3;
+
+/**
+ * done: the chunk is rendered. retry: this attempt failed on our side and the chunk
+ * is pending again (the caller runs it again: Batch through its retry strategy,
+ * the local pool by queueing it). failed: the job failed. stopped: the job was
+ * abandoned or failed elsewhere, or the worker was told to stop. skipped: nothing
+ * to do (already done, held by another worker, or the job is not running).
+ */
+export type ChunkOutcome = 'done' | 'retry' | 'failed' | 'stopped' | 'skipped';
+
+export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
+
+export interface ChunkRunOptions {
+  workerId: string;
+  signal?: AbortSignal;
+  /** Blender's render threads; by default all the machine's cores. */
+  threads?: number;
+  /** Called once with the figures of the run, for benchmarks. */
+  onTimings?: (timings: ChunkTimings) => void;
+}
+
+export interface ChunkTimings {
+  /** From the start of runChunk to its end. */
+  totalMs: number;
+  /** The Blender process's wall time. */
+  blenderMs: number;
+  frames: number;
+}
+
+export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
+  const started = Date.now();
+  const job = await getJob(jobId);
+  if (!job || (job.status !== 'queued' && job.status !== 'rendering')) return 'skipped';
+  const claim = await claimChunk(jobId, index, options.workerId);
+  if (!claim.claimed) {
+    if (claim.reason !== 'exhausted') return 'skipped';
+    return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+  }
+  const chunk = claim.chunk;
+  const giveUp = async (reason: string, cause: 'internal' | 'input') => {
+    await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
+    return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+  };
+
+  if (!(await findBlender())) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
+  if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
+
+  const workDir = await mkdtemp(join(tmpdir(), `chunk-${jobId.slice(0, 8)}-${index}-`));
+  const stop = new AbortController();
+  let stoppedBySignal = false;
+  // The worker being stopped (Spot reclaim, Ctrl-C on the local stack) stops Blender too.
+  options.signal?.addEventListener(
+    'abort',
+    () => {
+      stoppedBySignal = true;
+      stop.abort();
+    },
+    { once: true },
+  );
+  let loggedLines = job.loggedLines ?? 0;
+  const heartbeat = setInterval(() => {
+    const at = new Date();
+    Promise.all([
+      renewChunkLease(jobId, index, options.workerId, at),
+      updateJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
+    ])
+      .then(([held, alive]) => {
+        // Abandoned by the user, failed by the sweep, or the chunk given to another worker: stop rendering.
+        if (!held || !alive) stop.abort();
+      })
+      // A missed heartbeat is not fatal: the lease outlives several of them.
+      .catch((error) => console.error('Heartbeat failed', error));
+  }, HEARTBEAT_MS);
+
+  let blenderMs = 0;
+  let stores: ReturnType<typeof storeFramesInOrder> | undefined;
+  try {
+    let inputFile: string | null = null;
+    if (job.inputKey) {
+      inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
+      await downloadInput(job.inputKey, inputFile);
+    }
+    const outputDir = join(workDir, 'out');
+    await mkdir(join(outputDir, 'frames'), { recursive: true });
+    // Frames a lost worker already stored are not rendered again.
+    const stored = new Set(job.uploaded_frames ?? []);
+    const frames = job.isStillRender ? [1] : framesOf(chunk).filter((frame) => !stored.has(frame));
+    const frameSeconds: Record<string, number> = {};
+    const blenderStart = Date.now();
+    if (frames.length > 0) {
+      stores = storeFramesInOrder(job, outputDir, () => Math.min(loggedLines, job.totalLogLines - 1), () => stop.abort());
+      let lastMark = Date.now();
+      await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
+        signal: stop.signal,
+        threads: options.threads,
+        timeoutMs: renderTimeLimitSeconds(frames.length, { resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) }) * 1000,
+        onLog: (message, level) => {
+          loggedLines += 1;
+          // The render loop starts after the scene is built: the first frame's time starts there.
+          if (level === 'info' && message.startsWith('rendering ')) lastMark = Date.now();
+        },
+        onProgress: ({ frame }) => {
+          const now = Date.now();
+          frameSeconds[String(frame)] = Number(((now - lastMark) / 1000).toFixed(3));
+          lastMark = now;
+          if (!job.isStillRender) stores!.add(frame);
+        },
+      }).finally(() => (blenderMs = Date.now() - blenderStart));
+      await stores!.finished();
+    }
+    if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
+
+    if (job.isStillRender) {
+      const output = await uploadOutput(job.userId, jobId, 'final.png', join(outputDir, 'still.png'), 'image/png');
+      if (!(await finishChunk(jobId, index, options.workerId, frameSeconds))) return 'stopped';
+      const rendering = (await getJob(jobId))!;
+      const done = await completeJob(rendering, {
+        fileMetadata: [{ name: 'final.png', key: output.key, contentType: 'image/png', size: output.size }],
+        mainOutputPath: output.key,
+        mainOutputType: 'image/png',
+      });
+      if (!done) return 'stopped';
+      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+      return 'done';
+    }
+    return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
+  } catch (thrown) {
+    // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
+    const storeError = stores ? await stores.finished().then(() => undefined, (e: unknown) => e) : undefined;
+    const error = storeError ?? thrown;
+    if (stop.signal.aborted && !storeError) return await stopped(chunk, options.workerId, stoppedBySignal);
+    // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
+    if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
+    const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
+    console.error(`Job ${jobId} chunk ${index} attempt ${chunk.attempts} failed`, error);
+    const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
+    if (next === 'pending') return 'retry';
+    if (next === 'failed') return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+    return 'stopped';
+  } finally {
+    clearInterval(heartbeat);
+    await rm(workDir, { recursive: true, force: true });
+    options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length });
+  }
+}
+
+/**
+ * A stopped worker gives its chunk back at once (still its own, if the job stopped
+ * under it), so the next worker need not wait for the lease to run out.
+ */
+async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean): Promise<ChunkOutcome> {
+  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true }).catch(() => undefined);
+  return 'stopped';
+}
+
+function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
+  return {
+    sceneId: job.sceneId,
+    customText: job.custom_text ?? '',
+    options: job.options,
+    inputFile,
+    resolutionX: job.resolution_x,
+    resolutionY: job.resolution_y,
+    mode: job.mode,
+    frameStart: 1,
+    frameEnd: job.isStillRender ? 1 : job.total_frames,
+    frames: job.isStillRender ? undefined : frames,
+    alignment: job.alignment ?? null,
+    isTest: job.isTest,
+    ...(job.samples ? { samples: job.samples } : {}),
+    outputDir,
+  };
+}
+
+export class FrameStoreError extends Error {}
+
+/**
+ * Stores frames one after another, in the order Blender wrote them. A failed upload
+ * or record is tried again with a short back-off; when a frame cannot be stored the
+ * render is stopped and finished() rejects with a FrameStoreError, never leaving a
+ * rejected promise unobserved.
+ */
+function storeFramesInOrder(job: JobRecord, outputDir: string, loggedLines: () => number, stopRender: () => void) {
+  let chain: Promise<void> = Promise.resolve();
+  let failure: FrameStoreError | undefined;
+  const store = async (frame: number) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await uploadOutput(job.userId, job.jobId, frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
+        // False: the job stopped rendering (abandoned, failed by the sweep).
+        if (!(await recordRenderedFrame(job.jobId, frame, loggedLines()))) stopRender();
+        return;
+      } catch (error) {
+        if (attempt >= FRAME_STORE_ATTEMPTS) throw new FrameStoreError(`frame ${frame} could not be stored: ${(error as Error)?.message ?? error}`);
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      }
+    }
+  };
+  return {
+    add(frame: number) {
+      chain = chain.then(() => (failure ? undefined : store(frame))).catch((error) => {
+        failure = error instanceof FrameStoreError ? error : new FrameStoreError(String(error));
+        stopRender();
+      });
+    },
+    async finished() {
+      await chain;
+      if (failure) throw failure;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The encode step of an animation, run once every chunk is done: on AWS the Batch
+ * job that depends on the array of chunks, locally the pool's task queued after the
+ * last chunk. Frames stream from storage into ffmpeg one at a time, the video goes
+ * up as a multipart upload, and the frames are deleted once the video is stored (a
+ * done job cannot be resumed, so nothing needs them any more).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { getScene } from '../shared/catalogue';
+import { FPS } from '../shared/files';
+import { frameFile } from '../shared/render-contract';
+import { getJob, updateJob } from '../core/jobs/jobs';
+import { claimEncode } from '../core/jobs/chunks';
+import { completeJob, failJob } from '../core/jobs/outcomes';
+import { deleteInput, deleteOutputsUnder, downloadInput, readOutput, uploadLargeOutput, uploadOutput } from '../core/storage/storage';
+import { encodeMp4FromStreams, makeThumbnail } from './encode';
+import { HEARTBEAT_MS } from './chunk-runner';
+
+export type EncodeOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
+
+export async function runEncode(jobId: string, options: { workerId: string }): Promise<EncodeOutcome> {
+  const job = await getJob(jobId);
+  if (!job || job.status !== 'rendering' || job.isStillRender) return 'skipped';
+  if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
+  const heartbeat = setInterval(() => {
+    claimEncode(jobId, options.workerId)
+      .then(() => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
+      .catch((error) => console.error('Heartbeat failed', error));
+  }, HEARTBEAT_MS);
+  const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
+  try {
+    const withAudio = getScene(job.sceneId)?.type === 'sound' && job.inputKey;
+    let audioFile: string | undefined;
+    if (withAudio) {
+      audioFile = join(workDir, `input${extname(job.inputKey!).toLowerCase()}`);
+      await downloadInput(job.inputKey!, audioFile);
+    }
+    const video = join(workDir, 'final.mp4');
+    async function* framesFromStorage() {
+      for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await readOutput(job!.userId, jobId, frameFile(frame));
+    }
+    await encodeMp4FromStreams(framesFromStorage(), video, FPS, audioFile);
+    const thumbnail = join(workDir, 'thumbnail.jpg');
+    await makeThumbnail(video, thumbnail);
+    const storedVideo = await uploadLargeOutput(job.userId, jobId, 'final.mp4', video, 'video/mp4');
+    const storedThumb = await uploadOutput(job.userId, jobId, 'thumbnail.jpg', thumbnail, 'image/jpeg');
+    const done = await completeJob((await getJob(jobId))!, {
+      fileMetadata: [
+        { name: 'final.mp4', key: storedVideo.key, contentType: 'video/mp4', size: storedVideo.size },
+        { name: 'thumbnail.jpg', key: storedThumb.key, contentType: 'image/jpeg', size: storedThumb.size },
+      ],
+      mainOutputPath: storedVideo.key,
+      mainOutputType: 'video/mp4',
+    });
+    if (!done) return 'stopped';
+    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => console.error('Frames not deleted', error));
+    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+    return 'done';
+  } catch (error) {
+    console.error(`Job ${jobId}: encoding failed`, error);
+    const reason = `The render failed on our side while encoding the video: ${(error as Error)?.message ?? error}`;
+    return (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'] })) ? 'failed' : 'stopped';
+  } finally {
+    clearInterval(heartbeat);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

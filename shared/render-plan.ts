@@ -1,0 +1,159 @@
+/**
+ * How a render job is split into chunks of frames, and what its progress says about
+ * the time left. Pure rules, shared by the server (which plans), the worker (which
+ * renders a chunk) and the web (which shows "about N min left").
+ */
+
+/** A contiguous run of frames rendered by one worker in one Blender process. */
+export interface ChunkRange {
+  /** 0-based position in the job's plan; the Batch array index of its first submission. */
+  index: number;
+  frameStart: number;
+  frameEnd: number;
+}
+
+export interface PlanSettings {
+  /** A chunk should take about this long to render (a minute or two keeps lost work small and start-up cost amortised). */
+  targetChunkSeconds: number;
+  /** No job is split into more chunks than this (one Batch array child per chunk). */
+  maxChunks: number;
+}
+
+export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: 90, maxChunks: 100 };
+
+/** Cycles samples of a final render and of a free test render (render/scenes/common.py uses the same). */
+export const FINAL_SAMPLES = 96;
+export const TEST_SAMPLES = 12;
+
+/**
+ * Measured on a 2-core machine: a Full-HD, 96-sample Text Animation frame takes about
+ * 186 s, i.e. about 0.93 s per megapixel per sample. Used only to size chunks before
+ * any frame of the job has been rendered.
+ */
+export const SECONDS_PER_MEGAPIXEL_SAMPLE = 0.93;
+
+export interface FrameCostInput {
+  resolutionX: number;
+  resolutionY: number;
+  samples: number;
+}
+
+/** A first guess at one frame's render time, from its pixels and samples. */
+export function estimateFrameSeconds({ resolutionX, resolutionY, samples }: FrameCostInput): number {
+  return Math.max(0.05, ((resolutionX * resolutionY) / 1e6) * samples * SECONDS_PER_MEGAPIXEL_SAMPLE);
+}
+
+export interface PlanInput extends FrameCostInput {
+  totalFrames: number;
+  isStill: boolean;
+}
+
+/**
+ * Splits frames 1..totalFrames into chunks of equal size (the last may be shorter):
+ * a still is one chunk; an animation gets as many frames per chunk as fit in the
+ * target time, and no more chunks than the maximum.
+ */
+export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): ChunkRange[] {
+  if (!Number.isInteger(input.totalFrames) || input.totalFrames < 1) throw new RangeError(`totalFrames must be a positive integer, not ${input.totalFrames}`);
+  if (!(settings.maxChunks >= 1) || !(settings.targetChunkSeconds > 0)) throw new RangeError('maxChunks must be at least 1 and targetChunkSeconds positive');
+  if (input.isStill) return [{ index: 0, frameStart: 1, frameEnd: 1 }];
+  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds(input)));
+  const byCount = Math.ceil(input.totalFrames / Math.floor(settings.maxChunks));
+  const size = Math.min(input.totalFrames, Math.max(byTime, byCount));
+  const chunks: ChunkRange[] = [];
+  for (let start = 1, index = 0; start <= input.totalFrames; start += size, index += 1) {
+    chunks.push({ index, frameStart: start, frameEnd: Math.min(input.totalFrames, start + size - 1) });
+  }
+  return chunks;
+}
+
+export const framesOf = (chunk: Pick<ChunkRange, 'frameStart' | 'frameEnd'>): number[] =>
+  Array.from({ length: chunk.frameEnd - chunk.frameStart + 1 }, (_, i) => chunk.frameStart + i);
+
+// ---------------------------------------------------------------- progress and time left
+
+export interface FarmProgress {
+  totalFrames: number;
+  framesDone: number;
+  chunksTotal: number;
+  chunksDone: number;
+  chunksRunning: number;
+  /** Sum of the wall times of the finished chunks (claim to done), seconds. */
+  chunkSecondsDone: number;
+  /** Frames in the finished chunks. */
+  chunkFramesDone: number;
+}
+
+/**
+ * Seconds left for a job being rendered. Once a chunk has finished, from the
+ * finished chunks' measured seconds per frame, spread over the chunks running at
+ * once; before that, from the price estimate minus the time already spent.
+ * Null when nothing can be said.
+ */
+export function estimateSecondsLeft(
+  progress: FarmProgress,
+  fallback: { estimatedRenderTimeMinutes?: number; startedAt?: number; now: number },
+): number | null {
+  const framesLeft = Math.max(0, progress.totalFrames - progress.framesDone);
+  if (framesLeft === 0) return 0;
+  if (progress.chunkFramesDone > 0 && progress.chunkSecondsDone > 0) {
+    const perFrame = progress.chunkSecondsDone / progress.chunkFramesDone;
+    const chunksLeft = Math.max(1, progress.chunksTotal - progress.chunksDone);
+    const parallel = Math.max(1, Math.min(progress.chunksRunning, chunksLeft));
+    return (framesLeft * perFrame) / parallel;
+  }
+  if (!(fallback.estimatedRenderTimeMinutes! > 0)) return null;
+  const spent = fallback.startedAt !== undefined ? Math.max(0, (fallback.now - fallback.startedAt) / 1000) : 0;
+  return Math.max(0, fallback.estimatedRenderTimeMinutes! * 60 - spent);
+}
+
+/** "about 3 min left" (never "0 min": under a minute reads "less than a minute left"). */
+export function formatTimeLeft(seconds: number | null): string | null {
+  if (seconds === null || !Number.isFinite(seconds)) return null;
+  if (seconds < 60) return 'less than a minute left';
+  return `about ${Math.round(seconds / 60)} min left`;
+}
+
+// ---------------------------------------------------------------- limits
+
+/** A chunk may run this many times its estimate before Blender is stopped... */
+export const RENDER_LIMIT_FACTOR = 4;
+/** ...but never less than this: start-up and a slow, shared machine must not fail a small render. */
+export const RENDER_LIMIT_FLOOR_SECONDS = 10 * 60;
+
+/** The wall-clock limit of one Blender run over `frames` frames. */
+export function renderTimeLimitSeconds(frames: number, cost: FrameCostInput): number {
+  return Math.max(RENDER_LIMIT_FLOOR_SECONDS, Math.ceil(RENDER_LIMIT_FACTOR * frames * estimateFrameSeconds(cost)));
+}
+
+/** The job fields the time left is computed from (any job record or view that has them). */
+export interface FarmJobFields {
+  status: string;
+  total_frames: number;
+  uploaded_frames: readonly unknown[];
+  chunksTotal?: number;
+  chunksDone?: number;
+  chunksRunning?: number;
+  chunkSecondsDone?: number;
+  chunkFramesDone?: number;
+  estimatedRenderTimeMinutes?: number;
+  startTime?: string;
+}
+
+/** Seconds left for a rendering job, null when it is not rendering or nothing can be said yet. */
+export function jobSecondsLeft(job: FarmJobFields, now: number): number | null {
+  if (job.status !== 'rendering' || !job.chunksTotal) return null;
+  const startedAt = job.startTime ? Date.parse(job.startTime) : undefined;
+  return estimateSecondsLeft(
+    {
+      totalFrames: job.total_frames,
+      framesDone: job.uploaded_frames.length,
+      chunksTotal: job.chunksTotal,
+      chunksDone: job.chunksDone ?? 0,
+      chunksRunning: job.chunksRunning ?? 0,
+      chunkSecondsDone: job.chunkSecondsDone ?? 0,
+      chunkFramesDone: job.chunkFramesDone ?? 0,
+    },
+    { estimatedRenderTimeMinutes: job.estimatedRenderTimeMinutes, startedAt: Number.isFinite(startedAt) ? startedAt : undefined, now },
+  );
+}

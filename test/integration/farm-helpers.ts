@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JobRecord } from '../../core/jobs/jobs';
+
+/** A queued job written straight to the table: no worker is launched for it. */
+export function queuedJob(overrides: Partial<JobRecord> = {}): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    jobId: randomUUID(),
+    userId: randomUUID(),
+    userEmail: 'farm@example.com',
+    sceneId: 1,
+    blendFile: 'text.blend',
+    status: 'queued',
+    created_at: now,
+    lastActive: now,
+    lastHeartbeat: now,
+    mode: 'animation',
+    isStillRender: false,
+    isTest: false,
+    resolution_x: 1920,
+    resolution_y: 1080,
+    options: '',
+    total_frames: 120,
+    uploaded_frames: [],
+    totalLogLines: 100,
+    loggedLines: 0,
+    estimatedPrice: 0,
+    estimatedRenderTimeMinutes: 5.8,
+    totalBillableTimeMinutes: 5.8,
+    estimatedCloudRunCost: 0,
+    priceBreakdown: '{}',
+    priceCalculationTimestamp: now,
+    paymentMethod: 'free',
+    paymentStatus: 'free',
+    attempts: 1,
+    ...overrides,
+  };
+}
+
+/**
+ * A Blender that records which frames it was asked for (one JSON line per run in
+ * BLENDER_CALLS_LOG) and then runs the real one. With BLENDER_FAIL_FRAME set, a run
+ * asked for that frame crashes instead, as a broken machine would.
+ */
+export function recordingBlender(dir: string, realBlender: string): string {
+  const file = join(dir, 'blender');
+  writeFileSync(
+    file,
+    `#!${process.execPath}
+const { appendFileSync, readFileSync } = require('node:fs');
+const { spawn } = require('node:child_process');
+const args = process.argv.slice(2);
+const last = args[args.length - 1] ?? '';
+if (last.endsWith('.json')) {
+  const { frames, mode } = JSON.parse(readFileSync(last, 'utf8'));
+  appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n');
+  if (process.env.BLENDER_FAIL_FRAME && (frames ?? []).includes(Number(process.env.BLENDER_FAIL_FRAME))) process.exit(1);
+}
+const child = spawn(${JSON.stringify(realBlender)}, args, { stdio: 'inherit' });
+for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? 1));
+`,
+  );
+  chmodSync(file, 0o755);
+  return file;
+}
+
+export function blenderCalls(log: string): { frames: number[] | null; mode: string }[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}

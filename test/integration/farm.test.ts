@@ -1,0 +1,178 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { s3Client } from '../../adapters/aws';
+import { LocalRenderPool, type PoolTask } from '../../adapters/local-render-pool';
+import { getConfig } from '../../core/config';
+import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
+import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
+import { resumeRenderJob } from '../../core/jobs/render-jobs';
+import { findBlender } from '../../render/blender';
+import { runChunk } from '../../render/chunk-runner';
+import { resetConfig } from '../../core/config';
+import { resetClients } from '../../adapters/aws';
+import { freePort } from '../../infra/local/ports';
+import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
+
+const dir = mkdtempSync(join(tmpdir(), 'farm-'));
+let blender: string;
+
+beforeAll(async () => {
+  const real = await findBlender();
+  if (!real) throw new Error('These tests need Blender: apt-get install -y blender');
+  blender = recordingBlender(dir, real.path);
+});
+
+/** A pool of this test's own, its Blender recording the frames asked for. */
+function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void) {
+  const log = join(dir, `${name}.calls`);
+  const workers = new LocalRenderPool({
+    workers: 2,
+    jobsPerUser: 2,
+    jobsDir: join(dir, 'jobs'),
+    env: { ...process.env, BLENDER_PATH: blender, BLENDER_CALLS_LOG: log, ...extraEnv },
+    onExit,
+  });
+  return { workers, log };
+}
+
+/** An 8-frame Text Animation, tiny and with few samples, planned in 4 chunks of 2 frames. */
+async function smallAnimation(overrides: Partial<JobRecord> = {}): Promise<JobRecord> {
+  const job = queuedJob({ resolution_x: 64, resolution_y: 64, total_frames: 8, samples: 2, custom_text: 'Hi', totalLogLines: 40, ...overrides });
+  await createJob(job);
+  await planOrResumeChunks(job, { targetChunkSeconds: 0.0001, maxChunks: 4 });
+  return job;
+}
+
+async function storedKeys(job: JobRecord): Promise<string[]> {
+  const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `users/${job.userId}/jobs/${job.jobId}/` }));
+  return Contents.map((o) => o.Key!.split(`${job.jobId}/`)[1]).sort();
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('the local render farm', () => {
+  const pools: LocalRenderPool[] = [];
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.stop()));
+  });
+
+  it('when an animation is rendered by two workers, each chunk is rendered once, then the video is encoded and the frames deleted', async () => {
+    const { workers, log } = pool('plain');
+    pools.push(workers);
+    const job = await smallAnimation();
+    workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+    await workers.idle();
+    const done = (await getJob(job.jobId))!;
+    expect(done.status, done.crashReason).toBe('done');
+    const asked = blenderCalls(log).map((call) => call.frames);
+    expect(asked.flat().sort((a, b) => a! - b!)).toEqual(range(1, 8));
+    expect(asked).toHaveLength(4);
+    expect(done).toMatchObject({ chunksTotal: 4, chunksDone: 4, chunksRunning: 0, chunkFramesDone: 8 });
+    expect(Object.keys(done.frameRenderSeconds!).map(Number).sort((a, b) => a - b)).toEqual(range(1, 8));
+    expect(Object.values(done.frameRenderSeconds!).every((s) => s > 0)).toBe(true);
+    expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
+    expect(await storedKeys(job)).toEqual(['final.mp4', 'thumbnail.jpg']);
+  });
+
+  it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
+    const { workers, log } = pool('still');
+    pools.push(workers);
+    const job = queuedJob({ mode: 'still', isStillRender: true, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Hi' });
+    await createJob(job);
+    expect((await planOrResumeChunks(job)).map((c) => c.index)).toEqual([0]);
+    workers.submit(job.jobId, job.userId, [0]);
+    await workers.idle();
+    const done = (await getJob(job.jobId))!;
+    expect(done.status, done.crashReason).toBe('done');
+    expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
+    expect(await storedKeys(job)).toEqual(['final.png']);
+  });
+
+  it('when a chunk\'s worker is killed mid-render, the chunk is retried on its own and the job completes', async () => {
+    const exits: { task: PoolTask; signal: NodeJS.Signals | null }[] = [];
+    const { workers, log } = pool('killed', {}, (task, _code, signal) => exits.push({ task, signal }));
+    pools.push(workers);
+    const job = await smallAnimation();
+    workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+    // Kill the worker of chunk 2 once Blender is rendering it.
+    const pidFile = join(dir, 'jobs', job.jobId, 'chunk-2.pid');
+    for (const deadline = Date.now() + 120_000; ; ) {
+      if (existsSync(pidFile) && blenderCalls(log).some((call) => call.frames?.includes(5))) break;
+      if (Date.now() > deadline) throw new Error('chunk 2 never started');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    await workers.idle();
+    const done = (await getJob(job.jobId))!;
+    expect(done.status, done.crashReason).toBe('done');
+    expect(exits.some((e) => e.task.kind === 'chunk' && e.task.index === 2 && e.signal === 'SIGKILL')).toBe(true);
+    const chunks = await listChunksOfJob(job.jobId);
+    expect(chunks.map((c) => c.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(chunks[2].attempts).toBe(2);
+    expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
+  });
+
+  it('when a chunk fails on every attempt, the job fails; a resume then renders only the missing chunk', async () => {
+    const failing = pool('failing', { BLENDER_FAIL_FRAME: '7' });
+    pools.push(failing.workers);
+    const job = await smallAnimation();
+    failing.workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+    await failing.workers.idle();
+    const failed = (await getJob(job.jobId))!;
+    expect(failed.status).toBe('failed');
+    expect(failed.crashReason).toMatch(/failed on every attempt/);
+    expect(blenderCalls(failing.log).filter((call) => call.frames?.includes(7))).toHaveLength(3);
+    const chunks = await listChunksOfJob(job.jobId);
+    expect(chunks[3]).toMatchObject({ status: 'failed', attempts: 3 });
+
+    // The resume goes through the same path as the API: the launcher plans (keeping done chunks) and hands them to the local pool.
+    const calls = join(dir, 'resume.calls');
+    const previous = { BLENDER_PATH: process.env.BLENDER_PATH, BLENDER_CALLS_LOG: process.env.BLENDER_CALLS_LOG, LOCAL_JOBS_DIR: process.env.LOCAL_JOBS_DIR };
+    Object.assign(process.env, { BLENDER_PATH: blender, BLENDER_CALLS_LOG: calls, LOCAL_JOBS_DIR: join(dir, 'jobs') });
+    try {
+      await resumeRenderJob({ userId: job.userId, email: job.userEmail, emailVerified: true }, job.jobId);
+      const { localPool } = await import('../../adapters/render-launcher');
+      pools.push(localPool());
+      await localPool().idle();
+    } finally {
+      for (const [name, value] of Object.entries(previous)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    }
+    const done = (await getJob(job.jobId))!;
+    expect(done.status, done.crashReason).toBe('done');
+    const resumedFrames = blenderCalls(calls).map((call) => call.frames);
+    // Frames 7 and 8 made up the failed chunk; whatever the killed attempts stored is not asked for again.
+    expect(resumedFrames.flat().every((frame) => frame === 7 || frame === 8)).toBe(true);
+    expect(resumedFrames.flat()).toContain(7);
+    expect(await storedKeys(job)).toEqual(['final.mp4', 'thumbnail.jpg']);
+  });
+
+  it('when storage fails while frames are stored, each frame is retried, then the chunk fails cleanly and goes back to pending', async () => {
+    const job = await smallAnimation({ total_frames: 2 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const previous = { S3_ENDPOINT: process.env.S3_ENDPOINT, BLENDER_PATH: process.env.BLENDER_PATH, BLENDER_CALLS_LOG: process.env.BLENDER_CALLS_LOG };
+    // Nothing listens on this port: every upload fails as if storage were down.
+    Object.assign(process.env, { S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, BLENDER_PATH: blender, BLENDER_CALLS_LOG: join(dir, 'storage-down.calls') });
+    resetConfig();
+    resetClients();
+    let outcome: string;
+    try {
+      outcome = await runChunk(job.jobId, 0, { workerId: 'storage-down' });
+    } finally {
+      for (const [name, value] of Object.entries(previous)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+      resetConfig();
+      resetClients();
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(outcome).toBe('retry');
+    expect(unhandled).toEqual([]);
+    const [chunk] = await listChunksOfJob(job.jobId);
+    expect(chunk).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(chunk.lastError).toMatch(/could not be stored/);
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 0, uploaded_frames: [] });
+  });
+});
