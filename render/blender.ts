@@ -14,20 +14,20 @@
  *                                           answers DENOISED (or FAILED <why>) on Blender's stdin
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
  */
-import { spawn, execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
-export const BLENDER_MISSING_MESSAGE =
-  'Blender is not installed on this machine: install it with `apt-get install -y blender python3-numpy ffmpeg` (Blender 3.4+), or set BLENDER_PATH.';
+
+export { BLENDER_MISSING_MESSAGE, findBlender, type BlenderInstall } from './blender-install';
 
 export type RenderMode = 'still' | 'animation';
 export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';
@@ -125,11 +125,6 @@ export class RenderError extends Error {
   }
 }
 
-export interface BlenderInstall {
-  path: string;
-  /** e.g. '3.4.1' */
-  version: string;
-}
 
 const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
 const LOG_TAIL_LINES = 40;
@@ -156,34 +151,6 @@ export function outputFile(outputDir: string, mode: RenderMode, frame = 1): stri
   return path.join(outputDir, mode === 'still' ? STILL_FILE : frameFile(frame));
 }
 
-/**
- * The Blender to use: BLENDER_PATH, else `blender` on PATH. Null when it is missing or
- * does not answer `--version` like Blender.
- */
-export async function findBlender(): Promise<BlenderInstall | null> {
-  const configured = process.env.BLENDER_PATH?.trim();
-  const candidate = configured || (await findOnPath('blender'));
-  if (!candidate) return null;
-  return new Promise((resolve) => {
-    execFile(candidate, ['--version'], { timeout: 60_000 }, (error, stdout) => {
-      const match = /Blender (\d+\.\d+(?:\.\d+)?)/.exec(String(stdout));
-      resolve(error || !match ? null : { path: candidate, version: match[1] });
-    });
-  });
-}
-
-async function findOnPath(command: string): Promise<string | null> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const file = path.join(dir, command);
-    try {
-      await access(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
-}
 
 /**
  * Renders one scene. Resolves with the files written by this run (still.png, or the

@@ -3,7 +3,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { documentClient, s3Client, tableName } from '../../adapters/aws';
 import { getConfig } from '../../core/config';
-import { findBlender, BLENDER_MISSING_MESSAGE } from '../../render/blender';
+import { findBlender, BLENDER_MISSING_MESSAGE } from '../../render/blender-install';
 
 export interface ComponentStatus {
   ok: boolean;
