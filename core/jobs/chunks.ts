@@ -6,11 +6,11 @@
  * attempt limit. The job item carries the counters the progress and the time
  * left are computed from.
  */
-import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, queryPages, tableName } from '../../adapters/aws';
 import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks, TEST_SAMPLES, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
-import { isConditionFailure } from '../db/transaction';
+import { isConditionFailure, Transaction } from '../db/transaction';
 import type { JobRecord } from './jobs';
 
 export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
@@ -148,33 +148,31 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
   if (chunk.attempts >= maxAttempts) return { claimed: false, reason: 'exhausted', chunk };
   const at = now.toISOString();
   try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.chunk(jobId, index),
-              UpdateExpression: 'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
-              ConditionExpression: '#status = :seen AND attempts = :seenAttempts',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
-            },
+    await new Transaction()
+      .add(
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.chunk(jobId, index),
+            UpdateExpression: 'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
+            ConditionExpression: '#status = :seen AND attempts = :seenAttempts',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
           },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.job(jobId),
-              // A lost worker's chunk was already counted as running.
-              UpdateExpression: 'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
-              ConditionExpression: '#status IN (:queued, :rendering)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
-            },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.job(jobId),
+            // A lost worker's chunk was already counted as running.
+            UpdateExpression: 'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
+            ConditionExpression: '#status IN (:queued, :rendering)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
           },
-        ],
-      }),
-    );
+        },
+      )
+      .commit();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
@@ -219,32 +217,30 @@ export async function finishChunk(jobId: string, index: number, workerId: string
     return `frameRenderSeconds.#f${i} = :f${i}`;
   });
   try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.chunk(jobId, index),
-              UpdateExpression: 'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
-              ConditionExpression: '#status = :rendering AND workerId = :worker',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
-            },
+    await new Transaction()
+      .add(
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.chunk(jobId, index),
+            UpdateExpression: 'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
+            ConditionExpression: '#status = :rendering AND workerId = :worker',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
           },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.job(jobId),
-              UpdateExpression: `SET ${['lastRenderActivity = :now', 'lastHeartbeat = :now', 'GSI2SK = :now', ...perFrame].join(', ')} ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames`,
-              ConditionExpression: '#status = :rendering',
-              ExpressionAttributeNames: jobNames,
-              ExpressionAttributeValues: jobValues,
-            },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.job(jobId),
+            UpdateExpression: `SET ${['lastRenderActivity = :now', 'lastHeartbeat = :now', 'GSI2SK = :now', ...perFrame].join(', ')} ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames`,
+            ConditionExpression: '#status = :rendering',
+            ExpressionAttributeNames: jobNames,
+            ExpressionAttributeValues: jobValues,
           },
-        ],
-      }),
-    );
+        },
+      )
+      .commit();
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -262,31 +258,29 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
   if (!chunk || chunk.status !== 'rendering' || chunk.workerId !== workerId) return undefined;
   const next: ChunkStatus = options.retry && chunk.attempts < (options.maxAttempts ?? CHUNK_MAX_ATTEMPTS) ? 'pending' : 'failed';
   try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.chunk(jobId, index),
-              UpdateExpression: 'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
-              ConditionExpression: '#status = :rendering AND workerId = :worker',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
-            },
+    await new Transaction()
+      .add(
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.chunk(jobId, index),
+            UpdateExpression: 'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
+            ConditionExpression: '#status = :rendering AND workerId = :worker',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
           },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.job(jobId),
-              UpdateExpression: 'ADD chunksRunning :minusOne',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.job(jobId),
+            UpdateExpression: 'ADD chunksRunning :minusOne',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':minusOne': -1 },
           },
-        ],
-      }),
-    );
+        },
+      )
+      .commit();
   } catch (failure) {
     if (isConditionFailure(failure)) return undefined;
     throw failure;

@@ -17,6 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { getScene } from '../../shared/catalogue';
 import { formatUsd, quoteRender } from '../../shared/pricing';
 import { getJob } from '../../core/jobs/jobs';
+import { listChunksOfJob } from '../../core/jobs/chunks';
 import {
   Visitors,
   dataDir,
@@ -360,7 +361,10 @@ describe('the product in Chromium, journey by journey', () => {
     const pidFile = join(dataDir(), 'jobs', jobId, 'worker.pid');
     const killed = new Set<number>();
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const pid = await eventually(`the worker of attempt ${attempt}`, () => Number(readFileSync(pidFile, 'utf8')), (p) => p > 0 && !killed.has(p), 60_000, 50);
+      // Killed once it holds the part (a worker killed before its claim is not an attempt).
+      await eventually(`attempt ${attempt} rendering`, async () => (await listChunksOfJob(jobId))[0], (chunk) => chunk?.attempts === attempt && chunk.status === 'rendering', 60_000, 50);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(killed.has(pid)).toBe(false);
       process.kill(pid, 'SIGKILL');
       killed.add(pid);
     }

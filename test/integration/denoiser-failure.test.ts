@@ -3,13 +3,10 @@
  * no frame is stored, rather than a noisy frame being shipped.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { inject } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '../../adapters/aws';
 import { getConfig } from '../../core/config';
-import { api, grantCredits, smallTextStill, verifiedUser } from './helpers';
+import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, verifiedUser } from './helpers';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
@@ -23,18 +20,7 @@ describe('render worker with a broken denoiser', () => {
     const { jobId } = created.body.job;
     // The API launched a worker with working weights: abandon the job so that worker stops, wait until it has,
     // then run the job again here with the weights file gone.
-    await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
-    const pidFile = join(inject('dataDir'), 'jobs', jobId, 'worker.pid');
-    const alive = () => {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8')), 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
-    expect(alive()).toBe(false);
+    await abandonAndWaitForWorker(user, jobId);
 
     const previous = process.env.DENOISER_WEIGHTS;
     process.env.DENOISER_WEIGHTS = '/nonexistent/weights/rt_hdr_alb_nrm.tza';

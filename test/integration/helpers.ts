@@ -1,7 +1,8 @@
 import { createPrivateKey, createSign, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import {
   AdminCreateUserCommand,
   AdminSetUserPasswordCommand,
@@ -147,3 +148,19 @@ export const smallTextStill = (overrides: Record<string, unknown> = {}) => ({
   paymentMethod: 'credits',
   ...overrides,
 });
+
+/** Abandons a job through the API and waits until the local worker it launched has exited. */
+export async function abandonAndWaitForWorker(user: TestUser, jobId: string): Promise<void> {
+  await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
+  const pidFile = join(inject('dataDir'), 'jobs', jobId, 'worker.pid');
+  const alive = () => {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
+  expect(alive()).toBe(false);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -9,7 +9,7 @@ import { s3Client } from '../../adapters/aws';
 import { getConfig } from '../../core/config';
 import { getJob } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
-import { api, grantCredits, postToStorage, smallTextStill, verifiedUser, type TestUser } from './helpers';
+import { abandonAndWaitForWorker, api, grantCredits, postToStorage, smallTextStill, verifiedUser, type TestUser } from './helpers';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
@@ -90,18 +90,7 @@ describe('render worker without Blender', () => {
     const { jobId } = created.body.job;
     // The API launched a worker with Blender: abandon the job so that worker stops, wait until it has, then run
     // the job again here without Blender.
-    await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
-    const pidFile = join(inject('dataDir'), 'jobs', jobId, 'worker.pid');
-    const alive = () => {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8')), 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
-    expect(alive()).toBe(false);
+    await abandonAndWaitForWorker(user, jobId);
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {

@@ -92,6 +92,13 @@ describe('AnalyticsDashboard', () => {
     expect(figure('Total Renders')).toBe('1,234▲ new');
   });
 
+  it('when neither range had a render, Total Renders shows no trend', async () => {
+    api.overview.mockResolvedValue(overviewFixture({ rendersGrowth: { current: 0, previous: 0, percentage: 0 } }));
+    render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    expect(figure('Total Renders')).toBe('1,234');
+  });
+
   it('when the range holds a single day, each series is a dot labelled with its value', async () => {
     const base = overviewFixture();
     api.overview.mockResolvedValue({ ...base, daily: [{ ...base.daily[1], renders_started: 4, renders_completed: 3, new_signups: 2 }] });

@@ -154,7 +154,8 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
         <StatCard
           title="Total Renders"
           value={formatCount(renders?.total_renders ?? 0)}
-          trend={growth ? growthTrend(growth.percentage) : undefined}
+          // Nothing to compare when neither range had a render (a fresh or cleared platform).
+          trend={growth && (growth.current > 0 || growth.previous > 0) ? growthTrend(growth.percentage) : undefined}
           sub={data ? `All time · trend: last ${data.days} days against the ${data.days} before` : 'All time'}
         />
         <StatCard title="Active Users" value={formatCount(data?.users?.active_users_7d ?? 0)} sub="Last 7 days" />
