@@ -70,25 +70,27 @@ export async function encodeMp4(
   if (missing.length > 0) {
     throw new MediaError('missing-frames', `Frames missing before encoding: ${missing.slice(0, 20).join(', ')}.`);
   }
+  // The image2 demuxer reads from start_number up to the first gap, and there is none.
+  const input = ['-framerate', String(fps), '-start_number', String(first), '-i', path.join(framesDir, 'frame_%04d.png')];
+  await runFfmpeg([...input, ...mp4OutputArgs(outFile, fps, audioFile, options)]);
+}
+
+/** What both encoders ask of ffmpeg after the frames' input: the soundtrack, the filters, H.264 and the file. */
+function mp4OutputArgs(outFile: string, fps: number, audioFile: string | undefined, options: EncodeOptions): string[] {
   const filters = [
     options.width ? `scale=${options.width}:-2` : 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
     ...(options.denoise ? ['hqdn3d=3:2:6:4'] : []),
     'format=yuv420p',
   ];
-  // The image2 demuxer reads from start_number up to the first gap, and there is none.
-  const input = ['-framerate', String(fps), '-start_number', String(first), '-i', path.join(framesDir, 'frame_%04d.png')];
-  const audioInput = audioFile ? ['-i', audioFile] : [];
-  const audioOutput = audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : [];
-  await runFfmpeg([
-    ...input,
-    ...audioInput,
+  return [
+    ...(audioFile ? ['-i', audioFile] : []),
     '-vf', filters.join(','),
     '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
     '-r', String(fps),
-    ...audioOutput,
+    ...(audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : []),
     '-movflags', '+faststart',
     outFile,
-  ]);
+  ];
 }
 
 /**
@@ -103,19 +105,7 @@ export async function encodeMp4FromStreams(
   audioFile?: string,
   options: EncodeOptions = {},
 ): Promise<number> {
-  const filters = [options.width ? `scale=${options.width}:-2` : 'scale=trunc(iw/2)*2:trunc(ih/2)*2', ...(options.denoise ? ['hqdn3d=3:2:6:4'] : []), 'format=yuv420p'];
-  const audioInput = audioFile ? ['-i', audioFile] : [];
-  const audioOutput = audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : [];
-  const args = [
-    '-y', '-v', 'error', '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0',
-    ...audioInput,
-    '-vf', filters.join(','),
-    '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
-    '-r', String(fps),
-    ...audioOutput,
-    '-movflags', '+faststart',
-    outFile,
-  ];
+  const args = ['-y', '-v', 'error', '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...mp4OutputArgs(outFile, fps, audioFile, options)];
   const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));

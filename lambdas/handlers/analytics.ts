@@ -19,7 +19,6 @@ import {
   type AnalyticsKind,
   type Conversion,
   type FunnelStep,
-  type RangeGrowth,
   type RecentSessionRow,
   type SceneCount,
 } from '../../shared/analytics';
