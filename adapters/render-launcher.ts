@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { BatchClient, SubmitJobCommand } from '@aws-sdk/client-batch';
+import { BatchClient, DescribeJobsCommand, SubmitJobCommand } from '@aws-sdk/client-batch';
 import { getConfig } from '../core/config';
-import { getJob } from '../core/jobs/jobs';
+import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from '../core/jobs/jobs';
 import { planOrResumeChunks } from '../core/jobs/chunks';
+import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from '../core/jobs/render-slots';
 import { LocalRenderPool } from './local-render-pool';
 
 let batch: BatchClient | undefined;
@@ -14,15 +15,57 @@ let pool: LocalRenderPool | undefined;
  * ones), then hands the chunks still to render to the farm: an AWS Batch array job
  * (one child per chunk) with a dependent encode job on AWS, the local worker pool
  * otherwise. Both run render/worker.ts, which reads everything else from the table.
+ * At most RENDER_JOBS_PER_USER jobs of one user are on the farm at once: on AWS the
+ * others wait in line (queued, `waitingForSlot`) until one of the user's jobs ends;
+ * the local pool keeps the same line in memory.
  */
 export async function launchRender(jobId: string): Promise<void> {
   const config = getConfig();
   const job = await getJob(jobId);
   if (!job) throw new Error(`Job ${jobId} not found`);
-  const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
-  const indexes = pending.map((chunk) => chunk.index);
-  if (config.RENDER_MODE === 'local') return localPool().submit(jobId, job.userId, indexes);
-  await submitToBatch(jobId, indexes, !job.isStillRender);
+  if (config.RENDER_MODE === 'local') {
+    const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
+    return localPool().submit(jobId, job.userId, pending.map((chunk) => chunk.index));
+  }
+  // Every job joins the end of its user's line, so a new job never overtakes one already waiting.
+  const joined = await updateJob(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
+  if (joined) await admitWaitingJobs(job.userId);
+}
+
+/**
+ * A job of the user reached an end (done, failed, abandoned): its slot goes back
+ * and the user's next waiting job, if any, goes to the farm. Safe to call twice.
+ */
+export async function releaseRenderSlotOf(job: Pick<JobRecord, 'jobId' | 'userId'>): Promise<void> {
+  if (getConfig().RENDER_MODE === 'local') return;
+  await releaseRenderSlot(job.userId, job.jobId);
+  await admitWaitingJobs(job.userId);
+}
+
+/**
+ * Sends the user's waiting jobs to the farm, first in line first, while a slot is
+ * free. The stale-job sweep calls it too, after giving back slots whose release
+ * was lost, so a line never stalls.
+ */
+export async function admitWaitingJobs(userId: string, { reconcile = false } = {}): Promise<string[]> {
+  const config = getConfig();
+  if (reconcile) await releaseSlotsOfEndedJobs(userId);
+  const admitted: string[] = [];
+  for (const waiting of await listJobsWaitingForSlot(userId)) {
+    if (!(await takeRenderSlot(userId, waiting.jobId, config.RENDER_JOBS_PER_USER))) break;
+    // Leaving the line is conditional: of two admitters, one submits; a job abandoned meanwhile gives its slot back.
+    const now = new Date().toISOString();
+    const left = await updateJob(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], whenStatusIn: ['queued'], condition: 'attribute_exists(waitingForSlot)' });
+    if (!left) {
+      const current = await getJob(waiting.jobId);
+      if (current?.status !== 'queued' && current?.status !== 'rendering') await releaseRenderSlot(userId, waiting.jobId);
+      continue;
+    }
+    const pending = await planOrResumeChunks(left, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
+    await submitToBatch(left.jobId, pending.map((chunk) => chunk.index), !left.isStillRender);
+    admitted.push(left.jobId);
+  }
+  return admitted;
 }
 
 async function submitToBatch(jobId: string, indexes: number[], encode: boolean): Promise<void> {
@@ -49,8 +92,9 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
     );
     renderJobId = submitted.jobId;
   }
-  if (!encode) return;
-  await batch.send(
+  const encodeJob = !encode
+    ? undefined
+    : await batch.send(
     new SubmitJobCommand({
       jobName: `encode-${jobId}`,
       jobQueue: config.RENDER_JOB_QUEUE,
@@ -62,6 +106,27 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
       tags: { jobId },
     }),
   );
+  const farmJobIds = [renderJobId, encodeJob?.jobId].filter((id): id is string => Boolean(id));
+  await updateJob(jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+}
+
+/** Batch states in which a job waits for capacity or for the jobs it depends on: no worker runs it yet. */
+const WAITING_ON_FARM = ['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING'];
+
+/**
+ * Whether a queued job's render is still waiting in the farm's queue (AWS only): a
+ * job that waits for capacity has no worker to report, which is not a lost worker.
+ * An array job's parent stays PENDING while its children run, so its children's
+ * summary is what tells.
+ */
+export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'>): Promise<boolean> {
+  const config = getConfig();
+  if (config.RENDER_MODE === 'local' || job.status !== 'queued' || !job.farmJobIds?.length) return false;
+  batch ??= new BatchClient({ region: config.AWS_REGION });
+  const { jobs: [render] = [] } = await batch.send(new DescribeJobsCommand({ jobs: job.farmJobIds.slice(0, 1) }));
+  const summary = render?.arrayProperties?.statusSummary;
+  if (summary) return !((summary.RUNNING ?? 0) > 0) && WAITING_ON_FARM.some((state) => (summary[state] ?? 0) > 0);
+  return render?.status !== undefined && WAITING_ON_FARM.includes(render.status);
 }
 
 /** Local only: the machine's render farm, as wide as its cores unless LOCAL_RENDER_WORKERS says otherwise. */

@@ -74,6 +74,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: '', id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/*]`, reason: 'Outputs of any job: the worker writes them, the API presigns downloads after checking the owner.' },
   { path: 'Render/WorkerRole', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/*]`, reason: "The worker reads any job's input and deletes it when done; chunks are claimed under a condition." },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
+  { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
   { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
   { path: BUCKET_DEPLOYMENT, id: 'AwsSolutions-IAM5[Resource::*]', reason: "CDK's web deployment function: CloudFront invalidation has no resource-level permission." },
   {

@@ -166,6 +166,7 @@ export class CloudRenderStack extends Stack {
     );
 
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
+    render.grantSweep(schedules.functions.StaleJobs.fn);
 
     const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: `CloudRender/${settings.stage}` });
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);

@@ -13,6 +13,8 @@ export const keys = {
   /** A job's chunks of frames live beside it, in the job's partition, in plan order. */
   chunk: (jobId: string, index: number) => ({ PK: `JOB#${jobId}`, SK: `CHUNK#${String(index).padStart(5, '0')}` }),
   jobPartition: (jobId: string) => `JOB#${jobId}`,
+  /** The ids of a user's jobs holding one of their render slots on the farm. */
+  renderSlots: (userId: string) => ({ PK: `USER#${userId}`, SK: 'RENDER_SLOTS' }),
   chunkPrefix: 'CHUNK#',
   jobsOfUser: (userId: string) => `USER#${userId}#JOBS`,
   jobInUserList: (userId: string, createdAt: string, jobId: string) => ({ GSI1PK: `USER#${userId}#JOBS`, GSI1SK: `${createdAt}#${jobId}` }),

@@ -35,6 +35,10 @@ export interface JobRecord extends JobView {
   /** The worker encoding the video once every chunk is done, and until when its claim holds. */
   encodeWorkerId?: string;
   encodeLeaseUntil?: string;
+  /** Since when a queued job waits for one of its user's render slots (AWS only; the local pool keeps its own line). */
+  waitingForSlot?: string;
+  /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
+  farmJobIds?: string[];
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
@@ -115,6 +119,20 @@ export async function listActiveJobsSilentSince(before: string): Promise<JobReco
     jobs.push(...items.map(jobFields));
   }
   return jobs;
+}
+
+/** A user's queued jobs waiting for one of their render slots, first in line first. */
+export async function listJobsWaitingForSlot(userId: string): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  for await (const items of queryPages({
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :active',
+    FilterExpression: 'userId = :user AND attribute_exists(waitingForSlot)',
+    ExpressionAttributeValues: { ':active': keys.activeJobs, ':user': userId },
+  })) {
+    jobs.push(...items.map(jobFields));
+  }
+  return jobs.sort((a, b) => a.waitingForSlot!.localeCompare(b.waitingForSlot!) || a.created_at.localeCompare(b.created_at));
 }
 
 /** Every queued or rendering job, oldest heartbeat first (the sparse sweep index holds only those). */

@@ -3,6 +3,7 @@ import { incrementCounters } from '../analytics/counters';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType, timeAccuracyRatio } from '../../shared/jobs';
 import { failAndRefund } from '../payments/fulfilment';
 import { sendJobReport } from './reports';
+import { releaseRenderSlot } from './render-slots';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';
@@ -29,6 +30,8 @@ export async function failJob(
   };
   const failed = cause === 'internal' ? await failAndRefund(job.jobId, change, now) : await updateJob(job.jobId, change);
   if (!failed) return undefined;
+  // The user's next waiting job goes to the farm at the next sweep (the worker cannot submit renders).
+  await releaseRenderSlot(failed.userId, failed.jobId);
   // One structured line per failed render: the stack's failed-render alarm counts these.
   console.log(JSON.stringify({ event: 'render_failed', jobId: job.jobId, cause, crashReason }));
   await incrementCounters(now, { renders_failed: 1 });
@@ -66,6 +69,7 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
     whenStatusIn: ['rendering'],
   });
   if (!done) return undefined;
+  await releaseRenderSlot(done.userId, done.jobId);
   await incrementCounters(now, { renders_completed: 1, total_render_time_minutes: Number(actual.toFixed(3)) });
   if (ratio !== null && shouldSendTimeAccuracyReport(ratio)) {
     const reportType = timeAccuracyReportType(ratio);

@@ -13,7 +13,7 @@ import { canAbandon, canResume } from '../../shared/jobs';
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
-import { launchRender } from '../../adapters/render-launcher';
+import { launchRender, releaseRenderSlotOf } from '../../adapters/render-launcher';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
@@ -194,6 +194,7 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
   const now = new Date().toISOString();
   const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
   if (!updated) throw new ConflictError(JOB_CHANGED);
+  await releaseRenderSlotOf(updated);
   return updated;
 }
 

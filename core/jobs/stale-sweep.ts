@@ -1,9 +1,10 @@
 import { WORKER_LOST_MS } from '../../shared/jobs';
 import { renderTimeLimitSeconds } from '../../shared/render-plan';
 import { samplesOf } from './chunks';
-import { listActiveJobs, listActiveJobsSilentSince } from './jobs';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
+import { admitWaitingJobs, waitingOnFarm } from '../../adapters/render-launcher';
+import { listActiveJobs, listActiveJobsSilentSince, updateJob } from './jobs';
 
 /** The crash reason a user reads when workers report but no frame has been stored for too long. */
 export const RENDER_STALLED = 'render stalled: no frame was finished for far longer than one should take. Your credits were refunded if you paid; you can resume the render.';
@@ -21,6 +22,13 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   const silent = await listActiveJobsSilentSince(silentSince);
   const failed: string[] = [];
   for (const job of silent) {
+    // A job waiting for one of its user's render slots has no worker to report; its line moves below.
+    if (job.waitingForSlot) continue;
+    // Still in the farm's queue (capacity is short): it keeps its place instead of failing as lost.
+    if (await waitingOnFarm(job)) {
+      await updateJob(job.jobId, { set: { lastHeartbeat: now.toISOString() }, whenStatusIn: ['queued'] });
+      continue;
+    }
     if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', silentSince }, now)) failed.push(job.jobId);
   }
   // Workers that still send heartbeats but store no frame (a hung upload, a stuck process) are judged on
@@ -32,6 +40,9 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     if ((job.lastRenderActivity ?? job.startTime ?? job.created_at) >= stalledSince) continue;
     if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
   }
+  // Slots given back by workers (which cannot submit renders), or whose release was lost, admit the next jobs in line.
+  const active = await listActiveJobs();
+  for (const userId of new Set(active.filter((job) => job.waitingForSlot).map((job) => job.userId))) await admitWaitingJobs(userId, { reconcile: true });
   // The sweep runs every minute: each run is one uptime sample (healthy when no worker was lost).
   await recordHealthSample(failed.length === 0, now);
   return failed;

@@ -155,6 +155,16 @@ export class RenderFarm extends Construct {
     );
   }
 
+  /**
+   * The stale-job sweep admits jobs waiting for their user's render slots, and asks
+   * Batch whether a silent queued job is still waiting for capacity. DescribeJobs
+   * has no resource-level permissions, hence its '*'.
+   */
+  grantSweep(grantee: iam.IGrantable): void {
+    this.grantSubmit(grantee);
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['batch:DescribeJobs'], resources: ['*'] }));
+  }
+
   /** The settings the API needs to submit renders (core/config.ts reads them). */
   get submitEnvironment(): Record<string, string> {
     return {

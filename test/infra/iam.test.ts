@@ -84,7 +84,7 @@ describe('IAM', () => {
   });
 
   it('when the API starts a render, it may submit Batch jobs only to the render queue with the render and encode definitions', () => {
-    for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/payments.ts']) expect(actionsOf(entry)).toContain('batch:SubmitJob');
+    for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/payments.ts', 'lambdas/scheduled/stale-jobs.ts']) expect(actionsOf(entry)).toContain('batch:SubmitJob');
     const [[queueId]] = resourcesOf(template, 'AWS::Batch::JobQueue');
     const definitionIds = resourcesOf(template, 'AWS::Batch::JobDefinition').map(([id]) => id).sort();
     expect(definitionIds).toHaveLength(2);
@@ -95,6 +95,13 @@ describe('IAM', () => {
       const resources = list(statement.Resource as never).map((resource) => JSON.stringify(resource)).sort();
       expect(resources, where).toEqual([{ 'Fn::GetAtt': [queueId, 'JobQueueArn'] }, ...definitionIds.map((id) => ({ Ref: id }))].map((ref) => JSON.stringify(ref)).sort());
     }
+  });
+
+  it('when the stale-job sweep runs, it may ask Batch whether a silent job still waits for capacity, and nothing else may', () => {
+    const describers = allowStatements().filter(([, statement]) => list(statement.Action).includes('batch:DescribeJobs'));
+    expect(describers).toHaveLength(1);
+    expect(list(describers[0][1].Action)).toEqual(['batch:DescribeJobs']);
+    expect(actionsOf('lambdas/scheduled/stale-jobs.ts')).toContain('batch:DescribeJobs');
   });
 
   it('when functions that do not pay or render run, they cannot read the Stripe secret or start tasks', () => {
