@@ -92,20 +92,20 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
     );
     renderJobId = submitted.jobId;
   }
-  const encodeJob = !encode
-    ? undefined
-    : await batch.send(
-    new SubmitJobCommand({
-      jobName: `encode-${jobId}`,
-      jobQueue: config.RENDER_JOB_QUEUE,
-      jobDefinition: config.ENCODE_JOB_DEFINITION,
-      // Depending on an array job waits for every child of it.
-      ...(renderJobId ? { dependsOn: [{ jobId: renderJobId }] } : {}),
-      containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }] },
-      propagateTags: true,
-      tags: { jobId },
-    }),
-  );
+  const encodeJob = encode
+    ? await batch.send(
+        new SubmitJobCommand({
+          jobName: `encode-${jobId}`,
+          jobQueue: config.RENDER_JOB_QUEUE,
+          jobDefinition: config.ENCODE_JOB_DEFINITION,
+          // Depending on an array job waits for every child of it.
+          ...(renderJobId ? { dependsOn: [{ jobId: renderJobId }] } : {}),
+          containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }] },
+          propagateTags: true,
+          tags: { jobId },
+        }),
+      )
+    : undefined;
   const farmJobIds = [renderJobId, encodeJob?.jobId].filter((id): id is string => Boolean(id));
   await updateJob(jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
 }
