@@ -26,6 +26,7 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 
@@ -145,7 +146,7 @@ type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
 
 /** The args.json a scene script reads: the render's arguments, its options resolved, and its scene's contract. */
 export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
-  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene) };
+  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene), imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE } };
 }
 
 /** The file a scene writes for a still, or for one frame of an animation. */

@@ -44,7 +44,7 @@ IMPORTERS = {
 
 def build(scene, args):
     path = common.require_input(args, "a 3D model")
-    meshes = import_model(path)
+    meshes = import_model(path, args.raw.get("imageLimits") or {})
     common.log(f"imported {len(meshes)} mesh object(s)")
 
     common.set_world((0.05, 0.055, 0.06, 1), 1.0)
@@ -78,7 +78,7 @@ if not hasattr(np, "bool"):
     np.bool = np.bool_
 
 
-def import_model(path):
+def import_model(path, image_limits):
     """Imports by extension; returns the new mesh objects or raises a UserError."""
     extension = os.path.splitext(path)[1].lower()
     importers = dict(IMPORTERS)
@@ -95,13 +95,16 @@ def import_model(path):
     try:
         with common.time_limit(IMPORT_SECONDS, IMPORT_TOO_SLOW), common.memory_limit(IMPORT_MEMORY_BYTES):
             result = importers[extension](path)
+            drop_images_from_disk(images_before)
+            check_embedded_images(images_before, image_limits)
+    except common.UserError:
+        raise
     except Exception as error:  # importers raise RuntimeError, ValueError, struct.error...
         common.log(f"import failed: {type(error).__name__}: {error}")
         # A Python importer's MemoryError reaches us inside the operator's RuntimeError.
         if isinstance(error, MemoryError) or "MemoryError" in str(error):
             raise common.UserError(IMPORT_TOO_BIG)
         raise common.UserError(unreadable)
-    drop_images_from_disk(images_before)
     if result != {"FINISHED"}:
         raise common.UserError(unreadable)
     meshes = [obj for obj in bpy.data.objects if obj not in before and obj.type == "MESH"
@@ -116,16 +119,37 @@ def drop_images_from_disk(images_before):
     disk is never the user's: it is some file of the machine's. Such images are removed
     before anything decodes their pixels (Blender reads them lazily, at render time), and
     the surfaces that used them render without that texture."""
-    dropped = 0
     for image in [image for image in bpy.data.images if image not in images_before]:
         if image.packed_file is None and image.source in {"FILE", "SEQUENCE", "MOVIE", "TILED"}:
             common.log(f"ignored an image the model names on disk: {image.filepath[:80]}")
             bpy.data.images.remove(image)
-            dropped += 1
-    if not dropped:
-        return
-    # An image node left without its image renders Cycles' missing-texture magenta; without
-    # the node the material shows its own base colour.
+
+
+def check_embedded_images(images_before, limits):
+    """Textures packed in the model (FBX, glTF) are decoded here, under the import's limits,
+    instead of at render time outside them; one the worker's caps refuse (the same as the
+    API's, passed as imageLimits) stops the render with its size, one Blender cannot decode
+    within the limits (a decompression bomb) is dropped."""
+    max_pixels, max_side = limits.get("maxPixels"), limits.get("maxSide")
+    for image in [image for image in bpy.data.images if image not in images_before]:
+        if image.packed_file is None:
+            continue
+        width, height = image.size  # decodes the packed bytes
+        if width <= 0 or height <= 0 or not image.has_data:
+            common.log(f"dropped an embedded image Blender could not decode: {image.name[:80]}")
+            bpy.data.images.remove(image)
+            continue
+        if max_pixels and max_side and (width * height > max_pixels or max(width, height) > max_side):
+            raise common.UserError(
+                f"An image inside the model is {width:,} x {height:,} pixels. Images may have at most "
+                f"{max_pixels // 1_000_000:,} megapixels and {max_side:,} pixels a side: please upload a smaller one."
+            )
+    remove_orphan_image_nodes()
+
+
+def remove_orphan_image_nodes():
+    """An image node left without its image renders Cycles' missing-texture magenta; without
+    the node the material shows its own base colour."""
     for material in bpy.data.materials:
         if material.node_tree:
             for node in [n for n in material.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is None]:

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
 import { getScene } from '../../shared/catalogue';
-import { asGlb, asGltf, solidPng, texturedCube } from '../upload-fixtures';
+import { imageTooLarge } from '../../shared/upload-limits';
+import { asGlb, asGltf, pngClaiming, solidPng, texturedCube } from '../upload-fixtures';
 import { readPixels, regionStats } from './fixtures';
 
 const MODEL_VIEWER = 4;
@@ -55,6 +56,25 @@ describe('model viewer: embedded textures', () => {
     const { outputs } = await renderModel('gltf', file);
     const { mean } = regionStats(await readPixels(outputs[0]), CENTRE);
     expect(mean.b).toBeGreaterThan(mean.r * 1.5);
+  });
+});
+
+describe('model viewer: embedded images over the caps', () => {
+  test('when a .glb (past the API\'s check) embeds a 9,000 x 9,000 texture, Blender decodes it under the import limits and refuses it with its size', async () => {
+    const file = path.join(dir, 'huge-texture.glb');
+    await writeFile(file, asGlb(texturedCube(solidPng(9000, 9000, [200, 200, 200]))));
+    const error = await failure(renderModel('huge-texture', file));
+    expect(error.kind).toBe('invalid-input');
+    expect(error.userMessage).toBe(imageTooLarge(9000, 9000, 'model'));
+  });
+
+
+  test('when a .glb (past the API\'s check) embeds a PNG claiming 50,000 x 50,000 pixels, Blender drops it and the model still renders', async () => {
+    const file = path.join(dir, 'bomb-texture.glb');
+    await writeFile(file, asGlb(texturedCube(pngClaiming(50_000, 50_000))));
+    const { outputs, logs } = await renderModel('bomb-texture', file);
+    expect(logs.some((line) => line.startsWith('dropped an embedded image Blender could not decode'))).toBe(true);
+    expect(outputs).toHaveLength(1);
   });
 });
 
