@@ -166,16 +166,20 @@ function inspectGltfJson(json: unknown, glbBuffers: Uint8Array[], format: 'gltf'
   const nodes = arrayOf(json.nodes);
   if ([buffers, images, bufferViews, accessors, meshes, nodes].some((list) => list === undefined)) throw unreadable();
 
-  // References first: nothing below may decode a buffer the importer would have read from disk.
-  const bufferBytes = buffers!.map((buffer, index) => {
-    if (!isObject(buffer)) throw unreadable();
-    if (buffer.uri === undefined) return index === 0 ? glbBuffers[0] : undefined;
-    return embeddedData(buffer.uri, unreadable);
-  });
-  for (const image of images!) {
-    if (!isObject(image)) throw unreadable();
-    if (image.uri !== undefined) embeddedUriOrRefuse(image.uri, unreadable);
+  // References first, then the counts: base64 is decoded last, and only for the images.
+  for (const entry of [...buffers!, ...images!]) {
+    if (!isObject(entry)) throw unreadable();
+    if (entry.uri !== undefined) embeddedUriOrRefuse(entry.uri, unreadable);
   }
+  const decoded = new Map<number, Uint8Array | undefined>();
+  const bufferBytes = (index: number) => {
+    if (!decoded.has(index)) {
+      const buffer = buffers![index] as Record<string, unknown> | undefined;
+      const uri = buffer?.uri;
+      decoded.set(index, uri === undefined ? (index === 0 ? glbBuffers[0] : undefined) : embeddedData(uri, unreadable));
+    }
+    return decoded.get(index);
+  };
 
   const countOf = (index: unknown): number => {
     const accessor = typeof index === 'number' ? accessors![index] : undefined;
@@ -240,9 +244,9 @@ function embeddedData(uri: unknown, unreadable: () => Error): Uint8Array {
   return Buffer.from(embeddedUriOrRefuse(uri, unreadable), 'base64');
 }
 
-function bufferViewData(bufferView: unknown, buffers: (Uint8Array | undefined)[], unreadable: () => Error): Uint8Array {
+function bufferViewData(bufferView: unknown, bufferBytes: (index: number) => Uint8Array | undefined, unreadable: () => Error): Uint8Array {
   if (!isObject(bufferView) || typeof bufferView.buffer !== 'number' || typeof bufferView.byteLength !== 'number') throw unreadable();
-  const buffer = buffers[bufferView.buffer];
+  const buffer = bufferBytes(bufferView.buffer);
   const start = typeof bufferView.byteOffset === 'number' ? bufferView.byteOffset : 0;
   if (!buffer || start < 0 || start + bufferView.byteLength > buffer.length) throw unreadable();
   return buffer.subarray(start, start + bufferView.byteLength);
