@@ -119,6 +119,8 @@ export class CloudRenderStack extends Stack {
           environment: serverEnvironment,
           // An admin's Import recomputes a metric from every user's jobs and ledger: allow up to API Gateway's 29 s.
           ...(name === 'analytics' ? { timeout: Duration.seconds(29) } : {}),
+          // Creating a job reads the uploaded model (up to 100 MB; a .gltf's base64 text is held about three times while it is checked).
+          ...(name === 'jobs' ? { memorySize: 1536 } : {}),
         }),
       ]),
     ) as Record<FunctionName, ServerFunction>;

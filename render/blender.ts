@@ -10,6 +10,8 @@
  *   PROGRESS frame=<n> done=<k> total=<t>   after each frame file is written
  *   INFO <text>                             a log line
  *   ERROR <message>                         a user-readable error; Blender then exits with 2
+ *   LIMIT <seconds> <message>               the next step (a model's import) must end in time, or
+ *   LIMIT off                               Blender is stopped and <message> is the user's error
  *   DENOISE {"frame","exr","raw"}           frame's passes written; the worker denoises them and
  *                                           answers DENOISED (or FAILED <why>) on Blender's stdin
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
@@ -24,6 +26,7 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 
@@ -143,7 +146,7 @@ type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
 
 /** The args.json a scene script reads: the render's arguments, its options resolved, and its scene's contract. */
 export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
-  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene) };
+  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene), imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE } };
 }
 
 /** The file a scene writes for a still, or for one frame of an animation. */
@@ -219,6 +222,19 @@ function runBlender(
     signal?.addEventListener('abort', onAbort, { once: true });
     // The signal may have fired while Blender was being found and the arguments written.
     if (signal?.aborted) onAbort();
+    // A step's own limit (a model's import): past it Blender is stopped and the user told why.
+    let stepTimer: NodeJS.Timeout | undefined;
+    let stepOverrun: string | null = null;
+    const limitStep = (line: string) => {
+      clearTimeout(stepTimer);
+      const step = /^LIMIT (\d+) (.+)$/.exec(line);
+      if (!step) return;
+      stepTimer = setTimeout(() => {
+        stepOverrun = step[2];
+        child.kill('SIGTERM');
+        killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      }, Number(step[1]) * 1000);
+    };
     const limit = timeoutMs
       ? setTimeout(() => {
           timedOut = true;
@@ -234,6 +250,8 @@ function runBlender(
         const file = outputFile(args.outputDir, args.mode, frame);
         outputs.push(file);
         onProgress?.({ frame, done, total, file });
+      } else if (line.startsWith('LIMIT ')) {
+        limitStep(line);
       } else if (line.startsWith('INFO ')) {
         onLog?.(line.slice(5), 'info');
       } else if (line.startsWith('DENOISE ')) {
@@ -266,6 +284,7 @@ function runBlender(
     child.on('error', (error: NodeJS.ErrnoException) => {
       signal?.removeEventListener('abort', onAbort);
       clearTimeout(limit);
+      clearTimeout(stepTimer);
       reject(
         error.code === 'ENOENT' || error.code === 'EACCES'
           ? new RenderError('blender-missing', BLENDER_MISSING_MESSAGE)
@@ -276,8 +295,10 @@ function runBlender(
       signal?.removeEventListener('abort', onAbort);
       clearTimeout(killTimer);
       clearTimeout(limit);
+      clearTimeout(stepTimer);
       const details = { exitCode, signal: exitSignal, logTail };
       if (aborted) return reject(new RenderError('aborted', 'The render was cancelled.', details));
+      if (stepOverrun) return reject(new RenderError('invalid-input', stepOverrun, details));
       if (timedOut) return reject(new RenderError('timed-out', `The render took longer than its limit of ${Math.round(timeoutMs! / 60_000)} min and was stopped.`, details));
       if (exitCode === 0 && outputs.length > 0) return resolve({ outputs });
       if (exitCode === 2 && userError) return reject(new RenderError('invalid-input', userError, details));

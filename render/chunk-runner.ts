@@ -7,13 +7,14 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { getScene } from '../shared/catalogue';
+import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { frameFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
 import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
+import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
@@ -101,6 +102,10 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     if (job.inputKey) {
       inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
       await downloadInput(job.inputKey, inputFile);
+      // Checked again on the very bytes Blender will open: the upload's presigned form can be posted again until it expires.
+      await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
+        throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
+      });
     }
     const outputDir = join(workDir, 'out');
     await mkdir(join(outputDir, 'frames'), { recursive: true });

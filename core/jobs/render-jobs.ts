@@ -4,7 +4,7 @@
  * domain error the HTTP wrapper maps.
  */
 import { randomUUID } from 'node:crypto';
-import { getScene, logLinesFor } from '../../shared/catalogue';
+import { getScene, logLinesFor, requiredUploadKind } from '../../shared/catalogue';
 import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
 import { MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
 import { MediaUnreadableError } from '../../adapters/media-probe';
@@ -23,6 +23,7 @@ import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
 import { headInput, inputPrefix, measureInputDuration } from '../storage/storage';
+import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 
@@ -98,6 +99,8 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
 
   const { user } = await ensureUser(requester.userId, requester.email);
   refuseWhileInDebt(user.credits);
+  // Before a free test is counted or anything is charged: a model naming local files, or an image or model over the caps, is refused here.
+  if (request.uploadKey) await refuseUnsafeUpload(request.uploadKey, requiredUploadKind(scene)!);
   if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
     throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
   }

@@ -12,6 +12,9 @@ that render/blender.ts parses:
     INFO <text>                            a log line for the job's log
     PROGRESS frame=<n> done=<k> total=<t>  after each frame file is written
     ERROR <message>                        a message for the user; the process exits with 2
+    LIMIT <seconds> <message>              the next step must end within <seconds>, or the
+                                           worker stops Blender and tells the user <message>
+    LIMIT off                              that step has ended
 
 Any other failure (a bug, a Blender crash) exits non-zero without an ERROR line, so the
 worker can tell "your file is bad" from "our render broke".
@@ -20,9 +23,11 @@ worker can tell "your file is bad" from "our render broke".
 None for ``frameStart``).
 """
 
+import contextlib
 import json
 import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -769,3 +774,42 @@ def run(build):
         traceback.print_exc()
         sys.stderr.flush()
         sys.exit(1)
+
+
+# --------------------------------------------------------------------------- limits
+
+
+@contextlib.contextmanager
+def time_limit(seconds, message):
+    """A wall-clock limit on one step, kept by the worker (render/blender.ts): a signal
+    inside Blender would wait for a C++ importer to return, the worker can stop it."""
+    print(f"LIMIT {int(seconds)} {message}", flush=True)
+    try:
+        yield
+    finally:
+        print("LIMIT off", flush=True)
+
+
+@contextlib.contextmanager
+def memory_limit(extra_bytes):
+    """Lets this process grow by at most extra_bytes of address space while the block runs
+    (an importer reading /dev/zero or a bloated file fails instead of exhausting the
+    machine), then gives the render its previous limit back."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _address_space_bytes() + extra_bytes
+    for bound in (soft, hard):
+        if bound != resource.RLIM_INFINITY:
+            limit = min(limit, bound)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space_bytes():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize in /proc/self/status")

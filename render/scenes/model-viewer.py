@@ -12,6 +12,7 @@ import sys
 
 import addon_utils
 import bpy
+import numpy as np
 from mathutils import Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,11 +23,28 @@ PEDESTAL_HEIGHT = 0.3
 PEDESTAL_RADIUS = FIT_SIZE * 0.62
 USD_EXTENSIONS = (".usd", ".usda", ".usdc")
 FORMATS = ".fbx, .obj, .stl, .gltf, .glb"
+# The importers run under their own limits: a model within the upload caps imports in
+# seconds and well under 1.5 GB (`npm run bench:model-import`); these leave room for
+# slower machines and still stop a crafted file long before the worker's memory is gone.
+IMPORT_SECONDS = 120
+IMPORT_MEMORY_BYTES = 2560 * 1024 * 1024
+IMPORT_TOO_SLOW = "The uploaded model took more than 2 minutes to import. Please simplify it and upload it again."
+IMPORT_TOO_BIG = "The uploaded model needs more memory than a render allows. Please simplify it and upload it again."
+# Images stay as files (not packed) so that drop_images_from_disk can find the ones a
+# model names on disk; textures embedded in the model are packed by the importers.
+IMPORTERS = {
+    ".obj": lambda path: bpy.ops.wm.obj_import(filepath=path),
+    ".stl": lambda path: enabled("io_mesh_stl") and bpy.ops.import_mesh.stl(filepath=path),
+    # Image search would look for a texture's file name through the whole folder tree.
+    ".fbx": lambda path: enabled("io_scene_fbx") and bpy.ops.import_scene.fbx(filepath=path, use_image_search=False),
+    ".gltf": lambda path: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path, import_pack_images=False),
+    ".glb": lambda path: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path, import_pack_images=False),
+}
 
 
 def build(scene, args):
     path = common.require_input(args, "a 3D model")
-    meshes = import_model(path)
+    meshes = import_model(path, args.raw.get("imageLimits") or {})
     common.log(f"imported {len(meshes)} mesh object(s)")
 
     common.set_world((0.05, 0.055, 0.06, 1), 1.0)
@@ -54,29 +72,38 @@ def build(scene, args):
     return None
 
 
-def import_model(path):
+# Blender 3.4's glTF importer still spells numpy's bool as np.bool, an alias numpy 1.24
+# removed: without it every glTF mesh import fails in set_poly_smoothing.
+if not hasattr(np, "bool"):
+    np.bool = np.bool_
+
+
+def import_model(path, image_limits):
     """Imports by extension; returns the new mesh objects or raises a UserError."""
     extension = os.path.splitext(path)[1].lower()
-    importers = {
-        ".obj": lambda: bpy.ops.wm.obj_import(filepath=path),
-        ".stl": lambda: enabled("io_mesh_stl") and bpy.ops.import_mesh.stl(filepath=path),
-        ".fbx": lambda: enabled("io_scene_fbx") and bpy.ops.import_scene.fbx(filepath=path),
-        ".gltf": lambda: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path),
-        ".glb": lambda: enabled("io_scene_gltf2") and bpy.ops.import_scene.gltf(filepath=path),
-    }
+    importers = dict(IMPORTERS)
     if extension in USD_EXTENSIONS:
         if not bpy.app.build_options.usd:
             raise common.UserError("USD files are not supported by this Blender build.")
-        importers[extension] = lambda: bpy.ops.wm.usd_import(filepath=path)
+        importers[extension] = lambda path: bpy.ops.wm.usd_import(filepath=path)
     if extension not in importers:
         raise common.UserError(f"Unsupported 3D model format '{extension or path}'. Use {FORMATS}.")
 
     unreadable = f"The uploaded file is not a readable {extension[1:].upper()} model."
     before = set(bpy.data.objects)
+    images_before = set(bpy.data.images)
     try:
-        result = importers[extension]()
+        with common.time_limit(IMPORT_SECONDS, IMPORT_TOO_SLOW), common.memory_limit(IMPORT_MEMORY_BYTES):
+            result = importers[extension](path)
+            drop_images_from_disk(images_before)
+            check_embedded_images(images_before, image_limits)
+    except common.UserError:
+        raise
     except Exception as error:  # importers raise RuntimeError, ValueError, struct.error...
         common.log(f"import failed: {type(error).__name__}: {error}")
+        # A Python importer's MemoryError reaches us inside the operator's RuntimeError.
+        if isinstance(error, MemoryError) or "MemoryError" in str(error):
+            raise common.UserError(IMPORT_TOO_BIG)
         raise common.UserError(unreadable)
     if result != {"FINISHED"}:
         raise common.UserError(unreadable)
@@ -85,6 +112,48 @@ def import_model(path):
     if not meshes:
         raise common.UserError(f"{unreadable[:-1]}: it contains no 3D mesh.")
     return meshes
+
+
+def drop_images_from_disk(images_before):
+    """Only the uploaded file reaches the render machine, so an image a model names on
+    disk is never the user's: it is some file of the machine's. Such images are removed
+    before anything decodes their pixels (Blender reads them lazily, at render time), and
+    the surfaces that used them render without that texture."""
+    for image in [image for image in bpy.data.images if image not in images_before]:
+        if image.packed_file is None and image.source in {"FILE", "SEQUENCE", "MOVIE", "TILED"}:
+            common.log(f"ignored an image the model names on disk: {image.filepath[:80]}")
+            bpy.data.images.remove(image)
+
+
+def check_embedded_images(images_before, limits):
+    """Textures packed in the model (FBX, glTF) are decoded here, under the import's limits,
+    instead of at render time outside them; one the worker's caps refuse (the same as the
+    API's, passed as imageLimits) stops the render with its size, one Blender cannot decode
+    within the limits (a decompression bomb) is dropped."""
+    max_pixels, max_side = limits.get("maxPixels"), limits.get("maxSide")
+    for image in [image for image in bpy.data.images if image not in images_before]:
+        if image.packed_file is None:
+            continue
+        width, height = image.size  # decodes the packed bytes
+        if width <= 0 or height <= 0 or not image.has_data:
+            common.log(f"dropped an embedded image Blender could not decode: {image.name[:80]}")
+            bpy.data.images.remove(image)
+            continue
+        if max_pixels and max_side and (width * height > max_pixels or max(width, height) > max_side):
+            raise common.UserError(
+                f"An image inside the model is {width:,} x {height:,} pixels. Images may have at most "
+                f"{max_pixels // 1_000_000:,} megapixels and {max_side:,} pixels a side: please upload a smaller one."
+            )
+    remove_orphan_image_nodes()
+
+
+def remove_orphan_image_nodes():
+    """An image node left without its image renders Cycles' missing-texture magenta; without
+    the node the material shows its own base colour."""
+    for material in bpy.data.materials:
+        if material.node_tree:
+            for node in [n for n in material.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is None]:
+                material.node_tree.nodes.remove(node)
 
 
 def enabled(addon):

@@ -78,6 +78,11 @@ describe('Lambda functions', () => {
 });
 
 describe('jobs function', () => {
+  it('when the jobs function reads an uploaded model of up to 100 MB, it has 1536 MB of memory; the other API functions keep 512 MB', () => {
+    expect(functionOf('lambdas/functions/jobs.ts').Properties.MemorySize).toBe(1536);
+    for (const entry of apiEntries.filter((entry) => entry !== 'lambdas/functions/jobs.ts')) expect(functionOf(entry).Properties.MemorySize, entry).toBe(512);
+  });
+
   it('when an ffprobe layer is configured, only the jobs function gets it and is told where ffprobe is', () => {
     const arn = 'arn:aws:lambda:us-east-1:123456789012:layer:ffprobe-arm64:3';
     const withLayer = synthesizeTemplate({ ffprobeLayerArn: arn });
