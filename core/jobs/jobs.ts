@@ -35,6 +35,8 @@ export interface JobRecord extends JobView {
   /** The worker encoding the video once every chunk is done, and until when its claim holds. */
   encodeWorkerId?: string;
   encodeLeaseUntil?: string;
+  /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
+  webhookOutcome?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
