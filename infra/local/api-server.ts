@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
+import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -56,10 +57,9 @@ export async function startApiServer(options: {
         let keyContext: Record<string, string> | undefined;
         if (match.route.access === 'apiKey') {
           // The same function API Gateway runs as the Lambda authorizer of these routes.
-          const { handler: authorize } = await import('../../lambdas/authorizers/api-key');
-          const answer = await authorize({ headers: req.headers as Record<string, string> });
+          const answer = await authorizeApiKeyRequest(req.headers as Record<string, string>);
           if (!answer.isAuthorized) return send(res, { statusCode: 401, headers: { 'content-type': 'application/json' }, body: '{"message":"Unauthorized"}' });
-          keyContext = answer.context as Record<string, string>;
+          keyContext = { ...answer.context };
         } else if (match.route.access !== 'public') {
           const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
           try {
