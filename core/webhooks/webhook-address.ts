@@ -23,7 +23,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) refused.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
   ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) refused.addSubnet(network, prefix, 'ipv6');
 
@@ -33,6 +33,8 @@ export function isPublicAddress(address: string): boolean {
   if (family === 0) return false;
   // IPv4-compatible and IPv4-mapped forms written in dotted notation are refused outright.
   if (family === 6 && address.includes('.')) return false;
+  // IPv4-mapped (::ffff:a.b.c.d): not in the BlockList, which would then match every IPv4 address too.
+  if (family === 6 && /^(0{0,4}:){0,5}:?ffff:/i.test(address) && !/^ffff:/i.test(address)) return false;
   return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
