@@ -34,7 +34,7 @@ describe('cdk synth', () => {
         cwd: repoRoot,
         env: offlineEnvironment(),
         encoding: 'utf8',
-        timeout: 170_000,
+        timeout: 350_000,
       });
       expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
       const template = JSON.parse(readFileSync(join(outdir, 'cloud-render-prod.template.json'), 'utf8'));
@@ -51,6 +51,6 @@ describe('cdk synth', () => {
       expect(existsSync(join(outdir, 'manifest.json'))).toBe(true);
       console.info(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
-    180_000,
+    360_000,
   );
 });
