@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery } from '../../shared/api-types';
 import { documentClient, tableName } from '../../adapters/aws';
@@ -123,8 +123,10 @@ const checkedLookup: LookupFunction = (hostname, options, callback) => {
 };
 
 /** One POST; no redirect is followed (a 3xx is a failed delivery). */
-export function postWebhook(target: string, body: string, headers: Record<string, string>): Promise<{ statusCode: number }> {
+export async function postWebhook(target: string, body: string, headers: Record<string, string>): Promise<{ statusCode: number }> {
   const { url, local } = parseWebhookUrl(target);
+  // Node connects to an IP literal without calling `lookup`, so a literal is checked here.
+  if (!local && isIP(url.hostname.replace(/^\[|\]$/g, ''))) await resolvePublicAddresses(url.hostname);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const options: RequestOptions = {
     method: 'POST',

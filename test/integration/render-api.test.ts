@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser } from './helpers';
-import { SIGNATURE_HEADER, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
+import { SIGNATURE_HEADER, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
+import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';
 import { parseCsv } from '../../shared/csv';
 import { rowToRenderSettings } from '../../shared/render-api';
 import { getScene } from '../../shared/catalogue';
@@ -201,6 +202,13 @@ describe('POST /api/v1/renders', () => {
       expect(refused.body).toMatchObject({ code: 'invalid_request', field: 'webhook_url' });
       expect(await balanceOf(owner)).toBe(before);
       expect((await api('/api/v1/renders', { token: key })).body.renders.length).toBe(jobsBefore);
+    },
+  );
+
+  it.each(['https://localhost:9/hook', 'https://127.0.0.1:9/hook', 'https://169.254.169.254/latest/meta-data'])(
+    'when a delivery is sent to %s (a host resolving to a private address at send time), it is refused before connecting',
+    async (target) => {
+      await expect(postWebhook(target, '{}', {})).rejects.toThrow(WEBHOOK_URL_PRIVATE);
     },
   );
 
