@@ -66,7 +66,7 @@ export default function ApiDocsPage() {
                 </table>
               </div>
             )}
-            {example && <pre className="code-block" style={{ overflowX: 'auto' }}><code>{curl(example, origin)}</code></pre>}
+            {example && <pre className="code-block" tabIndex={0} aria-label={`curl example for ${operation.operationId}`} style={{ overflowX: 'auto' }}><code>{curl(example, origin)}</code></pre>}
           </article>
         );
       })}
