@@ -5,6 +5,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { getScene } from '../../shared/catalogue';
+import { planRender } from '../../shared/pricing';
+import { ensureUser } from '../../core/users/users';
+import { moveCredits } from '../../core/credits/credits';
+import { listJobsNewestFirst } from '../../core/jobs/jobs';
 import { Visitors, launchChromium, signIn, verifiedUser, webUrl } from './helpers';
 
 let browser: Browser;
@@ -64,5 +69,38 @@ describe('API keys in the browser', () => {
     await create.waitFor();
     await expect(create.innerText()).resolves.toContain('webhook_url');
     await expect(create.locator('pre').innerText()).resolves.toContain(`curl -X POST ${webUrl()}/api/v1/renders`);
+  });
+
+  it('when a user uploads a 3-row CSV on the batch page, it shows each row\'s price and the total, refuses a bad row, and on confirmation makes one job per row', async () => {
+    const user = await verifiedUser('batch');
+    await ensureUser(user.userId, user.email);
+    await moveCredits({ userId: user.userId, amount: 50, type: 'bonus' });
+    const page = await visitors.page();
+    await signIn(page, user.email, user.password);
+    await page.goto(`${webUrl()}/job-history`);
+    await page.getByRole('link', { name: 'Batch from CSV' }).click();
+    await page.getByRole('heading', { name: 'Batch from CSV: Text Animation' }).waitFor();
+    await page.getByLabel('Width').fill('128');
+    await page.getByLabel('Height').fill('128');
+
+    await page.getByLabel('CSV file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('customText,textColor\r\nOne,red\r\n') });
+    await page.getByRole('table', { name: 'Batch rows' }).getByText(/textColor/).first().waitFor();
+    expect(await page.getByRole('button', { name: /Confirm and render/ }).isDisabled()).toBe(true);
+
+    const csv = 'customText,backgroundStyle,textColor\r\nOne,hot,#ff0000\r\n"Two, with a comma",cold,#00ff00\r\nThree,hot,#0000ff\r\n';
+    await page.getByLabel('CSV file').setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const rows = page.getByRole('table', { name: 'Batch rows' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(3);
+    const each = planRender(getScene(1)!, { mode: 'still', resolutionX: 128, resolutionY: 128 }, false).finalPrice;
+    await page.getByText(`Total: ${Number((each * 3).toFixed(2))}`).waitFor();
+    await page.getByRole('button', { name: 'Confirm and render 3 jobs' }).click();
+    await page.getByRole('heading', { name: 'Batch of 3 renders' }).waitFor();
+    const jobs = await listJobsNewestFirst(user.userId);
+    expect(jobs).toHaveLength(3);
+    expect(new Set(jobs.map((job) => job.batchId)).size).toBe(1);
+    expect(jobs.map((job) => job.custom_text).sort()).toEqual(['One', 'Three', 'Two, with a comma']);
+
+    await page.goto(`${webUrl()}/job-history`);
+    await page.getByRole('navigation', { name: 'Batches' }).getByRole('link', { name: /Batch of 3 renders/ }).waitFor();
   });
 });
