@@ -16,7 +16,7 @@ import { documentClient, s3Client, tableName } from '../../adapters/aws';
 import { getConfig } from '../config';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
-import { ConflictError, DomainError, NotFoundError } from '../errors';
+import { ConflictError, DomainError, InvalidRequestError, NotFoundError } from '../errors';
 import { getJobOfUser, type JobRecord } from '../jobs/jobs';
 import { startRenderJob, type Requester } from '../jobs/render-jobs';
 import { getUser } from '../users/users';
@@ -57,7 +57,7 @@ const batchItem = (userId: string, batch: BatchRecord) => ({ ...keys.batch(userI
  */
 export async function startBatch(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey?: string, now = new Date()): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
   const sceneIds = new Set(requests.map((r) => r.sceneId));
-  if (sceneIds.size !== 1) throw new ConflictError('Every row of a batch renders the same scene.');
+  if (sceneIds.size !== 1) throw new InvalidRequestError('Every row of a batch renders the same scene.');
   const prices = batchPrices(requests);
   const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
   const batchId = idempotencyKey ? createHash('sha256').update(`${requester.userId}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
