@@ -45,6 +45,8 @@ const configSchema = z.object({
   BLENDER_PATH: z.string().optional(),
   // On AWS: the value CloudFront sends in the origin-verify header; requests without it are refused. Unset locally (no CloudFront).
   ORIGIN_VERIFY_SECRET: z.string().min(16).optional(),
+  // Local only: the one origin on this machine (http://127.0.0.1:port) that webhooks may reach; every other private address is refused.
+  WEBHOOK_LOCAL_RECEIVER: optionalUrl,
   // Measures uploaded audio when a job is created (Debian's ffmpeg package locally; a layer's binary on Lambda).
   FFPROBE_PATH: z.string().default('ffprobe'),
 });

@@ -33,6 +33,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Api/HttpApi/POST--api--payments--webhook', id: 'AwsSolutions-APIG4', reason: "Stripe's webhook: authenticated by its signature header, verified in the handler." },
   { path: 'Api/HttpApi/POST--api--sessions', id: 'AwsSolutions-APIG4', reason: 'Anonymous visitor analytics; validated, throttled, no personal data.' },
   { path: 'Api/HttpApi/POST--api--page-views', id: 'AwsSolutions-APIG4', reason: 'Anonymous visitor analytics; validated, throttled, no personal data.' },
+  { path: 'Api/HttpApi/GET--api--v1--openapi.json', id: 'AwsSolutions-APIG4', reason: 'The render API\'s published OpenAPI document; built from the schemas, no data.' },
 
   // Logging and monitoring that would add a fixed monthly cost or a second copy of what is already logged.
   { path: 'Site/Bucket', id: 'AwsSolutions-S1', reason: 'Private bucket read only by CloudFront through origin access control; holds only the public web build.' },
@@ -75,6 +76,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Render/WorkerRole', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/*]`, reason: "The worker reads any job's input and deletes it when done; chunks are claimed under a condition." },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
+  { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
   { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
   { path: BUCKET_DEPLOYMENT, id: 'AwsSolutions-IAM5[Resource::*]', reason: "CDK's web deployment function: CloudFront invalidation has no resource-level permission." },
   {

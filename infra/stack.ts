@@ -120,7 +120,7 @@ export class CloudRenderStack extends Stack {
           // An admin's Import recomputes a metric from every user's jobs and ledger: allow up to API Gateway's 29 s.
           ...(name === 'analytics' ? { timeout: Duration.seconds(29) } : {}),
           // Creating a job reads the uploaded model (up to 100 MB; a .gltf's base64 text is held about three times while it is checked).
-          ...(name === 'jobs' ? { memorySize: 1536 } : {}),
+          ...(name === 'jobs' || name === 'developer' ? { memorySize: 1536 } : {}),
         }),
       ]),
     ) as Record<FunctionName, ServerFunction>;
@@ -160,11 +160,26 @@ export class CloudRenderStack extends Stack {
     // A failed job is reported to support by whoever fails it, the worker included.
     mail.grantSend(render.jobRole);
     table.grantReadWriteData(apiFunctions.analytics.fn);
+    // The render API creates jobs exactly as the jobs function does (uploads, credits, the farm), and writes batch ZIPs.
+    const developer = apiFunctions.developer.fn;
+    table.grantReadWriteData(developer);
+    developer.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
+    uploadsBucket.grantRead(developer, `${UPLOADS_PREFIX}*`);
+    outputsBucket.grantReadWrite(developer);
+    render.grantSubmit(developer);
+    if (settings.ffprobeLayerArn) {
+      developer.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'DeveloperFfprobeLayer', settings.ffprobeLayerArn));
+      developer.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
+    }
+    // Reads a key's lookup item and writes its "last used" (at most once a minute).
+    const apiKeyAuthorizer = new ServerFunction(this, 'ApiKeyAuthorizerFunction', { entry: 'lambdas/authorizers/api-key.ts', environment: serverEnvironment, timeout: Duration.seconds(5) });
+    table.grantReadWriteData(apiKeyAuthorizer.fn);
 
     api.addRoutesFromTable(
       Object.fromEntries(functionNames.map((name) => [name, apiFunctions[name].fn])) as Record<FunctionName, ServerFunction['fn']>,
       auth.userPool,
       auth.client,
+      apiKeyAuthorizer.fn,
     );
 
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
@@ -174,6 +189,7 @@ export class CloudRenderStack extends Stack {
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
+    monitoring.watchFunction('ApiKeyAuthorizer', apiKeyAuthorizer);
     monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
     monitoring.watchTransactionConflicts(table);
 

@@ -7,11 +7,13 @@
  *  - public: no token.
  *  - user:   a valid Cognito id token (checked by the JWT authorizer).
  *  - admin:  a valid token, and the handler checks admin rights (403 otherwise).
+ *  - apiKey: a developer's API key (`Authorization: Bearer rk_live_...`), checked by the
+ *            API key authorizer (lambdas/authorizers/api-key.ts); it acts as its owner, never as an admin.
  * Rules finer than that (a verified e-mail to start a render) live in the handlers.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type Access = 'public' | 'user' | 'admin';
-export type FunctionName = 'system' | 'accounts' | 'jobs' | 'payments' | 'analytics';
+export type Access = 'public' | 'user' | 'admin' | 'apiKey';
+export type FunctionName = 'system' | 'accounts' | 'jobs' | 'payments' | 'analytics' | 'developer';
 
 export interface RouteDef {
   method: HttpMethod;
@@ -53,6 +55,22 @@ export const routes = [
   { method: 'GET', path: '/api/admin/client-analytics', access: 'admin', fn: 'analytics' },
   { method: 'GET', path: '/api/analytics/import/{kind}', access: 'admin', fn: 'analytics' },
   { method: 'DELETE', path: '/api/analytics/clear/{kind}', access: 'admin', fn: 'analytics' },
+
+  // The render API for developers, and the account pages that manage its keys and CSV batches.
+  { method: 'GET', path: '/api/api-keys', access: 'user', fn: 'developer' },
+  { method: 'POST', path: '/api/api-keys', access: 'user', fn: 'developer' },
+  { method: 'DELETE', path: '/api/api-keys/{keyId}', access: 'user', fn: 'developer' },
+  { method: 'GET', path: '/api/webhook-secret', access: 'user', fn: 'developer' },
+  { method: 'POST', path: '/api/batches', access: 'user', fn: 'developer' },
+  { method: 'GET', path: '/api/batches/{batchId}', access: 'user', fn: 'developer' },
+  { method: 'POST', path: '/api/batches/{batchId}/archive', access: 'user', fn: 'developer' },
+  { method: 'GET', path: '/api/v1/openapi.json', access: 'public', fn: 'developer' },
+  { method: 'GET', path: '/api/v1/scenes', access: 'apiKey', fn: 'developer' },
+  { method: 'POST', path: '/api/v1/quotes', access: 'apiKey', fn: 'developer' },
+  { method: 'POST', path: '/api/v1/uploads', access: 'apiKey', fn: 'developer' },
+  { method: 'POST', path: '/api/v1/renders', access: 'apiKey', fn: 'developer' },
+  { method: 'GET', path: '/api/v1/renders', access: 'apiKey', fn: 'developer' },
+  { method: 'GET', path: '/api/v1/renders/{renderId}', access: 'apiKey', fn: 'developer' },
 ] as const satisfies readonly RouteDef[];
 
 export type Route = (typeof routes)[number];
@@ -63,4 +81,4 @@ export type RouteKeyOf<F extends FunctionName> = Extract<Route, { fn: F }> exten
   : never;
 
 export const routeKey = (route: RouteDef): string => `${route.method} ${route.path}`;
-export const functionNames: readonly FunctionName[] = ['system', 'accounts', 'jobs', 'payments', 'analytics'];
+export const functionNames: readonly FunctionName[] = ['system', 'accounts', 'jobs', 'payments', 'analytics', 'developer'];

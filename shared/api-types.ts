@@ -134,6 +134,23 @@ export interface JobView {
   chunkFramesDone?: number;
   /** Seconds Blender spent on each rendered frame, by frame number. */
   frameRenderSeconds?: Record<string, number>;
+  /** Where the render API posts the job's outcome, and each delivery attempt so far. */
+  webhook_url?: string;
+  webhookDeliveries?: WebhookDelivery[];
+  /** The CSV batch this job was made in. */
+  batchId?: string;
+}
+
+/** One POST of a job's outcome to its webhook URL. */
+export interface WebhookDelivery {
+  attempt: number;
+  event: 'render.done' | 'render.failed';
+  at: string;
+  ok: boolean;
+  statusCode?: number;
+  error?: string;
+  /** When the next attempt is due, if there is one. */
+  nextAttemptAt?: string;
 }
 
 /** What POST /api/jobs answers: the job, and for a card payment what the card form needs. */

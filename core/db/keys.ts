@@ -28,6 +28,18 @@ export const keys = {
   /** A client's Idempotency-Key, scoped to its user and to the operation it was sent to. */
   idempotencyKey: (userId: string, scope: string, key: string) => ({ PK: `IDEMPOTENCY#${userId}#${scope}`, SK: `KEY#${key}` }),
 
+  /** A user's API key (no secret stored), listed under the user; the lookup item is keyed by the key's SHA-256. */
+  apiKey: (userId: string, keyId: string) => ({ PK: `USER#${userId}`, SK: `APIKEY#${keyId}` }),
+  apiKeyPrefix: 'APIKEY#',
+  apiKeyLookup: (secretHash: string) => ({ PK: `APIKEY_HASH#${secretHash}`, SK: 'LOOKUP' }),
+  /** The account's webhook signing secret. */
+  webhookSecret: (userId: string) => ({ PK: `USER#${userId}`, SK: 'WEBHOOK_SECRET' }),
+  /** Webhook deliveries waiting for a retry, in one partition sorted by when they are due. */
+  webhookRetryPartition: 'WEBHOOK_RETRIES',
+  webhookRetry: (dueAt: string, jobId: string) => ({ PK: 'WEBHOOK_RETRIES', SK: `${dueAt}#${jobId}` }),
+  /** A batch of jobs made from one CSV, with the ids of its jobs. */
+  batch: (userId: string, batchId: string) => ({ PK: `USER#${userId}`, SK: `BATCH#${batchId}` }),
+
   // Analytics. Every analytics partition is sorted by a date, so a range is one Query.
   dailyCountersPartition: 'ANALYTICS#DAILY',
   dailyCountersSortKey: (date: string) => `DATE#${date}`,

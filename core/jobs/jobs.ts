@@ -39,6 +39,8 @@ export interface JobRecord extends JobView {
   waitingForSlot?: string;
   /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
   farmJobIds?: string[];
+  /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
+  webhookOutcome?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */

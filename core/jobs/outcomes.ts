@@ -4,6 +4,7 @@ import { shouldSendTimeAccuracyReport, timeAccuracyReportType, timeAccuracyRatio
 import { failAndRefund } from '../payments/fulfilment';
 import { sendJobReport } from './reports';
 import { releaseRenderSlot } from './render-slots';
+import { notifyJobOutcome } from '../webhooks/webhooks';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';
@@ -41,6 +42,7 @@ export async function failJob(
     condition: 'attribute_not_exists(automaticErrorReported)',
   });
   if (flagged) await sendJobReport(failed, 'automatic', `${errorType}: ${crashReason}`, now).catch((error) => console.error('Automatic report not sent', error));
+  await notifyJobOutcome(failed).catch((error) => console.error('Webhook not sent', error));
   return failed;
 }
 
@@ -79,5 +81,6 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
     });
     if (flagged) await sendJobReport(flagged, 'time_accuracy', `${reportType}: estimated ${job.estimatedRenderTimeMinutes} min, actual ${actual.toFixed(2)} min`, now).catch((error) => console.error('Time-accuracy report not sent', error));
   }
+  await notifyJobOutcome(done).catch((error) => console.error('Webhook not sent', error));
   return done;
 }

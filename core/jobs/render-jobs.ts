@@ -62,12 +62,18 @@ export async function ownJob(userId: string, jobId: string): Promise<JobRecord> 
  * the ledger entry and the queued job. Card: the job waits for the payment, which
  * only the signed webhook (or the local provider) confirms.
  */
-export async function startRenderJob(requester: Requester, request: CreateJobRequest, idempotencyKey?: string): Promise<StartedJob> {
+export async function startRenderJob(requester: Requester, request: CreateJobRequest, idempotencyKey?: string, extras: JobExtras = {}): Promise<StartedJob> {
   requireVerified(requester);
   const idempotent = idempotencyKey
-    ? { userId: requester.userId, scope: 'jobs' as const, key: idempotencyKey, requestHash: requestFingerprint(request) }
+    ? { userId: requester.userId, scope: 'jobs' as const, key: idempotencyKey, requestHash: requestFingerprint({ ...request, ...extras }) }
     : undefined;
-  return once(idempotent, () => createRenderJob(requester, request, idempotent), (answer) => jobAnswer(requester.userId, answer.jobId!));
+  return once(idempotent, () => createRenderJob(requester, request, idempotent, extras), (answer) => jobAnswer(requester.userId, answer.jobId!));
+}
+
+/** What the render API adds to a job beyond the web form's request: a checked webhook URL, the CSV batch it belongs to. */
+export interface JobExtras {
+  webhookUrl?: string;
+  batchId?: string;
 }
 
 export interface StartedJob {
@@ -85,7 +91,7 @@ async function jobAnswer(userId: string, jobId: string): Promise<StartedJob> {
   return { job };
 }
 
-async function createRenderJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest): Promise<StartedJob> {
+async function createRenderJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest, extras: JobExtras = {}): Promise<StartedJob> {
   // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
   const scene = getScene(request.sceneId)!;
   let inputName: string | undefined;
@@ -146,6 +152,8 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     paymentMethod: request.isTest ? 'free' : request.paymentMethod,
     paymentStatus: request.isTest ? 'free' : 'awaiting',
     attempts: 1,
+    ...(extras.webhookUrl ? { webhook_url: extras.webhookUrl } : {}),
+    ...(extras.batchId ? { batchId: extras.batchId } : {}),
   };
 
   // The key is written with the job, so a retry finds either both or neither.

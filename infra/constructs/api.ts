@@ -1,7 +1,7 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -67,12 +67,20 @@ export class Api extends Construct {
   /**
    * One route per entry of lambdas/routes.ts: 'user' and 'admin' routes carry the
    * JWT authorizer (the browser sends the Cognito ID token, whose audience is the
-   * web client); 'public' routes none. Admin rights are checked by the handlers.
+   * web client); 'apiKey' routes the API key authorizer; 'public' routes none.
+   * Admin rights are checked by the handlers (a key never has them).
    */
-  addRoutesFromTable(functions: Record<FunctionName, lambda.IFunction>, userPool: cognito.IUserPool, client: cognito.IUserPoolClient): void {
+  addRoutesFromTable(functions: Record<FunctionName, lambda.IFunction>, userPool: cognito.IUserPool, client: cognito.IUserPoolClient, apiKeyAuthorizerFn: lambda.IFunction): void {
     const authorizer = new HttpUserPoolAuthorizer('CognitoAuthorizer', userPool, {
       userPoolClients: [client],
       identitySource: ['$request.header.Authorization'],
+    });
+    // 'apiKey' routes: the render API's keys, checked by a Lambda (core/api-keys). The answer is
+    // cached per Authorization header for a minute, which bounds both the lookups and how long a revoked key lingers.
+    const apiKeyAuthorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', apiKeyAuthorizerFn, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: ['$request.header.Authorization'],
+      resultsCacheTtl: Duration.minutes(1),
     });
     // One integration (and one invoke permission for the whole API) per function,
     // rather than one permission per route, which would crowd each function's policy.
@@ -90,7 +98,7 @@ export class Api extends Construct {
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],
         integration: integrationOf(route.fn),
-        authorizer: route.access === 'public' ? new apigw.HttpNoneAuthorizer() : authorizer,
+        authorizer: route.access === 'public' ? new apigw.HttpNoneAuthorizer() : route.access === 'apiKey' ? apiKeyAuthorizer : authorizer,
       });
     }
   }

@@ -34,6 +34,15 @@ export const scheduledJobs = [
     sendsMail: true,
   },
   {
+    id: 'WebhookRetries',
+    entry: 'lambdas/scheduled/webhook-retries.ts',
+    description: 'Webhook delivery retries',
+    schedule: events.Schedule.rate(Duration.minutes(1)),
+    // Shorter than the period; each due retry is claimed under a condition, so an overlap never sends twice.
+    timeout: Duration.seconds(50),
+    sendsMail: false,
+  },
+  {
     id: 'Reconciliation',
     entry: 'lambdas/scheduled/reconciliation.ts',
     description: 'Daily credit reconciliation, e-mailed to the owner',

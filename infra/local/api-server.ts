@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
+import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -53,7 +54,13 @@ export async function startApiServer(options: {
         const body = await readBody(req);
         if (body === null) return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: '{"message":"Request Entity Too Large"}' });
         let claims: Record<string, string | number | boolean | string[]> | undefined;
-        if (match.route.access !== 'public') {
+        let keyContext: Record<string, string> | undefined;
+        if (match.route.access === 'apiKey') {
+          // The same function API Gateway runs as the Lambda authorizer of these routes.
+          const answer = await authorizeApiKeyRequest(req.headers as Record<string, string>);
+          if (!answer.isAuthorized) return send(res, { statusCode: 401, headers: { 'content-type': 'application/json' }, body: '{"message":"Unauthorized"}' });
+          keyContext = { ...answer.context };
+        } else if (match.route.access !== 'public') {
           const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
           try {
             if (!token) throw new Error('missing token');
@@ -62,7 +69,7 @@ export async function startApiServer(options: {
             return send(res, { statusCode: 401, headers: { 'content-type': 'application/json' }, body: '{"message":"Unauthorized"}' });
           }
         }
-        const event = toEvent(req, url, match.route, match.params, body, claims);
+        const event = toEvent(req, url, match.route, match.params, body, claims, keyContext);
         send(res, await (await handlerFor(match.route.fn))(event));
       } catch (error) {
         console.error('Local API server error', error);
@@ -116,6 +123,7 @@ function toEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
   claims: Record<string, string | number | boolean | string[]> | undefined,
+  keyContext?: Record<string, string>,
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
@@ -145,6 +153,7 @@ function toEvent(
       timeEpoch: now,
       // Public routes have no authorizer on API Gateway, so the event carries none.
       ...(claims ? { authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: claims as Record<string, string>, scopes: [] } } } : {}),
+      ...(keyContext ? { authorizer: { lambda: keyContext } } : {}),
     },
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
 }

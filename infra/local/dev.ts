@@ -21,7 +21,7 @@ async function main() {
   const apiPort = portFrom('API_PORT', 3000);
   const stack = await startLocalStack({
     dataDir: resolve(process.env.LOCAL_DATA_DIR ?? '.local'),
-    ports: { api: apiPort, dynamodb: portFrom('DYNAMODB_PORT', 8000), cognito: portFrom('COGNITO_PORT', 9229), s3: portFrom('S3_PORT', 4569) },
+    ports: { api: apiPort, dynamodb: portFrom('DYNAMODB_PORT', 8000), cognito: portFrom('COGNITO_PORT', 9229), s3: portFrom('S3_PORT', 4569), webhooks: portFrom('WEBHOOK_RECEIVER_PORT', 4590) },
     siteUrl: `http://localhost:${webPort}`,
     log: (line) => console.log(line),
   });

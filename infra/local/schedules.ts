@@ -2,6 +2,7 @@ import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
 import { reconcileCredits } from '../../core/credits/reconciliation';
 import { runDailyRollup } from '../../core/analytics/rollup';
 import { applyRetention } from '../../core/analytics/retention';
+import { retryDueWebhooks } from '../../core/webhooks/webhooks';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the
@@ -19,6 +20,7 @@ export function startSchedules(log: (line: string) => void = console.log): () =>
   const day = 24 * 3600 * 1000;
   const timers = [
     every(60_000, 'stale-job sweep', () => sweepStaleJobs()),
+    every(60_000, 'webhook retries', () => retryDueWebhooks()),
     every(day, 'credit reconciliation', () => reconcileCredits(), true),
     every(day, 'analytics rollup', () => runDailyRollup(), true),
     every(day, 'retention', () => applyRetention(), true),

@@ -16,7 +16,7 @@ import { freePort, type Service } from './ports';
 export interface LocalStackOptions {
   /** Where data persists between runs; omitted for tests, which get a fresh temporary stack with in-memory DynamoDB. */
   dataDir?: string;
-  ports?: Partial<Record<'api' | 'dynamodb' | 'cognito' | 's3', number>>;
+  ports?: Partial<Record<'api' | 'dynamodb' | 'cognito' | 's3' | 'webhooks', number>>;
   /** The site's origin, for e-mail links and CORS (Vite's address in dev). */
   siteUrl?: string;
   log?: (line: string) => void;
@@ -45,8 +45,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const log = options.log ?? (() => {});
   const persistent = options.dataDir !== undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cloud-render-'));
-  const port = async (name: 'api' | 'dynamodb' | 'cognito' | 's3') => options.ports?.[name] ?? (await freePort());
-  const ports = { api: await port('api'), dynamodb: await port('dynamodb'), cognito: await port('cognito'), s3: await port('s3') };
+  const port = async (name: 'api' | 'dynamodb' | 'cognito' | 's3' | 'webhooks') => options.ports?.[name] ?? (await freePort());
+  const ports = { api: await port('api'), dynamodb: await port('dynamodb'), cognito: await port('cognito'), s3: await port('s3'), webhooks: await port('webhooks') };
   const siteUrl = options.siteUrl ?? `http://localhost:${ports.api}`;
   const mailDir = join(dataDir, 'mail');
   for (const dir of ['cognito', 'mail', 's3', 'jobs']) mkdirSync(join(dataDir, dir), { recursive: true });
@@ -98,6 +98,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       PAYMENTS_MODE: 'local',
       RENDER_MODE: 'local',
       LOCAL_JOBS_DIR: join(dataDir, 'jobs'),
+      // Local only: webhooks may reach a receiver on this port of this machine (every other private address is refused).
+      WEBHOOK_LOCAL_RECEIVER: `http://127.0.0.1:${ports.webhooks}`,
       ...(process.env.BLENDER_PATH ? { BLENDER_PATH: process.env.BLENDER_PATH } : {}),
     };
     Object.assign(process.env, env);

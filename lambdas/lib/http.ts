@@ -54,6 +54,9 @@ export interface Caller {
  * the body or the path.
  */
 export function caller(event: ApiEvent): Caller {
+  const viaKey = apiKeyContext(event);
+  // A key was created by its owner with a verified e-mail; it never carries admin rights.
+  if (viaKey) return { userId: viaKey.userId, email: viaKey.email, emailVerified: true, isAdmin: false };
   const claims = event.requestContext.authorizer?.jwt?.claims;
   if (!claims || typeof claims.sub !== 'string') throw new UnauthenticatedError();
   const email = String(claims.email ?? '').toLowerCase();
@@ -64,6 +67,18 @@ export function caller(event: ApiEvent): Caller {
     emailVerified: claims.email_verified === true || claims.email_verified === 'true',
     isAdmin: groups.includes('admin') || (email !== '' && getConfig().ADMIN_EMAILS.includes(email)),
   };
+}
+
+/** What the API key authorizer returned as its context (API Gateway's `authorizer.lambda`). */
+export interface ApiKeyContext {
+  userId: string;
+  email: string;
+  keyId: string;
+}
+
+function apiKeyContext(event: ApiEvent): ApiKeyContext | undefined {
+  const context = (event.requestContext.authorizer as { lambda?: Partial<ApiKeyContext> } | undefined)?.lambda;
+  return context && typeof context.userId === 'string' && typeof context.keyId === 'string' ? (context as ApiKeyContext) : undefined;
 }
 
 /** API Gateway flattens array claims to '[a b]'; cognito-local keeps arrays. */

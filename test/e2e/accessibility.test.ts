@@ -25,6 +25,9 @@ describe('accessibility of the main screens', () => {
       ['customise', '/customize/1', 'Customize Options'],
       ['job history', '/job-history', 'Your Render Jobs'],
       ['account', '/profile', 'Change Password'],
+      ['API keys on the account page', '/profile', 'No API keys yet.'],
+      ['API reference', '/developers', 'Cloud Render API'],
+      ['CSV batch', '/batch/1', 'Batch from CSV: Text Animation'],
     ];
     const found: string[] = [];
     for (const [name, path, landmark] of screens) {

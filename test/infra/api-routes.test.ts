@@ -24,6 +24,9 @@ describe('HTTP API routes', () => {
       if (access === 'public') {
         expect(route!.AuthorizationType).toBe('NONE');
         expect(route!.AuthorizerId).toBeUndefined();
+      } else if (access === 'apiKey') {
+        expect(route!.AuthorizationType).toBe('CUSTOM');
+        expect(JSON.stringify(route!.AuthorizerId)).toContain('ApiKeyAuthorizer');
       } else {
         expect(route!.AuthorizationType).toBe('JWT');
         expect(route!.AuthorizerId).toBeDefined();
@@ -42,8 +45,24 @@ describe('HTTP API routes', () => {
     }
   });
 
+  it('when an API key is checked, a Lambda REQUEST authorizer runs the key function, its answer cached per Authorization header', () => {
+    const [[, authorizer]] = resourcesOf(template, 'AWS::ApiGatewayV2::Authorizer').filter(([, a]) => a.Properties.AuthorizerType === 'REQUEST');
+    expect(authorizer.Properties.EnableSimpleResponses).toBe(true);
+    expect(authorizer.Properties.AuthorizerPayloadFormatVersion).toBe('2.0');
+    expect(authorizer.Properties.IdentitySource).toEqual(['$request.header.Authorization']);
+    expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBe(60);
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(functionIdOf(template, 'lambdas/authorizers/api-key.ts'));
+  });
+
+  it('when a route is an admin route, it never accepts an API key', () => {
+    for (const route of routes.filter((r) => r.access === 'admin')) {
+      const resource = routeResources().find((candidate) => candidate.RouteKey === routeKey(route))!;
+      expect(resource.AuthorizationType, routeKey(route)).toBe('JWT');
+    }
+  });
+
   it('when a token is checked, it is a Cognito ID token of the web client (JWT authorizer)', () => {
-    const [[, authorizer]] = resourcesOf(template, 'AWS::ApiGatewayV2::Authorizer');
+    const [[, authorizer]] = resourcesOf(template, 'AWS::ApiGatewayV2::Authorizer').filter(([, a]) => a.Properties.AuthorizerType === 'JWT');
     expect(authorizer.Properties.AuthorizerType).toBe('JWT');
     expect(authorizer.Properties.IdentitySource).toEqual(['$request.header.Authorization']);
     const [[clientId]] = resourcesOf(template, 'AWS::Cognito::UserPoolClient');

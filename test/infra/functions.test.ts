@@ -9,8 +9,9 @@ beforeAll(() => {
 }, SYNTH_TIMEOUT_MS);
 
 const apiEntries = functionNames.map((name) => `lambdas/functions/${name}.ts`);
-const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
+const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'webhook-retries', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
 const triggerEntry = 'lambdas/triggers/custom-message.ts';
+const authorizerEntry = 'lambdas/authorizers/api-key.ts';
 
 /** The variables core/config.ts reads on AWS (the local-only ones are absent on purpose). */
 const SERVER_ENVIRONMENT = [
@@ -42,8 +43,8 @@ const productFunctions = (): Resource[] =>
 const functionOf = (entry: string) => productFunctions().find((fn) => fn.Properties.Description === entry)!;
 
 describe('Lambda functions', () => {
-  it('when the stack is synthesised, it has one function per API function, scheduled job and Cognito trigger', () => {
-    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry].sort());
+  it('when the stack is synthesised, it has one function per API function, scheduled job, Cognito trigger and the API key authorizer', () => {
+    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry, authorizerEntry].sort());
   });
 
   it('when any product function runs, it is Node.js 24 on arm64 with source maps enabled', () => {
@@ -56,7 +57,7 @@ describe('Lambda functions', () => {
   });
 
   it('when an API or scheduled function reads its configuration, it finds exactly the server settings', () => {
-    for (const entry of [...apiEntries, ...scheduledEntries]) {
+    for (const entry of [...apiEntries, ...scheduledEntries, authorizerEntry]) {
       const variables = functionOf(entry).Properties.Environment.Variables;
       expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS'].sort());
       expect(variables.MAIL_MODE).toBe('ses');
@@ -78,16 +79,17 @@ describe('Lambda functions', () => {
 });
 
 describe('jobs function', () => {
-  it('when the jobs function reads an uploaded model of up to 100 MB, it has 1536 MB of memory; the other API functions keep 512 MB', () => {
-    expect(functionOf('lambdas/functions/jobs.ts').Properties.MemorySize).toBe(1536);
-    for (const entry of apiEntries.filter((entry) => entry !== 'lambdas/functions/jobs.ts')) expect(functionOf(entry).Properties.MemorySize, entry).toBe(512);
+  it('when the functions that create jobs (web and render API) read an uploaded model of up to 100 MB, they have 1536 MB of memory; the other API functions keep 512 MB', () => {
+    const creators = ['lambdas/functions/jobs.ts', 'lambdas/functions/developer.ts'];
+    for (const entry of creators) expect(functionOf(entry).Properties.MemorySize, entry).toBe(1536);
+    for (const entry of apiEntries.filter((entry) => !creators.includes(entry))) expect(functionOf(entry).Properties.MemorySize, entry).toBe(512);
   });
 
-  it('when an ffprobe layer is configured, only the jobs function gets it and is told where ffprobe is', () => {
+  it('when an ffprobe layer is configured, only the functions that create jobs (web and render API) get it and are told where ffprobe is', () => {
     const arn = 'arn:aws:lambda:us-east-1:123456789012:layer:ffprobe-arm64:3';
     const withLayer = synthesizeTemplate({ ffprobeLayerArn: arn });
     const layered = resourcesOf(withLayer, 'AWS::Lambda::Function').filter(([, fn]) => (fn.Properties.Layers ?? []).includes(arn));
-    expect(layered.map(([, fn]) => fn.Properties.Description)).toEqual(['lambdas/functions/jobs.ts']);
-    expect(layered[0][1].Properties.Environment.Variables.FFPROBE_PATH).toBe('/opt/bin/ffprobe');
+    expect(layered.map(([, fn]) => fn.Properties.Description).sort()).toEqual(['lambdas/functions/developer.ts', 'lambdas/functions/jobs.ts']);
+    for (const [, fn] of layered) expect(fn.Properties.Environment.Variables.FFPROBE_PATH).toBe('/opt/bin/ffprobe');
   }, SYNTH_TIMEOUT_MS);
 });

@@ -34,7 +34,7 @@ describe('cdk synth', () => {
         cwd: repoRoot,
         env: offlineEnvironment(),
         encoding: 'utf8',
-        timeout: 170_000,
+        timeout: 350_000,
       });
       expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
       const template = JSON.parse(readFileSync(join(outdir, 'cloud-render-prod.template.json'), 'utf8'));
@@ -42,7 +42,7 @@ describe('cdk synth', () => {
       // Each product function's bundle is a minified ES module with its source map.
       const functions = Object.values(template.Resources as Record<string, { Type: string; Properties: { Description?: unknown; Code: { S3Key: string } } }>)
         .filter((resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description).startsWith('lambdas/'));
-      expect(functions).toHaveLength(10);
+      expect(functions).toHaveLength(13);
       for (const fn of functions) {
         const hash = fn.Properties.Code.S3Key.replace(/\.zip$/, '');
         const directory = join(outdir, assets.files[hash].source.path);
@@ -51,6 +51,6 @@ describe('cdk synth', () => {
       expect(existsSync(join(outdir, 'manifest.json'))).toBe(true);
       console.info(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
-    180_000,
+    360_000,
   );
 });

@@ -8,8 +8,11 @@ import { routes } from '../../lambdas/routes';
 import { api, verifiedUser, type TestUser } from './helpers';
 
 let admin: TestUser;
+/** The render API's routes take an API key instead of the token. */
+let adminKey: string;
 beforeAll(async () => {
   admin = await verifiedUser(['admin']);
+  adminKey = (await api('/api/api-keys', { token: admin.token, body: { name: 'malformed' } })).body.secret;
 });
 
 const pathOf = (template: string) => template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'kind' ? 'renders' : 'not-a-real-id'));
@@ -18,17 +21,18 @@ const malformedQueries = ['?x=1', '?limit=abc', '?limit=-5&limit=7', '?from=yest
 const malformedBodies = ['{"unterminated": ', '[]', '"a string"', '{"sceneId": "one", "credits": {"$gt": 0}}', 'null'];
 
 describe('malformed requests', () => {
-  test.each(routes.map((route) => ({ route: `${route.method} ${route.path}`, method: route.method, path: route.path })))(
+  test.each(routes.map((route) => ({ route: `${route.method} ${route.path}`, method: route.method, path: route.path, access: route.access as string })))(
     'when $route gets a malformed query or body, it answers 4xx with a code and a message',
-    async ({ method, path }) => {
+    async ({ method, path, access }) => {
+      const token = access === 'apiKey' ? adminKey : admin.token;
       const answers: { input: string; status: number; body: unknown }[] = [];
       for (const query of malformedQueries) {
-        const response = await api(`${pathOf(path)}${query}`, { method, token: admin.token, ...(method === 'GET' || method === 'DELETE' ? {} : { rawBody: '{}' }) });
+        const response = await api(`${pathOf(path)}${query}`, { method, token, ...(method === 'GET' || method === 'DELETE' ? {} : { rawBody: '{}' }) });
         answers.push({ input: query, ...response });
       }
       if (method !== 'GET' && method !== 'DELETE') {
         for (const body of malformedBodies) {
-          const response = await api(pathOf(path), { method, token: admin.token, rawBody: body, headers: { 'stripe-signature': 't=1,v1=00' } });
+          const response = await api(pathOf(path), { method, token, rawBody: body, headers: { 'stripe-signature': 't=1,v1=00' } });
           answers.push({ input: body, ...response });
         }
       }

@@ -23,6 +23,8 @@ const AccountPage = lazy(() => import('./account/AccountPage'));
 const AdminGuard = lazy(() => import('./admin/AdminGuard'));
 const AnalyticsDashboard = lazy(() => import('./admin/AnalyticsDashboard'));
 const ClientAnalyticsDashboard = lazy(() => import('./admin/ClientAnalyticsDashboard'));
+const ApiDocsPage = lazy(() => import('./developer/ApiDocsPage'));
+const BatchPage = lazy(() => import('./developer/BatchPage'));
 
 function Page({ children, label = 'Loading...' }: { children: ReactNode; label?: string }) {
   return <Suspense fallback={<PageLoading label={label} />}>{children}</Suspense>;
@@ -68,6 +70,8 @@ export const routes: RouteObject[] = [
           { path: 'favorites', element: <RequireVerified><Page><FavoritesPage /></Page></RequireVerified> },
           { path: 'job-history', element: <RequireVerified><Page><JobHistoryPage /></Page></RequireVerified> },
           { path: 'profile', element: <RequireUser><Page><AccountPage /></Page></RequireUser> },
+          { path: 'developers', element: <Page><ApiDocsPage /></Page> },
+          { path: 'batch/:sceneId', element: <RequireVerified><Page><BatchPage /></Page></RequireVerified> },
           { path: 'admin/analytics', element: admin(AnalyticsDashboard) },
           { path: 'admin/client-analytics', element: admin(ClientAnalyticsDashboard) },
           { path: '*', element: <NotFoundPage /> },

@@ -8,6 +8,7 @@ import { useSession } from '../lib/session';
 import { useNotify } from '../lib/toasts';
 import { ChangePasswordForm } from './ChangePasswordForm';
 import { CreditsPanel } from './CreditsPanel';
+import { ApiKeysPanel } from '../developer/ApiKeysPanel';
 
 export const PROFILE_LOADING_TIMEOUT_MS = 3000;
 
@@ -82,6 +83,7 @@ export default function AccountPage() {
       </div>
       <div role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`} tabIndex={0}>
         {tab === 'account' ? (
+          <>
           <div className="account-grid">
             <div className="panel">
               <h2>Welcome, {email}!</h2>
@@ -116,6 +118,8 @@ export default function AccountPage() {
               <ChangePasswordForm email={email} />
             </div>
           </div>
+          {(profile?.emailVerified || user?.emailVerified) && <ApiKeysPanel />}
+          </>
         ) : (
           <CreditsPanel />
         )}

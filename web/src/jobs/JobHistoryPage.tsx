@@ -3,7 +3,7 @@
  * job is queued, rendering or awaiting payment, so progress moves without a reload.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 import type { JobView } from '../../../shared/api-types';
 import { isRunning } from '../../../shared/jobs';
 import { EmptyState } from '../components/SceneCard';
@@ -13,6 +13,7 @@ import { useSession } from '../lib/session';
 import { JobCard } from './JobCard';
 import { ReportDialog } from './ReportDialog';
 import { useJobActions } from './job-actions';
+import { BatchLinks } from '../developer/BatchLinks';
 
 export const JOBS_LOADING_TIMEOUT_MS = 5000;
 export const JOBS_POLL_MS = 3000;
@@ -70,7 +71,9 @@ export default function JobHistoryPage() {
       <div className="jobs-head">
         <h1 style={{ margin: 0 }}>Your Render Jobs</h1>
         {anyActive && <span className="live-dot">Updating live</span>}
+        <Link to="/batch/1" className="btn btn-secondary">Batch from CSV</Link>
       </div>
+      <BatchLinks jobs={jobs ?? []} />
       {jobs === null && !timedOut ? (
         <PageLoading label="Loading your render jobs..." />
       ) : !jobs || jobs.length === 0 ? (

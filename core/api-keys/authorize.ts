@@ -1,0 +1,14 @@
+import { findApiKeyOwner, type ApiKeyOwner } from './api-keys';
+
+/**
+ * The API key authorizer's decision, from the request's headers: a valid
+ * `Authorization: Bearer rk_live_...` yields the key's owner as the context the
+ * handlers read as the caller. The Lambda authorizer on AWS and the local API
+ * server both call this.
+ */
+export async function authorizeApiKeyRequest(headers: Record<string, string | undefined> | undefined): Promise<{ isAuthorized: true; context: ApiKeyOwner } | { isAuthorized: false; context: Record<string, never> }> {
+  const header = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1] ?? '';
+  const secret = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const owner = secret ? await findApiKeyOwner(secret) : undefined;
+  return owner ? { isAuthorized: true, context: { userId: owner.userId, email: owner.email, keyId: owner.keyId } } : { isAuthorized: false, context: {} };
+}

@@ -1,0 +1,128 @@
+/**
+ * Batches: many renders of one scene from a CSV, one job per row. Each job is
+ * created by the same startRenderJob as a single render (same checks, same
+ * price, one debit each); the batch item lists the jobs so job history can show
+ * them together and their outputs can be downloaded as one ZIP once all are done.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { getScene } from '../../shared/catalogue';
+import { planRender } from '../../shared/pricing';
+import type { CreateJobRequest } from '../../shared/schemas';
+import { documentClient, s3Client, tableName } from '../../adapters/aws';
+import { getConfig } from '../config';
+import { keys } from '../db/keys';
+import { isConditionFailure } from '../db/transaction';
+import { ConflictError, DomainError, InvalidRequestError, NotFoundError } from '../errors';
+import { getJobOfUser, type JobRecord } from '../jobs/jobs';
+import { startRenderJob, type Requester } from '../jobs/render-jobs';
+import { getUser } from '../users/users';
+import { listOutputs, presignDownload } from '../storage/storage';
+import { zipStream } from './zip-stream';
+
+export interface BatchRecord {
+  batchId: string;
+  sceneId: number;
+  createdAt: string;
+  rows: number;
+  jobIds: string[];
+  totalPrice: number;
+}
+
+export class BatchCreditsError extends DomainError {
+  constructor(total: number, balance: number) {
+    super('insufficient_credits', `This batch costs ${total} credits and your balance is ${balance}. Please buy credits first.`, { total, balance });
+  }
+}
+
+/** The price of each row, from the same calculator that charges it. */
+export function batchPrices(requests: readonly CreateJobRequest[]): number[] {
+  return requests.map((request) => {
+    const scene = getScene(request.sceneId)!;
+    const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(request.mediaDurationSeconds ? { mediaDurationSeconds: request.mediaDurationSeconds } : {}) };
+    return planRender(scene, settings, false).finalPrice;
+  });
+}
+
+const batchItem = (userId: string, batch: BatchRecord) => ({ ...keys.batch(userId, batch.batchId), entity: 'batch', ...batch });
+
+/**
+ * Starts one job per row. The whole batch's price is checked against the
+ * balance first, so a batch the user cannot afford starts nothing; each job is
+ * then debited on its own. With an Idempotency-Key, a retry answers the same
+ * batch and each row's job is created at most once.
+ */
+export async function startBatch(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey?: string, now = new Date()): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
+  const sceneIds = new Set(requests.map((r) => r.sceneId));
+  if (sceneIds.size !== 1) throw new InvalidRequestError('Every row of a batch renders the same scene.');
+  const prices = batchPrices(requests);
+  const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
+  const batchId = idempotencyKey ? createHash('sha256').update(`${requester.userId}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
+  const existing = idempotencyKey ? await findBatch(requester.userId, batchId) : undefined;
+  if (!existing) {
+    const balance = (await getUser(requester.userId))?.credits ?? 0;
+    if (balance < total) throw new BatchCreditsError(total, balance);
+    const batch: BatchRecord = { batchId, sceneId: requests[0].sceneId, createdAt: now.toISOString(), rows: requests.length, jobIds: [], totalPrice: total };
+    try {
+      await documentClient().send(new PutCommand({ TableName: tableName(), Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' }));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  const jobs: JobRecord[] = [];
+  for (const [index, request] of requests.entries()) {
+    const { job } = await startRenderJob(requester, request, idempotencyKey ? `${idempotencyKey.slice(0, 240)}#row${index}` : undefined, { batchId });
+    jobs.push(job);
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(requester.userId, batchId),
+        UpdateExpression: 'SET jobIds = list_append(jobIds, :job)',
+        ConditionExpression: 'NOT contains(jobIds, :jobId)',
+        ExpressionAttributeValues: { ':job': [job.jobId], ':jobId': job.jobId },
+      }),
+    ).catch((error) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  }
+  return { batch: (await findBatch(requester.userId, batchId))!, jobs };
+}
+
+async function findBatch(userId: string, batchId: string): Promise<BatchRecord | undefined> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(userId, batchId), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { batchId: id, sceneId, createdAt, rows, jobIds, totalPrice } = Item as BatchRecord;
+  return { batchId: id, sceneId, createdAt, rows, jobIds, totalPrice };
+}
+
+/** A batch of this user with its jobs in row order; another user's batch id finds nothing. */
+export async function getBatch(userId: string, batchId: string): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
+  const batch = /^[A-Za-z0-9-]{1,64}$/.test(batchId) ? await findBatch(userId, batchId) : undefined;
+  if (!batch) throw new NotFoundError('Batch not found');
+  const jobs = (await Promise.all(batch.jobIds.map((jobId) => getJobOfUser(userId, jobId)))).filter((job): job is JobRecord => job !== undefined);
+  return { batch, jobs };
+}
+
+/**
+ * The batch's outputs as one ZIP (a folder per row), streamed from the job
+ * outputs into the outputs bucket and handed back as a time-limited link.
+ */
+export async function archiveBatch(userId: string, batchId: string): Promise<{ url: string; name: string; size: number }> {
+  const { batch, jobs } = await getBatch(userId, batchId);
+  if (jobs.length < batch.rows || jobs.some((job) => job.status !== 'done')) throw new ConflictError('The ZIP is available once every render of the batch is done.');
+  const bucket = getConfig().OUTPUTS_BUCKET;
+  const files = (await Promise.all(jobs.map(async (job, index) => (await listOutputs(userId, job.jobId)).map((file) => ({ ...file, folder: `row-${String(index + 1).padStart(3, '0')}` }))))).flat();
+  async function* entries() {
+    for (const file of files) {
+      yield { name: `${file.folder}/${file.name}`, open: async () => (await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: file.key }))).Body as Readable };
+    }
+  }
+  const name = `batch-${batchId}.zip`;
+  const key = `users/${userId}/batches/${batchId}/${name}`;
+  await new Upload({ client: s3Client(), params: { Bucket: bucket, Key: key, Body: zipStream(entries()), ContentType: 'application/zip' }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+  const size = files.reduce((sum, file) => sum + file.size, 0);
+  return { url: await presignDownload(key, name, 'application/zip'), name, size };
+}

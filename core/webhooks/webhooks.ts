@@ -1,0 +1,249 @@
+/**
+ * Render webhooks: when a job with a webhook URL reaches done or failed, its
+ * outcome is POSTed there, signed with the account's signing secret in the
+ * `Render-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`).
+ * A failed delivery is retried with growing delays for a day; every attempt is
+ * recorded on the job.
+ */
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookDelivery } from '../../shared/api-types';
+import { documentClient, tableName } from '../../adapters/aws';
+import { keys } from '../db/keys';
+import { isConditionFailure } from '../db/transaction';
+import { getJob, updateJob, type JobRecord } from '../jobs/jobs';
+import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
+
+export const SIGNATURE_HEADER = 'Render-Signature';
+/** Minutes to wait after each failed attempt; the last delay repeats until a day has passed since the first. */
+export const RETRY_DELAYS_MINUTES = [1, 5, 30, 120, 360, 720] as const;
+export const RETRY_WINDOW_MS = 24 * 3600 * 1000;
+const SEND_TIMEOUT_MS = 10_000;
+/** A receiver's reply is not read beyond this. */
+const MAX_RESPONSE_BYTES = 16 * 1024;
+
+// ---------------------------------------------------------------- signing secret
+
+/** The account's signing secret, created on first use. */
+export async function getSigningSecret(userId: string): Promise<string> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSecret(userId), ConsistentRead: true }));
+  if (Item) return Item.secret as string;
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  try {
+    await documentClient().send(
+      new PutCommand({ TableName: tableName(), Item: { ...keys.webhookSecret(userId), entity: 'webhookSecret', secret, createdAt: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(PK)' }),
+    );
+    return secret;
+  } catch (error) {
+    // Two first uses at once: the one stored wins.
+    if (!isConditionFailure(error)) throw error;
+    return getSigningSecret(userId);
+  }
+}
+
+export function signatureHeader(secret: string, body: string, timestamp: number): string {
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/**
+ * What a receiver does: recompute the HMAC over "t.body" and compare in constant
+ * time; a timestamp older than the tolerance is refused so a captured request
+ * cannot be replayed later.
+ */
+export function verifySignature(secret: string, header: string, body: string, toleranceSeconds = 300, now = Date.now()): boolean {
+  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=', 2) as [string, string]));
+  const timestamp = Number(parts.t);
+  if (!Number.isInteger(timestamp) || typeof parts.v1 !== 'string') return false;
+  if (Math.abs(now / 1000 - timestamp) > toleranceSeconds) return false;
+  const expected = Buffer.from(signatureHeader(secret, body, timestamp).split('v1=')[1], 'hex');
+  const given = Buffer.from(parts.v1, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+// ---------------------------------------------------------------- the event
+
+export type WebhookEventType = WebhookDelivery['event'];
+
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  created: number;
+  data: {
+    render: {
+      id: string;
+      status: JobRecord['status'];
+      sceneId: number;
+      mode: JobRecord['mode'];
+      createdAt: string;
+      completedAt?: string;
+      failureReason?: string;
+      creditsUsed?: number;
+      refunded: boolean;
+      batchId?: string;
+    };
+  };
+}
+
+function eventOf(job: JobRecord, now: Date): WebhookEvent {
+  return {
+    id: randomUUID(),
+    type: job.status === 'done' ? 'render.done' : 'render.failed',
+    created: Math.floor(now.getTime() / 1000),
+    data: {
+      render: {
+        id: job.jobId,
+        status: job.status,
+        sceneId: job.sceneId,
+        mode: job.mode,
+        createdAt: job.created_at,
+        ...(job.completionTime ? { completedAt: job.completionTime } : {}),
+        ...(job.crashReason ? { failureReason: job.crashReason } : {}),
+        ...(job.creditsUsed !== undefined ? { creditsUsed: job.creditsUsed } : {}),
+        refunded: job.paymentStatus === 'refunded',
+        ...(job.batchId ? { batchId: job.batchId } : {}),
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------- sending
+
+/** Resolves the host again at connection time and connects only to an address that passed the check. */
+const checkedLookup: LookupFunction = (hostname, options, callback) => {
+  resolvePublicAddresses(hostname).then(
+    (addresses) => {
+      if (options.all) (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    },
+    (error: Error) => callback(error, '', 0),
+  );
+};
+
+/** One POST; no redirect is followed (a 3xx is a failed delivery). */
+export async function postWebhook(target: string, body: string, headers: Record<string, string>): Promise<{ statusCode: number }> {
+  const { url, local } = parseWebhookUrl(target);
+  // Node connects to an IP literal without calling `lookup`, so a literal is checked here.
+  if (!local && isIP(url.hostname.replace(/^\[|\]$/g, ''))) await resolvePublicAddresses(url.hostname);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'CloudRender-Webhooks/1', ...headers },
+    timeout: SEND_TIMEOUT_MS,
+    ...(local ? {} : { lookup: checkedLookup }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = send(url, options, (res) => {
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      res.on('close', () => resolve({ statusCode: res.statusCode ?? 0 }));
+      res.on('error', () => resolve({ statusCode: res.statusCode ?? 0 }));
+    });
+    req.on('timeout', () => req.destroy(new Error('The receiver did not answer within 10 s.')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** When attempt `next` is due after a failure, or undefined once the day is over. */
+export function nextAttemptAt(firstAttemptAt: Date, failedAttempt: number, now: Date): Date | undefined {
+  const delay = RETRY_DELAYS_MINUTES[Math.min(failedAttempt - 1, RETRY_DELAYS_MINUTES.length - 1)] * 60_000;
+  const due = new Date(now.getTime() + delay);
+  return due.getTime() - firstAttemptAt.getTime() <= RETRY_WINDOW_MS ? due : undefined;
+}
+
+async function recordDelivery(jobId: string, delivery: WebhookDelivery): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.job(jobId),
+      UpdateExpression: 'SET webhookDeliveries = list_append(if_not_exists(webhookDeliveries, :none), :delivery)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':none': [], ':delivery': [delivery] },
+    }),
+  );
+}
+
+interface RetryItem {
+  jobId: string;
+  outcome: string;
+  attempt: number;
+  firstAttemptAt: string;
+  dueAt: string;
+}
+
+/** Sends attempt `attempt` of a job's outcome, records it, and schedules the next one if it failed. */
+async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, now = new Date()): Promise<WebhookDelivery> {
+  const event = eventOf(job, now);
+  const body = JSON.stringify(event);
+  let delivery: WebhookDelivery = { attempt, event: event.type, at: now.toISOString(), ok: false };
+  try {
+    const secret = await getSigningSecret(job.userId);
+    const { statusCode } = await postWebhook(job.webhook_url!, body, { [SIGNATURE_HEADER]: signatureHeader(secret, body, event.created), 'Render-Event-Id': event.id });
+    delivery = { ...delivery, statusCode, ok: statusCode >= 200 && statusCode < 300 };
+  } catch (error) {
+    delivery = { ...delivery, error: error instanceof WebhookAddressError ? error.message : `Could not connect: ${(error as Error).message}`.slice(0, 300) };
+  }
+  const next = delivery.ok ? undefined : nextAttemptAt(firstAttemptAt, attempt, now);
+  if (next) delivery.nextAttemptAt = next.toISOString();
+  await recordDelivery(job.jobId, delivery);
+  if (next) {
+    const retry: RetryItem = { jobId: job.jobId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() };
+    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookRetry(retry.dueAt, job.jobId), entity: 'webhookRetry', ...retry } }));
+  }
+  return delivery;
+}
+
+/**
+ * Announces a job's final state to its webhook, once per outcome: a conditional
+ * flag on the job (status and attempt number) makes a second call for the same
+ * outcome, such as a stream record delivered twice, do nothing.
+ */
+export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<WebhookDelivery | undefined> {
+  if (!job.webhook_url || (job.status !== 'done' && job.status !== 'failed')) return undefined;
+  const outcome = `${job.status}#${job.attempts ?? 1}`;
+  const claimed = await updateJob(job.jobId, {
+    set: { webhookOutcome: outcome },
+    whenStatusIn: [job.status],
+    condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',
+    conditionValues: { ':outcome': outcome },
+  });
+  if (!claimed) return undefined;
+  return deliver(claimed, 1, now, now);
+}
+
+/**
+ * Sends every retry that is due (EventBridge calls this every minute on AWS, a
+ * timer locally). Each retry item is deleted under a condition before it is
+ * sent, so two runs at once send it once.
+ */
+export async function retryDueWebhooks(now = new Date()): Promise<number> {
+  const { Items = [] } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK <= :now',
+      ExpressionAttributeValues: { ':pk': keys.webhookRetryPartition, ':now': `${now.toISOString()}#~` },
+      Limit: 100,
+    }),
+  );
+  let sent = 0;
+  for (const item of Items as (RetryItem & Record<string, unknown>)[]) {
+    try {
+      await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookRetry(item.dueAt, item.jobId), ConditionExpression: 'attribute_exists(PK)' }));
+    } catch (error) {
+      if (isConditionFailure(error)) continue;
+      throw error;
+    }
+    const job = await getJob(item.jobId);
+    // A job resumed since then has a new outcome of its own; the old one is not announced any more.
+    if (!job || job.webhookOutcome !== item.outcome) continue;
+    await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
+    sent += 1;
+  }
+  return sent;
+}

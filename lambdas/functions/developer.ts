@@ -1,0 +1,23 @@
+import { createFunction } from '../lib/http';
+import { quote } from '../handlers/catalogue';
+import { createUpload } from '../handlers/jobs';
+import {
+  apiScenes, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
+} from '../handlers/developer';
+
+export const handler = createFunction('developer', {
+  'GET /api/api-keys': listApiKeys,
+  'POST /api/api-keys': createKey,
+  'DELETE /api/api-keys/{keyId}': revokeKey,
+  'GET /api/webhook-secret': webhookSecret,
+  'POST /api/batches': createBatch,
+  'GET /api/batches/{batchId}': batchDetail,
+  'POST /api/batches/{batchId}/archive': batchArchive,
+  'GET /api/v1/openapi.json': async () => openApiDocument(),
+  'GET /api/v1/scenes': apiScenes,
+  'POST /api/v1/quotes': quote,
+  'POST /api/v1/uploads': createUpload,
+  'POST /api/v1/renders': createApiRender,
+  'GET /api/v1/renders': listApiRenders,
+  'GET /api/v1/renders/{renderId}': getApiRender,
+});

@@ -1,0 +1,110 @@
+import { scenes } from '../../shared/catalogue';
+import { apiKeyRequest, apiScene, batchRequest, listRendersQuery, renderRequest, toJobRequest } from '../../shared/render-api';
+import { buildOpenApiDocument } from '../../shared/openapi';
+import type { JobView, OutputFileView } from '../../shared/api-types';
+import { caller, idempotencyKeyOf, json, jsonBody, pathParam, queryParams, type ApiEvent, type ApiResult } from '../lib/http';
+import { ForbiddenError, InvalidRequestError } from '../../core/errors';
+import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '../../core/api-keys/api-keys';
+import { getSigningSecret } from '../../core/webhooks/webhooks';
+import { checkWebhookUrl, WebhookAddressError } from '../../core/webhooks/webhook-address';
+import { listJobsNewestFirst } from '../../core/jobs/jobs';
+import { ownJob, startRenderJob } from '../../core/jobs/render-jobs';
+import { archiveBatch, getBatch, startBatch, type BatchRecord } from '../../core/batches/batches';
+import { jobView, listJobFiles } from './jobs';
+
+// ---------------------------------------------------------------- keys and the signing secret (web app, signed in)
+
+/** GET /api/api-keys: the caller's keys (never their secrets). */
+export async function listApiKeys(event: ApiEvent): Promise<{ keys: ApiKeyRecord[] }> {
+  return { keys: await listApiKeysOfUser(caller(event).userId) };
+}
+
+/** POST /api/api-keys: a new key, its secret shown in this answer only. */
+export async function createKey(event: ApiEvent): Promise<ApiResult> {
+  const me = caller(event);
+  // A key renders as its owner without a token to re-check, so only a verified owner may make one.
+  if (!me.emailVerified) throw new ForbiddenError('Please verify your e-mail address before creating an API key.');
+  const { name } = jsonBody(event, apiKeyRequest);
+  return json(201, await createApiKey(me, name));
+}
+
+/** DELETE /api/api-keys/{keyId} */
+export async function revokeKey(event: ApiEvent): Promise<{ ok: true }> {
+  await revokeApiKey(caller(event).userId, pathParam(event, 'keyId'));
+  return { ok: true };
+}
+
+/** GET /api/webhook-secret: the account's webhook signing secret. */
+export async function webhookSecret(event: ApiEvent): Promise<{ secret: string }> {
+  return { secret: await getSigningSecret(caller(event).userId) };
+}
+
+// ---------------------------------------------------------------- CSV batches (web app, signed in)
+
+/** POST /api/batches: one job per row, each paid with credits on its own. */
+export async function createBatch(event: ApiEvent): Promise<ApiResult> {
+  const me = caller(event);
+  const { rows } = jsonBody(event, batchRequest, 1024 * 1024);
+  const requests = rows.map((row, index) => {
+    try {
+      return toJobRequest(row);
+    } catch (error) {
+      const issue = (error as { issues?: { message: string; path: PropertyKey[] }[] }).issues?.[0];
+      throw new InvalidRequestError(`Row ${index + 1}: ${issue?.message ?? 'invalid'}`, { row: index + 1, ...(issue?.path.length ? { field: issue.path.join('.') } : {}) });
+    }
+  });
+  const { batch, jobs } = await startBatch(me, requests, idempotencyKeyOf(event));
+  return json(201, { batch, jobs: jobs.map(jobView) });
+}
+
+/** GET /api/batches/{batchId} */
+export async function batchDetail(event: ApiEvent): Promise<{ batch: BatchRecord; jobs: JobView[] }> {
+  const { batch, jobs } = await getBatch(caller(event).userId, pathParam(event, 'batchId'));
+  return { batch, jobs: jobs.map(jobView) };
+}
+
+/** POST /api/batches/{batchId}/archive: one ZIP of every output, once every job is done. */
+export async function batchArchive(event: ApiEvent): Promise<{ url: string; name: string; size: number }> {
+  return archiveBatch(caller(event).userId, pathParam(event, 'batchId'));
+}
+
+// ---------------------------------------------------------------- the render API (API key)
+
+export function openApiDocument(): ApiResult {
+  return json(200, buildOpenApiDocument(), { 'cache-control': 'public, max-age=300' });
+}
+
+/** GET /api/v1/scenes */
+export async function apiScenes() {
+  return { scenes: scenes.map(apiScene) };
+}
+
+/** POST /api/v1/renders: the web app's job creation (same checks, price, debit and Idempotency-Key), paid with credits. */
+export async function createApiRender(event: ApiEvent): Promise<ApiResult> {
+  const me = caller(event);
+  const { webhook_url: webhookUrl, ...settings } = jsonBody(event, renderRequest);
+  const request = toJobRequest(settings);
+  if (webhookUrl !== undefined) {
+    try {
+      await checkWebhookUrl(webhookUrl);
+    } catch (error) {
+      if (error instanceof WebhookAddressError) throw new InvalidRequestError(error.message, { field: 'webhook_url' });
+      throw error;
+    }
+  }
+  const { job } = await startRenderJob(me, request, idempotencyKeyOf(event), webhookUrl ? { webhookUrl } : {});
+  return json(201, { render: jobView(job) });
+}
+
+/** GET /api/v1/renders */
+export async function listApiRenders(event: ApiEvent): Promise<{ renders: JobView[] }> {
+  const { limit } = queryParams(event, listRendersQuery);
+  return { renders: (await listJobsNewestFirst(caller(event).userId, limit)).map(jobView) };
+}
+
+/** GET /api/v1/renders/{renderId}: the render and, once done, its files with download links. */
+export async function getApiRender(event: ApiEvent): Promise<{ render: JobView; files: OutputFileView[] }> {
+  const job = await ownJob(caller(event).userId, pathParam(event, 'renderId'));
+  const { files } = await listJobFiles({ ...event, pathParameters: { jobId: job.jobId } });
+  return { render: jobView(job), files };
+}
