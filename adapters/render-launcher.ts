@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BatchClient, SubmitJobCommand } from '@aws-sdk/client-batch';
 import { getConfig } from '../core/config';
-import { getJob } from '../core/jobs/jobs';
+import { getJob, type JobRecord } from '../core/jobs/jobs';
 import { planOrResumeChunks } from '../core/jobs/chunks';
 import { LocalRenderPool } from './local-render-pool';
 
@@ -22,10 +22,13 @@ export async function launchRender(jobId: string): Promise<void> {
   const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
   const indexes = pending.map((chunk) => chunk.index);
   if (config.RENDER_MODE === 'local') return localPool().submit(jobId, job.userId, indexes);
-  await submitToBatch(jobId, indexes, !job.isStillRender);
+  await submitToBatch(job, indexes, !job.isStillRender);
 }
 
-async function submitToBatch(jobId: string, indexes: number[], encode: boolean): Promise<void> {
+async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean): Promise<void> {
+  const { jobId } = job;
+  // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
+  const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
   const config = getConfig();
   if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) {
     throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
@@ -42,7 +45,7 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
         jobDefinition: config.RENDER_JOB_DEFINITION,
         // An array needs at least two children; one chunk is a plain job (its array index reads as 0).
         ...(indexes.length > 1 ? { arrayProperties: { size: indexes.length } } : {}),
-        containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }, { name: 'CHUNKS', value: indexes.join(',') }] },
+        containerOverrides: { environment: [...scope, { name: 'CHUNKS', value: indexes.join(',') }] },
         propagateTags: true,
         tags: { jobId },
       }),
@@ -57,7 +60,7 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
       jobDefinition: config.ENCODE_JOB_DEFINITION,
       // Depending on an array job waits for every child of it.
       ...(renderJobId ? { dependsOn: [{ jobId: renderJobId }] } : {}),
-      containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }] },
+      containerOverrides: { environment: scope },
       propagateTags: true,
       tags: { jobId },
     }),

@@ -24,6 +24,7 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
+import { toolEnvironment } from './tool-environment';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 
@@ -195,7 +196,7 @@ function runBlender(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'], env: toolEnvironment() },
     );
     const outputs: string[] = [];
     const logTail: string[] = [];
