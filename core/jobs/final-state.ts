@@ -109,8 +109,10 @@ export function jobReachingFinalState(record: TableStreamRecord): JobRecord | un
   const image = (raw?: Record<string, unknown>) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
   const next = image(record.dynamodb?.NewImage);
   if (!next || next.entity !== 'job' || next.SK !== keys.job('').SK) return undefined;
+  // Jobs reach done or failed by an update; an item written whole (a restore, a fixture) is not an outcome.
   const previous = image(record.dynamodb?.OldImage);
-  return reachedFinalState(previous?.status, next.status) ? jobFromItem(next) : undefined;
+  if (!previous) return undefined;
+  return reachedFinalState(previous.status, next.status) ? jobFromItem(next) : undefined;
 }
 
 /**

@@ -133,8 +133,8 @@ export async function refundFailedJob(jobId: string, now = new Date()): Promise<
         jobUpdateItem(jobId, {
           set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
           remove: ['refundDue'],
-          condition: 'refundDue = :due AND paymentStatus = :paidStatus AND attribute_not_exists(refundedAt) AND attempts = :attempt',
-          conditionValues: { ':due': true, ':paidStatus': 'confirmed', ':attempt': job.attempts },
+          condition: 'refundDue = :due AND paymentStatus = :paidStatus AND attribute_not_exists(refundedAt)',
+          conditionValues: { ':due': true, ':paidStatus': 'confirmed' },
         }),
       ),
     );

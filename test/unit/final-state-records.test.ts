@@ -24,6 +24,7 @@ describe('which stream records are a job arriving in its final state', () => {
     expect(jobReachingFinalState(record(jobItem('failed'), jobItem('queued')))).toBeUndefined();
     expect(jobReachingFinalState(record(jobItem('queued'), jobItem('rendering')))).toBeUndefined();
     expect(jobReachingFinalState(record(jobItem('done'), undefined))).toBeUndefined();
+    expect(jobReachingFinalState(record(undefined, jobItem('done')))).toBeUndefined();
   });
 
   it('when the item is not a job (a chunk, a ledger entry), it is ignored even with a status of done', () => {
