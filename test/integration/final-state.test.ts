@@ -10,6 +10,10 @@ import { Transaction } from '../../core/db/transaction';
 import { getUser } from '../../core/users/users';
 import { queuedJob } from './farm-helpers';
 import { grantCredits, storedJobOnce, verifiedUser, type TestUser } from './helpers';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { ensureTable } from '../../infra/local/bootstrap';
+import { startStreamPoller } from '../../infra/local/stream-poller';
 
 const PRICE = 4.5;
 
@@ -99,5 +103,28 @@ describe('what follows a job\'s final state', () => {
     const after = await todaysCounters();
     expect(after.renders_completed - before.renders_completed).toBe(1);
     expect(await mailsAbout(job.jobId, 'Render time accuracy report for job')).toBe(1);
+  });
+});
+
+describe('the local stream', () => {
+  it('when a local table kept from an older run has no stream, the local stack turns it on and its poller can read it', async () => {
+    const endpoint = inject('stackEnv').DYNAMODB_ENDPOINT;
+    const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const tableName = `older-run-${randomUUID().slice(0, 8)}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }, { AttributeName: 'SK', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+      }),
+    );
+    await expect(startStreamPoller({ endpoint, tableName })).rejects.toThrow(/has no stream/);
+    await ensureTable(endpoint, tableName);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const poller = await startStreamPoller({ endpoint, tableName });
+    await poller.stop();
+    client.destroy();
   });
 });
