@@ -81,7 +81,12 @@ export function workerCredentials(): CredentialProvider | undefined {
       // A role assumed from a task role's session is capped at one hour; the provider refreshes it.
       DurationSeconds: 3600,
     },
-    clientConfig: { region: config.AWS_REGION },
+    clientConfig: { region: config.AWS_REGION, ...(config.STS_ENDPOINT ? { endpoint: config.STS_ENDPOINT } : {}) },
   });
   return provider;
+}
+
+/** For tests that change the worker's settings within one process. */
+export function resetWorkerCredentials(): void {
+  provider = undefined;
 }

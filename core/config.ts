@@ -53,6 +53,7 @@ const configSchema = z.object({
   JOB_ID: z.string().optional(),
   JOB_USER_ID: z.string().optional(),
   JOB_INPUT_KEY: z.string().optional(),
+  STS_ENDPOINT: optionalUrl, // tests only: local HTTP double of STS
 });
 
 export type Config = z.infer<typeof configSchema>;
