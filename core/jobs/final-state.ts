@@ -14,7 +14,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '../../shared/jobs';
-import { documentClient, tableName } from '../../adapters/aws';
+import { tableName } from '../../adapters/aws';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
@@ -28,14 +28,21 @@ export const FINAL_STATUSES = ['done', 'failed'] as const;
 /** One outcome of one attempt: a resumed job that fails again is a new outcome. */
 export const outcomeKey = (job: Pick<JobRecord, 'status' | 'attempts'>) => `${job.status}#${job.attempts ?? 1}`;
 
+/**
+ * The effects of one final state, given the job as the stream record shows it. Each
+ * step is idempotent on its own; an error is thrown on, so the record is retried.
+ * The money comes first: a refund never waits on an e-mail.
+ */
 export async function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
   if (job.status === 'failed') {
     await refundFailedJob(job.jobId, now);
     await countOutcome(job, { renders_failed: 1 }, now);
     await reportFailure(job, now);
+    // Further reactions to a failure (the user's outcome e-mail, webhooks) go here, each under its own flag.
   } else if (job.status === 'done') {
     await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now);
     await reportTimeAccuracy(job, now);
+    // Further reactions to a completion (the user's outcome e-mail, webhooks) go here, each under its own flag.
   }
 }
 
