@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { getConfig } from '../core/config';
+import { workerCredentials } from './worker-credentials';
 
 /** SDK clients, created once per process from the typed configuration. */
 let ddb: DynamoDBDocumentClient | undefined;
@@ -12,8 +13,10 @@ const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 export function documentClient(): DynamoDBDocumentClient {
   if (!ddb) {
     const config = getConfig();
+    const scoped = workerCredentials();
     const client = new DynamoDBClient({
       region: config.AWS_REGION,
+      ...(scoped ? { credentials: scoped } : {}),
       ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: localCredentials } : {}),
     });
     ddb = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -24,8 +27,10 @@ export function documentClient(): DynamoDBDocumentClient {
 export function s3Client(): S3Client {
   if (!s3) {
     const config = getConfig();
+    const scoped = workerCredentials();
     s3 = new S3Client({
       region: config.AWS_REGION,
+      ...(scoped ? { credentials: scoped } : {}),
       ...(config.S3_ENDPOINT
         ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
         : {}),

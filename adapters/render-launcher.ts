@@ -34,12 +34,12 @@ export async function launchRender(jobId: string): Promise<void> {
 
 /**
  * A job of the user reached an end (done, failed, abandoned): its slot goes back
- * and the user's next waiting job, if any, goes to the farm. Safe to call twice.
+ * (a job on the local pool holds none) and on AWS the user's next waiting job, if
+ * any, goes to the farm. Safe to call twice.
  */
 export async function releaseRenderSlotOf(job: Pick<JobRecord, 'jobId' | 'userId'>): Promise<void> {
-  if (getConfig().RENDER_MODE === 'local') return;
   await releaseRenderSlot(job.userId, job.jobId);
-  await admitWaitingJobs(job.userId);
+  if (getConfig().RENDER_MODE !== 'local') await admitWaitingJobs(job.userId);
 }
 
 /**
@@ -62,13 +62,16 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
       continue;
     }
     const pending = await planOrResumeChunks(left, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
-    await submitToBatch(left.jobId, pending.map((chunk) => chunk.index), !left.isStillRender);
+    await submitToBatch(left, pending.map((chunk) => chunk.index), !left.isStillRender);
     admitted.push(left.jobId);
   }
   return admitted;
 }
 
-async function submitToBatch(jobId: string, indexes: number[], encode: boolean): Promise<void> {
+async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean): Promise<void> {
+  const { jobId } = job;
+  // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
+  const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
   const config = getConfig();
   if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) {
     throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
@@ -85,7 +88,7 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
         jobDefinition: config.RENDER_JOB_DEFINITION,
         // An array needs at least two children; one chunk is a plain job (its array index reads as 0).
         ...(indexes.length > 1 ? { arrayProperties: { size: indexes.length } } : {}),
-        containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }, { name: 'CHUNKS', value: indexes.join(',') }] },
+        containerOverrides: { environment: [...scope, { name: 'CHUNKS', value: indexes.join(',') }] },
         propagateTags: true,
         tags: { jobId },
       }),
@@ -100,7 +103,7 @@ async function submitToBatch(jobId: string, indexes: number[], encode: boolean):
           jobDefinition: config.ENCODE_JOB_DEFINITION,
           // Depending on an array job waits for every child of it.
           ...(renderJobId ? { dependsOn: [{ jobId: renderJobId }] } : {}),
-          containerOverrides: { environment: [{ name: 'JOB_ID', value: jobId }] },
+          containerOverrides: { environment: scope },
           propagateTags: true,
           tags: { jobId },
         }),

@@ -49,6 +49,13 @@ const configSchema = z.object({
   WEBHOOK_LOCAL_RECEIVER: optionalUrl,
   // Measures uploaded audio when a job is created (Debian's ffmpeg package locally; a layer's binary on Lambda).
   FFPROBE_PATH: z.string().default('ffprobe'),
+  // On AWS, the render worker only: the role it takes for its one job; the job (and its owner and input,
+  // which the launcher passes with it) become session tags and a session policy that narrow the role to them.
+  WORKER_SCOPE_ROLE_ARN: z.string().optional(),
+  JOB_ID: z.string().optional(),
+  JOB_USER_ID: z.string().optional(),
+  JOB_INPUT_KEY: z.string().optional(),
+  STS_ENDPOINT: optionalUrl, // tests only: local HTTP double of STS
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -73,7 +73,17 @@ export const nagSuppressions: readonly NagSuppression[] = [
     reason: "SES authorises each sandbox recipient's identity too; the policy is narrowed by the ses:FromAddress condition.",
   },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/*]`, reason: 'Outputs of any job: the worker writes them, the API presigns downloads after checking the owner.' },
-  { path: 'Render/WorkerRole', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/*]`, reason: "The worker reads any job's input and deletes it when done; chunks are claimed under a condition." },
+  {
+    path: 'Render/WorkerJobScopeRole',
+    id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/users/<aws:PrincipalTag/userId>/jobs/<aws:PrincipalTag/jobId>/*]`,
+    reason: "One job's outputs prefix, named by the session's jobId and userId tags.",
+  },
+  {
+    path: 'Render/WorkerJobScopeRole',
+    id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/<aws:PrincipalTag/userId>/*]`,
+    reason: "The job owner's uploads (session tag userId), narrowed by the worker's session policy to the job's one input.",
+  },
+  { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) has no resource-level permission.' },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
@@ -97,6 +107,8 @@ export const nagSuppressions: readonly NagSuppression[] = [
     reason: 'API, Cognito and deploy functions are invoked synchronously (the caller sees the error); scheduled jobs re-run on their next tick and alarm on errors.',
   },
   { path: 'Scheduled', id: 'Serverless-EventBusDLQ', reason: 'Schedules are idempotent sweeps: a missed invocation is redone by the next one; errors alarm.' },
+  { path: 'JobOutcomes/DeadLetters', id: 'AwsSolutions-SQS3', reason: "It is the dead-letter queue of the stream's event source mapping (an on-failure destination, which the rule does not see)." },
+  { path: 'JobOutcomes/DeadLetters', id: 'Serverless-SQSRedrivePolicy', reason: 'It is itself the last stop of the stream records; its messages alarm and are replayed by hand.' },
   { path: 'Monitoring/AlarmTopic', id: 'Serverless-SNSRedrivePolicy', reason: 'An e-mail subscription for alarms; an undelivered alarm e-mail is also visible in the CloudWatch console.' },
 ];
 

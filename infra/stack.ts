@@ -8,6 +8,7 @@ import type { DeploySettings } from './settings';
 import { Api } from './constructs/api';
 import { Auth } from './constructs/auth';
 import { Mail } from './constructs/mail';
+import { JobOutcomes } from './constructs/job-outcomes';
 import { Monitoring } from './constructs/monitoring';
 import { RenderFarm } from './constructs/render-farm';
 import { Schedules } from './constructs/schedules';
@@ -157,8 +158,10 @@ export class CloudRenderStack extends Stack {
     stripeSecret.grantRead(payments);
     render.grantSubmit(payments);
     mail.grantSend(payments); // the owner's alert on a payment amount mismatch
-    // A failed job is reported to support by whoever fails it, the worker included.
-    mail.grantSend(render.jobRole);
+    // Refunds, counters and reports follow a job's final state outside the worker, off the table's stream.
+    const outcomes = new JobOutcomes(this, 'JobOutcomes', { environment: serverEnvironment, storage, mail });
+    // A job's end gives its render slot back and sends its user's next waiting job to the farm.
+    render.grantSubmit(outcomes.handler.fn);
     table.grantReadWriteData(apiFunctions.analytics.fn);
     // The render API creates jobs exactly as the jobs function does (uploads, credits, the farm), and writes batch ZIPs.
     const developer = apiFunctions.developer.fn;
@@ -190,6 +193,8 @@ export class CloudRenderStack extends Stack {
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('ApiKeyAuthorizer', apiKeyAuthorizer);
+    monitoring.watchFunction('JobFinalState', outcomes.handler);
+    monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
     monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
     monitoring.watchTransactionConflicts(table);
 

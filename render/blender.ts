@@ -27,6 +27,7 @@ import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
+import { toolEnvironment } from './tool-environment';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
 
@@ -198,7 +199,7 @@ function runBlender(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'], env: toolEnvironment() },
     );
     const outputs: string[] = [];
     const logTail: string[] = [];

@@ -8,6 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { toolEnvironment } from './tool-environment';
 
 export const FFMPEG_MISSING_MESSAGE =
   'ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`, or set FFMPEG_PATH and FFPROBE_PATH.';
@@ -51,6 +52,37 @@ export interface EncodeOptions {
 const FRAME_FILE = /^frame_(\d+)\.png$/;
 
 /**
+ * ffmpeg may open local files and pipes only: a crafted upload (an HLS or concat
+ * playlist named like audio) cannot make it fetch a URL or read another file.
+ */
+export const PROTOCOL_WHITELIST = ['-protocol_whitelist', 'file,pipe'];
+
+/**
+ * The demuxer for each kind of file the worker hands to ffmpeg, chosen by its
+ * extension and never by probing the content, which is how a playlist would get in.
+ */
+const DEMUXERS: Readonly<Record<string, string>> = {
+  '.png': 'png_pipe',
+  '.jpg': 'jpeg_pipe',
+  '.jpeg': 'jpeg_pipe',
+  '.mp4': 'mov',
+  '.mov': 'mov',
+  '.mp3': 'mp3',
+  '.wav': 'wav',
+};
+
+export function demuxerFor(file: string): string {
+  const format = DEMUXERS[path.extname(file).toLowerCase()];
+  if (!format) throw new MediaError('unreadable', `${UNREADABLE_MEDIA_MESSAGE} (no demuxer for ${path.extname(file) || 'a file without extension'})`);
+  return format;
+}
+
+/** The arguments that open one local file as an ffmpeg input: whitelist, explicit demuxer, file: URL. */
+export function fileInput(file: string): string[] {
+  return [...PROTOCOL_WHITELIST, '-f', demuxerFor(file), '-i', `file:${path.resolve(file)}`];
+}
+
+/**
  * Encodes <framesDir>/frame_NNNN.png (as the scene scripts write them) into an H.264 MP4
  * that every browser plays: yuv420p, even dimensions, moov atom first (+faststart) so it
  * starts playing before it has fully downloaded. With audioFile (audio scenes) the track
@@ -71,7 +103,7 @@ export async function encodeMp4(
     throw new MediaError('missing-frames', `Frames missing before encoding: ${missing.slice(0, 20).join(', ')}.`);
   }
   // The image2 demuxer reads from start_number up to the first gap, and there is none.
-  const input = ['-framerate', String(fps), '-start_number', String(first), '-i', path.join(framesDir, 'frame_%04d.png')];
+  const input = [...PROTOCOL_WHITELIST, '-f', 'image2', '-framerate', String(fps), '-start_number', String(first), '-i', `file:${path.resolve(framesDir, 'frame_%04d.png')}`];
   await runFfmpeg([...input, ...mp4OutputArgs(outFile, fps, audioFile, options)]);
 }
 
@@ -83,13 +115,13 @@ function mp4OutputArgs(outFile: string, fps: number, audioFile: string | undefin
     'format=yuv420p',
   ];
   return [
-    ...(audioFile ? ['-i', audioFile] : []),
+    ...(audioFile ? fileInput(audioFile) : []),
     '-vf', filters.join(','),
     '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
     '-r', String(fps),
     ...(audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : []),
     '-movflags', '+faststart',
-    outFile,
+    `file:${path.resolve(outFile)}`,
   ];
 }
 
@@ -105,8 +137,8 @@ export async function encodeMp4FromStreams(
   audioFile?: string,
   options: EncodeOptions = {},
 ): Promise<number> {
-  const args = ['-y', '-v', 'error', '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...mp4OutputArgs(outFile, fps, audioFile, options)];
-  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  const args = ['-y', '-v', 'error', ...PROTOCOL_WHITELIST, '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...mp4OutputArgs(outFile, fps, audioFile, options)];
+  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'], env: toolEnvironment() });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));
   const exited = new Promise<void>((resolve, reject) => {
@@ -140,12 +172,12 @@ export async function makeThumbnail(imageOrVideo: string, outFile: string, width
   const seek = info.duration && info.duration > 0.5 ? ['-ss', (info.duration / 3).toFixed(2)] : [];
   await runFfmpeg([
     ...seek,
-    '-i', imageOrVideo,
+    ...fileInput(imageOrVideo),
     '-frames:v', '1',
     '-vf', `scale='min(${width},iw)':-2`,
     '-q:v', '3',
     '-update', '1',
-    outFile,
+    `file:${path.resolve(outFile)}`,
   ]);
 }
 
@@ -153,7 +185,8 @@ export async function makeThumbnail(imageOrVideo: string, outFile: string, width
 export async function probeMedia(file: string): Promise<MediaInfo> {
   let stdout: string;
   try {
-    stdout = await runTool(ffprobePath(), ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file]);
+    const input = [...PROTOCOL_WHITELIST, '-f', demuxerFor(file), `file:${path.resolve(file)}`];
+    stdout = await runTool(ffprobePath(), ['-v', 'error', ...input, '-print_format', 'json', '-show_format', '-show_streams']);
   } catch (error) {
     if (error instanceof MediaError && error.kind === 'failed') {
       throw new MediaError('unreadable', UNREADABLE_MEDIA_MESSAGE, error.details);
@@ -229,7 +262,7 @@ function ffprobePath(): string {
 
 function runTool(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, env: toolEnvironment() }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         return reject(new MediaError('ffmpeg-missing', FFMPEG_MISSING_MESSAGE));

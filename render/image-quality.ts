@@ -3,6 +3,7 @@
  * Pixels are read through ffmpeg, which every render machine has.
  */
 import { execFile } from 'node:child_process';
+import { demuxerFor, fileInput, PROTOCOL_WHITELIST } from './encode';
 
 export interface RgbImage {
   width: number;
@@ -14,13 +15,13 @@ export function readRgb(file: string): Promise<RgbImage> {
   return new Promise((resolve, reject) => {
     execFile(
       process.env.FFPROBE_PATH ?? 'ffprobe',
-      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file],
+      ['-v', 'error', ...PROTOCOL_WHITELIST, '-f', demuxerFor(file), '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', `file:${file}`],
       (error, stdout) => {
         if (error) return reject(error);
         const [width, height] = String(stdout).trim().split(',').map(Number);
         execFile(
           process.env.FFMPEG_PATH ?? 'ffmpeg',
-          ['-v', 'error', '-nostdin', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+          ['-v', 'error', '-nostdin', ...fileInput(file), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
           { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 },
           (decodeError, rgb) => (decodeError ? reject(decodeError) : resolve({ width, height, rgb })),
         );

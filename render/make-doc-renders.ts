@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { scenes } from '../shared/catalogue';
 import { defaultOptions, serializeOptions } from '../shared/options';
 import { runScene } from './blender';
-import { runFfmpeg } from './encode';
+import { fileInput, runFfmpeg } from './encode';
 import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from './sample-inputs';
 
 const DOCS_DIR = fileURLToPath(new URL('../docs/renders/', import.meta.url));
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       const seconds = (Date.now() - started) / 1000;
       const file = path.join(DOCS_DIR, `${scene.slug}.jpg`);
       // Half size keeps the repository small; the render itself is Full HD.
-      await runFfmpeg(['-i', outputs[0], '-vf', 'scale=960:-2', '-q:v', '4', file]);
+      await runFfmpeg([...fileInput(outputs[0]), '-vf', 'scale=960:-2', '-q:v', '4', file]);
       console.log(`${path.relative(process.cwd(), file)}  ${((await stat(file)).size / 1024).toFixed(0)} KB  rendered in ${seconds.toFixed(1)} s`);
     }
   } finally {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { BACKGROUND_STYLE_OPTION, scenes, type Scene, type StyledAssets } from '../shared/catalogue';
 import { defaultOptions } from '../shared/options';
 import { runScene, type SceneArgs } from './blender';
-import { encodeMp4, makeThumbnail, runFfmpeg } from './encode';
+import { encodeMp4, fileInput, makeThumbnail, runFfmpeg } from './encode';
 import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from './sample-inputs';
 
 const PUBLIC_DIR = fileURLToPath(new URL('../web/public/', import.meta.url));
@@ -99,7 +99,7 @@ async function makeSceneAssets(scene: Scene, inputs: SampleInputs, work: string)
       });
       // Fully transparent pixels still carry sampling noise in RGB: zero it, it only costs bytes.
       const clear = (channel: string) => `${channel}='${channel}(X,Y)*gt(alpha(X,Y),0)'`;
-      await runFfmpeg(['-i', outputs[0], '-vf', `geq=${['r', 'g', 'b'].map(clear).join(':')}:a='alpha(X,Y)'`, file]);
+      await runFfmpeg([...fileInput(outputs[0]), '-vf', `geq=${['r', 'g', 'b'].map(clear).join(':')}:a='alpha(X,Y)'`, file]);
     });
   }
 }

@@ -15,6 +15,9 @@ export const tableDefinition = {
     { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   ],
   timeToLiveAttribute: 'expiresAt',
+  // Changes of items, before and after: a job arriving in done or failed triggers its
+  // effects (refund, counters, reports) outside the render worker.
+  stream: 'NEW_AND_OLD_IMAGES',
 } as const;
 
 export type TableDefinition = typeof tableDefinition;

@@ -26,6 +26,17 @@ export interface JobRecord extends JobView {
   automaticErrorReported?: boolean;
   automaticErrorType?: string;
   automaticErrorTimestamp?: string;
+  /** Who a failure is down to; the refund rule applies only to 'internal'. */
+  failureCause?: 'internal' | 'input';
+  /** The automatic report's type for this failure (RENDER_ERROR, STALE_JOB...). */
+  failureErrorType?: string;
+  /**
+   * Set with a paid job's failure on our side until its refund is written (by the
+   * job's final-state effects) or a resume takes the payment on to the new attempt.
+   */
+  refundDue?: boolean;
+  /** Outcomes ('failed#2': status and attempt) whose effects have been applied: stream records may come twice. */
+  finalStatesHandled?: Set<string>;
   fileMetadata?: OutputFile[];
   mainOutputPath?: string;
   /** How many times a worker was started for this job (first run and resumes). */
@@ -58,7 +69,8 @@ function jobItem(job: JobRecord) {
   };
 }
 
-function jobFields(item: Record<string, unknown>): JobRecord {
+/** A job from its stored item (the key and index attributes dropped). */
+export function jobFromItem(item: Record<string, unknown>): JobRecord {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
   void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
   return job as unknown as JobRecord;
@@ -75,7 +87,7 @@ export async function createJob(job: JobRecord): Promise<void> {
 
 export async function getJob(jobId: string): Promise<JobRecord | undefined> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(jobId), ConsistentRead: true }));
-  return Item ? jobFields(Item) : undefined;
+  return Item ? jobFromItem(Item) : undefined;
 }
 
 /** Another user's job is indistinguishable from a missing one. */
@@ -95,7 +107,7 @@ export async function listJobsNewestFirst(userId: string, limit = 50): Promise<J
       Limit: limit,
     }),
   );
-  return Items.map(jobFields);
+  return Items.map(jobFromItem);
 }
 
 /**
@@ -105,7 +117,7 @@ export async function listJobsNewestFirst(userId: string, limit = 50): Promise<J
 export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];
   for await (const items of queryPages({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) } })) {
-    jobs.push(...items.map(jobFields));
+    jobs.push(...items.map(jobFromItem));
   }
   return jobs;
 }
@@ -118,7 +130,7 @@ export async function listActiveJobsSilentSince(before: string): Promise<JobReco
     KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
     ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
   })) {
-    jobs.push(...items.map(jobFields));
+    jobs.push(...items.map(jobFromItem));
   }
   return jobs;
 }
@@ -132,7 +144,7 @@ export async function listJobsWaitingForSlot(userId: string): Promise<JobRecord[
     FilterExpression: 'userId = :user AND attribute_exists(waitingForSlot)',
     ExpressionAttributeValues: { ':active': keys.activeJobs, ':user': userId },
   })) {
-    jobs.push(...items.map(jobFields));
+    jobs.push(...items.map(jobFromItem));
   }
   return jobs.sort((a, b) => a.waitingForSlot!.localeCompare(b.waitingForSlot!) || a.created_at.localeCompare(b.created_at));
 }
@@ -141,7 +153,7 @@ export async function listJobsWaitingForSlot(userId: string): Promise<JobRecord[
 export async function listActiveJobs(): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];
   for await (const items of queryPages({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } })) {
-    jobs.push(...items.map(jobFields));
+    jobs.push(...items.map(jobFromItem));
   }
   return jobs;
 }
@@ -208,7 +220,7 @@ export function jobUpdateItem(jobId: string, change: JobChange): TransactItem {
 export async function updateJob(jobId: string, change: JobChange): Promise<JobRecord | undefined> {
   try {
     const { Attributes } = await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'ALL_NEW' }));
-    return Attributes ? jobFields(Attributes) : undefined;
+    return Attributes ? jobFromItem(Attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;

@@ -40,7 +40,7 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     if ((job.lastRenderActivity ?? job.startTime ?? job.created_at) >= stalledSince) continue;
     if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
   }
-  // Slots given back by workers (which cannot submit renders), or whose release was lost, admit the next jobs in line.
+  // Slots whose release was lost (or is still being retried off the stream) go back, and the lines move.
   const active = await listActiveJobs();
   for (const userId of new Set(active.filter((job) => job.waitingForSlot).map((job) => job.userId))) await admitWaitingJobs(userId, { reconcile: true });
   // The sweep runs every minute: each run is one uptime sample (healthy when no worker was lost).

@@ -2,7 +2,7 @@ import { getConfig } from '../config';
 import { sendMail } from '../../adapters/mailer';
 import { launchRender } from '../../adapters/render-launcher';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
-import { getJob, jobUpdateItem, updateJob, type JobChange, type JobRecord } from '../jobs/jobs';
+import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
@@ -113,34 +113,34 @@ export function refundableAmount(job: JobRecord): number {
 
 /**
  * The refund rule: a paid render that fails for a reason on our side gets its
- * price back as credits, exactly once. The failure and the refund are one
- * transaction (the job's status, paymentStatus 'refunded', refundedAt written under
- * the condition that it is absent, the balance and the ledger entry), so no reader
- * ever sees the job failed and not yet refunded: a resume cannot slip in between
- * and get a render that is then refunded. Returns the failed job, or undefined
- * when the change's conditions did not hold (nothing was written).
+ * price back as credits, exactly once. The failure marks the job refundDue; this
+ * writes the refund in one transaction (paymentStatus 'refunded', refundedAt and
+ * refundCredits on the job under the condition that the refund is still due and
+ * the payment still confirmed, the balance and the ledger entry). A resume that
+ * got in first took the payment on to the new attempt and cleared refundDue, so
+ * the job is then queued and paid, never queued and refunded. Returns whether a
+ * refund was written.
  */
-export async function failAndRefund(jobId: string, change: JobChange, now = new Date()): Promise<JobRecord | undefined> {
+export async function refundFailedJob(jobId: string, now = new Date()): Promise<boolean> {
   const job = await getJob(jobId);
-  if (!job) return undefined;
+  if (!job?.refundDue) return false;
   const refund = refundableAmount(job);
-  if (refund <= 0) return updateJob(jobId, change);
+  if (refund <= 0) return false;
   try {
     await moveCredits(
       { userId: job.userId, amount: refund, type: 'refund', jobId, sceneId: job.sceneId, now },
       new Transaction().add(
         jobUpdateItem(jobId, {
-          ...change,
-          set: { ...change.set, paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
-          // The payment read above is still the job's: only a resume changes it, and only from failed or abandoned.
-          condition: [change.condition, 'paymentStatus = :paidStatus', 'attribute_not_exists(refundedAt)'].filter(Boolean).join(' AND '),
-          conditionValues: { ...change.conditionValues, ':paidStatus': 'confirmed' },
+          set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
+          remove: ['refundDue'],
+          condition: 'refundDue = :due AND paymentStatus = :paidStatus AND attribute_not_exists(refundedAt)',
+          conditionValues: { ':due': true, ':paidStatus': 'confirmed' },
         }),
       ),
     );
+    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
-  return getJob(jobId);
 }

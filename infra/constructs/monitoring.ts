@@ -5,6 +5,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServerFunction } from './server-function';
 
@@ -46,6 +47,11 @@ export class Monitoring extends Construct {
     const period = Duration.minutes(5);
     this.alarm(`${name}Errors`, fn.fn.metricErrors({ period, statistic: 'Sum' }), `${name}: the function failed (${fn.fn.node.path})`);
     this.alarm(`${name}Throttles`, fn.fn.metricThrottles({ period, statistic: 'Sum' }), `${name}: invocations were throttled`);
+  }
+
+  /** Messages in a dead-letter queue: work that was given up after its retries (a refund not written, a report not sent). */
+  watchDeadLetters(name: string, queue: sqs.IQueue): void {
+    this.alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }), `${name}: records were set aside in ${queue.node.path}`);
   }
 
   /** Failed renders, counted from the log groups of everything that can fail a job. */

@@ -6,7 +6,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Storage } from './storage';
+import { UPLOADS_PREFIX, type Storage } from './storage';
 import { repoRoot } from '../paths';
 
 export interface RenderFarmProps {
@@ -49,8 +49,10 @@ export class RenderFarm extends Construct {
   readonly onDemand: batch.FargateComputeEnvironment;
   readonly renderJob: batch.EcsJobDefinition;
   readonly encodeJob: batch.EcsJobDefinition;
-  /** The role the workers run as. */
+  /** The role the workers' tasks run as: it may only take the scope role for one job. */
   readonly jobRole: iam.Role;
+  /** The role a worker takes for its one job, narrowed by session tags (jobId, userId) and a session policy. */
+  readonly jobScopeRole: iam.Role;
   readonly executionRole: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -86,7 +88,8 @@ export class RenderFarm extends Construct {
     });
 
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.jobRole = new iam.Role(this, 'WorkerRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Render workers: their jobs, inputs and outputs' });
+    this.jobRole = new iam.Role(this, 'WorkerRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Render workers: may only take the job scope role, tagged with their job' });
+    this.jobScopeRole = this.scopeRole(props.storage);
     this.executionRole = new iam.Role(this, 'ExecutionRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Pulls the worker image and writes its logs' });
 
     const arm = props.architecture === 'arm64';
@@ -104,7 +107,7 @@ export class RenderFarm extends Construct {
         fargateOperatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
         jobRole: this.jobRole,
         executionRole: this.executionRole,
-        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, RENDER_STEP: step },
+        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, RENDER_STEP: step, WORKER_SCOPE_ROLE_ARN: this.jobScopeRole.roleArn },
         logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: step }),
       });
     // Retried: the worker's own request (its chunk failed on our side and is pending
@@ -132,17 +135,69 @@ export class RenderFarm extends Construct {
       propagateTags: true,
     });
 
-    // Workers read inputs (and delete them once processed, as the About page
-    // promises), write, read back and delete outputs (frames go once the video is
-    // stored), and update their job and its chunks. (Their e-mail rights are
-    // granted by the stack, which owns the mail identity.)
-    const { table, uploadsBucket, outputsBucket } = props.storage;
-    table.grantReadWriteData(this.jobRole);
-    uploadsBucket.grantRead(this.jobRole);
-    uploadsBucket.grantDelete(this.jobRole);
-    outputsBucket.grantReadWrite(this.jobRole);
-    outputsBucket.grantDelete(this.jobRole);
     this.logGroup.grantWrite(this.executionRole);
+  }
+
+  /**
+   * Batch job roles are static, so the per-job scope is a second role: the task role
+   * may assume it only with the session tags jobId and userId (the worker sets them
+   * from the job the launcher gave it, adapters/worker-credentials.ts), and its
+   * permissions are written against those tags. A worker's session reaches:
+   * - the table's items whose partition key is JOB#<its job> (the job and its
+   *   chunks, which live in the job's partition): no user, ledger, payment or
+   *   analytics item, no index;
+   * - users/<its user>/jobs/<its job>/ in the outputs bucket (read, write, delete,
+   *   list under that prefix);
+   * - uploads/<its user>/ in the uploads bucket, read and delete, which the session
+   *   policy the worker adds narrows to the job's one input key;
+   * and nothing else: no e-mail, no other service.
+   */
+  private scopeRole(storage: Storage): iam.Role {
+    const jobId = '${aws:PrincipalTag/jobId}';
+    const userId = '${aws:PrincipalTag/userId}';
+    const role = new iam.Role(this, 'WorkerJobScopeRole', {
+      assumedBy: new iam.PrincipalWithConditions(new iam.SessionTagsPrincipal(new iam.ArnPrincipal(this.jobRole.roleArn)), {
+        // Both tags, non-empty, and no other: the role's policy is meaningless without them.
+        StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
+        'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
+      }),
+      description: 'A render worker for one job: its items, its outputs prefix, its input (session tags jobId, userId)',
+      // A role taken from a task role's session is capped at one hour; the worker refreshes it.
+      maxSessionDuration: Duration.hours(1),
+    });
+    this.jobRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
+    const { table, uploadsBucket, outputsBucket } = storage;
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'OwnJobItems',
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${jobId}`] } },
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'OwnJobOutputs',
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [outputsBucket.arnForObjects(`users/${userId}/jobs/${jobId}/*`)],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListOwnJobOutputs',
+        actions: ['s3:ListBucket'],
+        resources: [outputsBucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`users/${userId}/jobs/${jobId}/*`] } },
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'OwnUserInputs',
+        actions: ['s3:GetObject', 's3:DeleteObject'],
+        resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}${userId}/*`)],
+      }),
+    );
+    return role;
   }
 
   /** SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more). */

@@ -37,6 +37,7 @@ export class Storage extends Construct {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      stream: dynamodb.StreamViewType[tableDefinition.stream],
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -3,6 +3,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
 } from '@aws-sdk/client-dynamodb';
@@ -20,11 +21,15 @@ import { tableDefinition } from '../../core/db/table';
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-/** Creates the table from the one table definition, if it is not there yet. */
+/** Creates the table from the one table definition, if it is not there yet (a table kept from an older run gets its stream). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream } }));
+    }
+    client.destroy();
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -52,6 +57,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+      StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
     }),
   );
   await client.send(

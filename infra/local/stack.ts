@@ -10,6 +10,7 @@ import { startS3rver, corsConfiguration } from './s3';
 import { startApiServer } from './api-server';
 import { localRoutes, localSiteConfig } from './site-config';
 import { ensureTable, ensureUserPool } from './bootstrap';
+import { startStreamPoller } from './stream-poller';
 import { seedAccounts, type SeededAccount } from './seed';
 import { freePort, type Service } from './ports';
 
@@ -105,6 +106,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     Object.assign(process.env, env);
     resetConfig();
     resetClients();
+    // What follows a job's done or failed state runs off the table's stream, as on AWS.
+    services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 
     const accounts = await seedAccounts(cognito.endpoint, pool.userPoolId);
     const api = await startApiServer({ port: ports.api, issuer: `${cognito.endpoint}/${pool.userPoolId}`, clientId: pool.clientId, extraRoutes: localRoutes(() => localSiteConfig(env), () => mailDir) });

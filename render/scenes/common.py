@@ -599,28 +599,30 @@ def _normalise(values):
     return np.clip(values / reference, 0.0, 1.25)
 
 
+# The demuxer for each audio extension an upload may have, so ffmpeg never guesses the format
+# from the content: a playlist disguised as audio would otherwise make it open other files.
+_AUDIO_DEMUXERS = {".mp3": "mp3", ".wav": "wav"}
+
+
 def _decode_audio(path, rate):
-    """Mono float32 PCM. ffmpeg reads nearly every audio and video container; Blender's
-    aud module is the fallback when ffmpeg is not installed."""
+    """Mono float32 PCM, decoded by ffmpeg with only the file protocol and the demuxer the
+    extension names."""
     import numpy as np
 
     ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg:
-        result = subprocess.run(
-            [ffmpeg, "-v", "error", "-nostdin", "-i", path, "-vn", "-ac", "1", "-ar", str(rate),
-             "-f", "f32le", "-"],
-            capture_output=True,
-        )
-        if result.returncode != 0 or not result.stdout:
-            raise UserError(AUDIO_ERROR)
-        return np.frombuffer(result.stdout, dtype=np.float32)
-    try:
-        import aud
-
-        sound = aud.Sound(path).rechannel(1).resample(rate, False)
-        return np.asarray(sound.data(), dtype=np.float32).reshape(-1)
-    except Exception:
+    demuxer = _AUDIO_DEMUXERS.get(os.path.splitext(path)[1].lower())
+    if not ffmpeg:
+        raise RuntimeError("ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`")
+    if not demuxer:
         raise UserError(AUDIO_ERROR)
+    result = subprocess.run(
+        [ffmpeg, "-v", "error", "-nostdin", "-protocol_whitelist", "file", "-f", demuxer,
+         "-i", "file:" + os.path.abspath(path), "-vn", "-ac", "1", "-ar", str(rate), "-f", "f32le", "pipe:1"],
+        capture_output=True,
+    )
+    if result.returncode != 0 or not result.stdout:
+        raise UserError(AUDIO_ERROR)
+    return np.frombuffer(result.stdout, dtype=np.float32)
 
 
 def audio_timeline(scene, args, loudness):

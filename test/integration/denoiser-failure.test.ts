@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '../../adapters/aws';
 import { getConfig } from '../../core/config';
-import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, verifiedUser } from './helpers';
+import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, storedJobOnce, verifiedUser } from './helpers';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
@@ -35,6 +35,7 @@ describe('render worker with a broken denoiser', () => {
       if (previous === undefined) delete process.env.DENOISER_WEIGHTS;
       else process.env.DENOISER_WEIGHTS = previous;
     }
+    await storedJobOnce(jobId, (job) => job.paymentStatus !== 'confirmed');
     const failed = (await api(`/api/jobs/${jobId}`, { token: user.token })).body.job;
     expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'refunded' });
     expect(failed.crashReason).toBe(CHUNK_GAVE_UP);

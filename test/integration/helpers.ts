@@ -10,6 +10,7 @@ import {
   InitiateAuthCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ensureVerifiedUser } from '../../infra/local/bootstrap';
+import { getJob, type JobRecord } from '../../core/jobs/jobs';
 
 export const apiUrl = () => inject('apiUrl');
 const env = () => inject('stackEnv');
@@ -163,4 +164,17 @@ export async function abandonAndWaitForWorker(user: TestUser, jobId: string): Pr
   };
   for (const deadline = Date.now() + 60_000; Date.now() < deadline && (!existsSync(pidFile) || alive()); ) await new Promise((r) => setTimeout(r, 200));
   expect(alive()).toBe(false);
+}
+
+/**
+ * The stored job once `until` holds: what follows a job's done or failed state
+ * (refund, counters, reports) runs off the table's stream, a moment after the state.
+ */
+export async function storedJobOnce(jobId: string, until: (job: JobRecord) => boolean, timeoutMs = 30_000): Promise<JobRecord> {
+  let job: JobRecord | undefined;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    job = await getJob(jobId);
+    if (job && until(job)) return job;
+  }
+  throw new Error(`Job ${jobId} never reached the expected state: ${JSON.stringify(job)}`);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
+import { storedJobOnce } from './helpers';
 import { RENDER_STALLED, sweepStaleJobs } from '../../core/jobs/stale-sweep';
 import { claimChunk, claimEncode, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS } from '../../core/jobs/chunks';
 
@@ -120,7 +121,7 @@ describe('a job as a plan of chunks', () => {
     const failed = await sweepStaleJobs(now);
     expect(failed).toContain(stuck.jobId);
     expect(failed).not.toContain(waiting.jobId);
-    expect(await getJob(stuck.jobId)).toMatchObject({ status: 'failed', crashReason: RENDER_STALLED, automaticErrorType: 'STALLED_RENDER' });
+    expect(await storedJobOnce(stuck.jobId, (job) => job.automaticErrorReported === true)).toMatchObject({ status: 'failed', crashReason: RENDER_STALLED, automaticErrorType: 'STALLED_RENDER' });
     expect((await getJob(waiting.jobId))!.status).toBe('rendering');
   });
 });

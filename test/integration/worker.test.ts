@@ -9,7 +9,7 @@ import { s3Client } from '../../adapters/aws';
 import { getConfig } from '../../core/config';
 import { getJob } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
-import { abandonAndWaitForWorker, api, grantCredits, postToStorage, smallTextStill, verifiedUser, type TestUser } from './helpers';
+import { abandonAndWaitForWorker, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
@@ -102,6 +102,7 @@ describe('render worker without Blender', () => {
       if (previous === undefined) delete process.env.BLENDER_PATH;
       else process.env.BLENDER_PATH = previous;
     }
+    await storedJobOnce(jobId, (job) => job.paymentStatus !== 'confirmed');
     const failed = (await api(`/api/jobs/${jobId}`, { token: user.token })).body.job;
     expect(failed).toMatchObject({ status: 'failed', crashReason: BLENDER_MISSING_MESSAGE, paymentStatus: 'refunded' });
     expect((await api('/api/me', { token: user.token })).body.credits).toBe(10);

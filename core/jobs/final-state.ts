@@ -1,0 +1,147 @@
+/**
+ * What follows a job reaching its final state (done or failed): the one place for
+ * every reaction to a render's outcome. The render worker only writes its own job's
+ * state; this runs outside it, with the rights the worker does not have (the user's
+ * balance and ledger, the analytics counters, e-mail). On AWS the table's stream
+ * triggers it (lambdas/streams/job-final-state.ts), locally the stream poller of the
+ * local stack (infra/local/stream-poller.ts) runs the same handler.
+ *
+ * Stream records can be delivered more than once and late (after a resume), so each
+ * effect is guarded by a condition on the job item: the refund by refundDue, the
+ * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
+ * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
+ */
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '../../shared/jobs';
+import { tableName } from '../../adapters/aws';
+import { keys } from '../db/keys';
+import { isConditionFailure, Transaction } from '../db/transaction';
+import { counterIncrement, type CounterName } from '../analytics/counters';
+import { refundFailedJob } from '../payments/fulfilment';
+import { jobFromItem, updateJob, type JobRecord } from './jobs';
+import { sendJobReport } from './reports';
+import { notifyJobOutcome } from '../webhooks/webhooks';
+import { releaseRenderSlotOf } from '../../adapters/render-launcher';
+
+/** The statuses whose arrival has effects. */
+export const FINAL_STATUSES = ['done', 'failed'] as const;
+
+/** One outcome of one attempt: a resumed job that fails again is a new outcome. */
+export const outcomeKey = (job: Pick<JobRecord, 'status' | 'attempts'>) => `${job.status}#${job.attempts ?? 1}`;
+
+/**
+ * The effects of one final state, given the job as the stream record shows it. Each
+ * step is idempotent on its own; an error is thrown on, so the record is retried.
+ * The money comes first: a refund never waits on an e-mail.
+ */
+export async function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
+  if (job.status === 'failed') {
+    await refundFailedJob(job.jobId, now);
+    await releaseRenderSlotOf(job);
+    await countOutcome(job, { renders_failed: 1 }, now);
+    await reportFailure(job, now);
+  } else if (job.status === 'done') {
+    await releaseRenderSlotOf(job);
+    await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now);
+    await reportTimeAccuracy(job, now);
+  } else {
+    return;
+  }
+  // The webhook claims the outcome first, so a record delivered twice announces it once; a failed delivery is retried on its own schedule.
+  await notifyJobOutcome(job).catch((error) => console.error('Webhook not sent', error));
+}
+
+/** The day's counters move once per outcome: the increment and the outcome's mark are one transaction. */
+async function countOutcome(job: JobRecord, counts: Partial<Record<CounterName, number>>, now: Date): Promise<boolean> {
+  const outcome = outcomeKey(job);
+  try {
+    await new Transaction()
+      .add(
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.job(job.jobId),
+            UpdateExpression: 'ADD finalStatesHandled :outcomes',
+            ConditionExpression: 'attribute_exists(PK) AND NOT contains(finalStatesHandled, :outcome)',
+            ExpressionAttributeValues: { ':outcomes': new Set([outcome]), ':outcome': outcome },
+          },
+        },
+        counterIncrement(now, counts),
+      )
+      .commit();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The automatic problem report, once per job: the flag is set before the e-mail goes, so a second delivery finds it. */
+async function reportFailure(job: JobRecord, now: Date): Promise<void> {
+  const errorType = job.failureErrorType ?? (job.failureCause === 'input' ? 'INPUT_ERROR' : 'RENDER_ERROR');
+  const flagged = await updateJob(job.jobId, {
+    set: { automaticErrorReported: true, automaticErrorType: errorType, automaticErrorTimestamp: now.toISOString() },
+    condition: 'attribute_not_exists(automaticErrorReported)',
+  });
+  if (flagged) await sendJobReport(job, 'automatic', `${errorType}: ${job.crashReason ?? 'unknown error'}`, now).catch((error) => console.error('Automatic report not sent', error));
+}
+
+/** The time-accuracy report when the actual time is outside 0.8..1.2 of the estimate, once per job. */
+async function reportTimeAccuracy(job: JobRecord, now: Date): Promise<void> {
+  const ratio = job.timeAccuracy;
+  if (ratio === undefined || ratio === null || !shouldSendTimeAccuracyReport(ratio)) return;
+  const reportType = timeAccuracyReportType(ratio);
+  const flagged = await updateJob(job.jobId, {
+    set: { timeAccuracyReportSent: true, timeAccuracyReportType: reportType, timeAccuracyReportTimestamp: now.toISOString() },
+    condition: 'attribute_not_exists(timeAccuracyReportSent)',
+  });
+  if (flagged) {
+    await sendJobReport(flagged, 'time_accuracy', `${reportType}: estimated ${job.estimatedRenderTimeMinutes} min, actual ${(job.actualRenderTimeMinutes ?? 0).toFixed(2)} min`, now).catch((error) =>
+      console.error('Time-accuracy report not sent', error),
+    );
+  }
+}
+
+/** Whether a change of a job item (old and new image) is its arrival in a final state. */
+export function reachedFinalState(oldStatus: string | undefined, newStatus: string | undefined): boolean {
+  return (FINAL_STATUSES as readonly (string | undefined)[]).includes(newStatus) && oldStatus !== newStatus;
+}
+
+/** A table stream record as Lambda hands it over (and the local poller rebuilds it). */
+export interface TableStreamRecord {
+  eventName?: string;
+  dynamodb?: { Keys?: Record<string, unknown>; NewImage?: Record<string, unknown>; OldImage?: Record<string, unknown>; SequenceNumber?: string };
+}
+
+/**
+ * The job a stream record shows arriving in a final state, or undefined for every
+ * other change (other items, the effects' own writes on a failed job, a resume).
+ */
+export function jobReachingFinalState(record: TableStreamRecord): JobRecord | undefined {
+  const image = (raw?: Record<string, unknown>) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
+  const next = image(record.dynamodb?.NewImage);
+  if (!next || next.entity !== 'job' || next.SK !== keys.job('').SK) return undefined;
+  // Jobs reach done or failed by an update; an item written whole (a restore, a fixture) is not an outcome.
+  const previous = image(record.dynamodb?.OldImage);
+  if (!previous) return undefined;
+  return reachedFinalState(previous.status, next.status) ? jobFromItem(next) : undefined;
+}
+
+/**
+ * One batch of stream records, in order. The first record whose effects fail is
+ * reported with every record after it, so the retry starts there and nothing is
+ * skipped (the answer is Lambda's partial batch response).
+ */
+export async function handleTableStreamBatch(records: TableStreamRecord[]): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+  for (const [index, record] of records.entries()) {
+    try {
+      const job = jobReachingFinalState(record);
+      if (job) await onJobFinalState(job);
+    } catch (error) {
+      console.error('Final-state effects failed; the record will be retried', record.dynamodb?.SequenceNumber, error);
+      return { batchItemFailures: records.slice(index).map((failed) => ({ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' })) };
+    }
+  }
+  return { batchItemFailures: [] };
+}

@@ -1,0 +1,9 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { handleTableStreamBatch, type TableStreamRecord } from '../../core/jobs/final-state';
+
+/**
+ * The table's stream, filtered by the event source mapping to jobs arriving in done
+ * or failed: runs the effects of each final state (the local stream poller calls the
+ * same function with the same records).
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => handleTableStreamBatch(event.Records as TableStreamRecord[]);

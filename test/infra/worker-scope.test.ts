@@ -1,0 +1,143 @@
+/**
+ * The contained worker on AWS: its task role can only take the job scope role with
+ * its job's session tags, the scope role reaches one job's items, outputs prefix and
+ * its owner's uploads, and what follows a job's final state runs in a stream Lambda.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { FINAL_STATUSES } from '../../core/jobs/final-state';
+import { OUTCOME_RETRY_ATTEMPTS } from '../../infra/constructs/job-outcomes';
+import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
+
+let template: Template;
+beforeAll(() => {
+  template = synthesizeTemplate();
+}, SYNTH_TIMEOUT_MS);
+
+interface Statement {
+  Sid?: string;
+  Effect: 'Allow' | 'Deny';
+  Action: string | string[];
+  Resource?: unknown;
+  Principal?: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const roleIdOf = (fragment: string) => resourcesOf(template, 'AWS::IAM::Role').find(([id]) => id.includes(fragment))![0];
+const policiesOfRole = (roleId: string): Statement[] =>
+  resourcesOf(template, 'AWS::IAM::Policy')
+    .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+const actions = (statements: Statement[]) => statements.flatMap((s) => list(s.Action));
+/** A resource as text, CloudFormation's intrinsics flattened: a GetAtt or Ref reads as the logical id. */
+const text = (value: any): string => {
+  if (typeof value === 'string') return value;
+  if (value['Fn::Join']) return (value['Fn::Join'][1] as unknown[]).map(text).join(value['Fn::Join'][0]);
+  if (value['Fn::GetAtt']) return value['Fn::GetAtt'][0];
+  if (value.Ref) return value.Ref;
+  return JSON.stringify(value);
+};
+
+describe('the render worker\'s rights', () => {
+  it('when a worker task runs, its own role may only take the job scope role (with session tags): no table, bucket or e-mail right', () => {
+    const [[, definition]] = resourcesOf(template, 'AWS::Batch::JobDefinition');
+    const taskRoleId = definition.Properties.ContainerProperties.JobRoleArn['Fn::GetAtt'][0] as string;
+    const statements = policiesOfRole(taskRoleId);
+    expect(actions(statements).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    expect(statements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [roleIdOf('WorkerJobScopeRole'), 'Arn'] }]);
+  });
+
+  it('when the scope role is assumed, only the worker task role may, and only with non-empty jobId and userId session tags and no other tag', () => {
+    const [, role] = resourcesOf(template, 'AWS::IAM::Role').find(([id]) => id.includes('WorkerJobScopeRole'))!;
+    const trust = role.Properties.AssumeRolePolicyDocument.Statement as Statement[];
+    expect(trust).toHaveLength(1);
+    const [statement] = trust;
+    expect(list(statement.Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    expect(statement.Principal).toEqual({ AWS: { 'Fn::GetAtt': [roleIdOf('RenderWorkerRole'), 'Arn'] } });
+    expect(statement.Condition).toEqual({
+      StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
+      'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
+    });
+    expect(role.Properties.MaxSessionDuration).toBe(3600);
+  });
+
+  it('when a worker reaches the table, it is only items whose partition key is its own job (the job and its chunks), and never an index, a Put, a Delete or a Scan', () => {
+    const statements = policiesOfRole(roleIdOf('WorkerJobScopeRole'));
+    const onTable = statements.filter((s) => actions([s]).some((action) => action.startsWith('dynamodb:')));
+    expect(onTable).toHaveLength(1);
+    const [table] = onTable;
+    expect(list(table.Action).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(list(table.Resource).map(text)).toEqual([expect.stringMatching(/^StorageTable[A-Z0-9]+$/)]);
+    expect(table.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['JOB#${aws:PrincipalTag/jobId}'] } });
+  });
+
+  it('when a worker reaches the buckets, it is its job\'s outputs prefix and its owner\'s uploads (read and delete), nothing else, and no e-mail or secret', () => {
+    const statements = policiesOfRole(roleIdOf('WorkerJobScopeRole')).filter((s) => actions([s]).some((action) => action.startsWith('s3:')));
+    const byResource = Object.fromEntries(statements.map((s) => [list(s.Resource).map(text).join(' '), list(s.Action).sort()]));
+    const outputs = Object.keys(byResource).find((r) => r.includes('Outputs') && r.endsWith('/*'))!;
+    const uploads = Object.keys(byResource).find((r) => r.includes('Uploads'))!;
+    expect(outputs).toMatch(/^StorageOutputsBucket[A-Z0-9]+\/users\/\$\{aws:PrincipalTag\/userId\}\/jobs\/\$\{aws:PrincipalTag\/jobId\}\/\*$/);
+    expect(byResource[outputs]).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(uploads).toMatch(/^StorageUploadsBucket[A-Z0-9]+\/uploads\/\$\{aws:PrincipalTag\/userId\}\/\*$/);
+    expect(byResource[uploads]).toEqual(['s3:DeleteObject', 's3:GetObject']);
+    const listing = statements.find((s) => list(s.Action).includes('s3:ListBucket'))!;
+    expect(listing.Condition).toEqual({ StringLike: { 's3:prefix': ['users/${aws:PrincipalTag/userId}/jobs/${aws:PrincipalTag/jobId}/*'] } });
+    expect(statements).toHaveLength(3);
+    const everything = actions(policiesOfRole(roleIdOf('WorkerJobScopeRole')));
+    expect(everything.filter((action) => !action.startsWith('s3:') && !action.startsWith('dynamodb:'))).toEqual([]);
+  });
+
+  it('when a worker container starts, it is told which role to take for its job', () => {
+    for (const [, definition] of resourcesOf(template, 'AWS::Batch::JobDefinition')) {
+      const variables = definition.Properties.ContainerProperties.Environment as { Name: string; Value: unknown }[];
+      expect(variables.find((v) => v.Name === 'WORKER_SCOPE_ROLE_ARN')?.Value).toEqual({ 'Fn::GetAtt': [roleIdOf('WorkerJobScopeRole'), 'Arn'] });
+    }
+  });
+});
+
+describe('what follows a job\'s final state', () => {
+  const mapping = (): Resource => resourcesOf(template, 'AWS::Lambda::EventSourceMapping')[0][1];
+
+  it('when the table is deployed, its stream carries each item\'s old and new images', () => {
+    const [[, table]] = resourcesOf(template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('when a job item changes, the stream Lambda is called only for a job whose status changed to done or failed', () => {
+    expect(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+    const { FunctionName, FilterCriteria } = mapping().Properties;
+    expect(FunctionName).toEqual({ Ref: functionIdOf(template, 'lambdas/streams/job-final-state.ts') });
+    const patterns = (FilterCriteria.Filters as { Pattern: string }[]).map((filter) => JSON.parse(filter.Pattern));
+    expect(patterns).toEqual([
+      {
+        eventName: ['MODIFY'],
+        dynamodb: {
+          NewImage: { entity: { S: ['job'] }, SK: { S: ['META'] }, status: { S: [...FINAL_STATUSES] } },
+          OldImage: { status: { S: [{ 'anything-but': [...FINAL_STATUSES] }] } },
+        },
+      },
+    ]);
+  });
+
+  it('when the effects of a batch fail, it is retried from the failed record, split, and finally set aside in an encrypted dead-letter queue that alarms', () => {
+    const properties = mapping().Properties;
+    expect(properties).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumRetryAttempts: OUTCOME_RETRY_ATTEMPTS,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const [[queueId, queue]] = resourcesOf(template, 'AWS::SQS::Queue').filter(([id]) => id.startsWith('JobOutcomesDeadLetters'));
+    expect(properties.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms.some((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(queueId))).toBe(true);
+  });
+
+  it('when the stream Lambda runs, it holds what the worker lacks: the whole table (refund, ledger, counters) and e-mail from the configured sender', () => {
+    const functionId = functionIdOf(template, 'lambdas/streams/job-final-state.ts');
+    const roleId = JSON.stringify(template.toJSON().Resources[functionId].Properties.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]/)![1];
+    const granted = actions(policiesOfRole(roleId));
+    for (const action of ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetRecords', 'ses:SendEmail']) expect(granted).toContain(action);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * ffmpeg opens only local files and pipes, with the demuxer the file's extension names.
+ * A crafted upload (an HLS playlist named like audio that points at a file elsewhere on
+ * the machine) is refused by every path that hands an upload or an output to ffmpeg.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { encodeMp4FromStreams, MediaError, probeMedia } from '../../render/encode';
+import { RenderError, runScene } from '../../render/blender';
+import { TINY } from './fixtures';
+
+const run = promisify(execFile);
+let dir: string;
+let playlistAsMp3: string;
+let playlistAsWav: string;
+let frame: Buffer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'crafted-media-'));
+  // The file the playlist points at lies outside the worker's folder: a tone in MPEG-TS, which HLS reads.
+  const outside = path.join(dir, 'outside-secret.ts');
+  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', '-c:a', 'mp2', outside]);
+  const playlist = `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:3\n#EXTINF:3.0,\n${outside}\n#EXT-X-ENDLIST\n`;
+  await run('mkdir', [path.join(dir, 'work')]);
+  playlistAsMp3 = path.join(dir, 'work', 'input.mp3');
+  playlistAsWav = path.join(dir, 'work', 'input.wav');
+  await writeFile(playlistAsMp3, playlist);
+  await writeFile(playlistAsWav, playlist);
+  const png = path.join(dir, 'frame.png');
+  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=red:s=64x64', '-frames:v', '1', png]);
+  frame = await import('node:fs/promises').then((fs) => fs.readFile(png));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function* oneFrame() {
+  yield Readable.from([frame]);
+}
+
+describe('a playlist disguised as audio', () => {
+  test('when the encode step is given an HLS playlist named input.mp3 as the soundtrack, it refuses it and writes no video', async () => {
+    const video = path.join(dir, 'final.mp4');
+    const failure = await encodeMp4FromStreams(oneFrame(), video, 30, playlistAsMp3).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(MediaError);
+    // Had ffmpeg followed the playlist, the video would carry the outside file's tone.
+    if (existsSync(video)) expect((await probeMedia(video)).audioCodec).toBeNull();
+  });
+
+  test('when ffprobe is asked about an HLS playlist named input.wav, it answers unreadable instead of the outside file\'s duration', async () => {
+    const failure = await probeMedia(playlistAsWav).then((info) => info, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(MediaError);
+    expect((failure as MediaError).kind).toBe('unreadable');
+  });
+
+  test('when a file has an extension ffmpeg is not told how to read, it is refused before ffmpeg runs', async () => {
+    const unknown = path.join(dir, 'work', 'input.m3u8');
+    await writeFile(unknown, '#EXTM3U\n');
+    await expect(probeMedia(unknown)).rejects.toMatchObject({ kind: 'unreadable' });
+  });
+
+  test('when the audio scene is given an HLS playlist named input.mp3, Blender\'s audio decoding refuses it as unreadable audio', async () => {
+    const failure = await runScene({ sceneId: 3, mode: 'still', inputFile: playlistAsMp3, ...TINY, outputDir: path.join(dir, 'scene') }).then(
+      () => new Error('the render succeeded'),
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(RenderError);
+    expect((failure as RenderError).kind).toBe('invalid-input');
+    expect((failure as RenderError).userMessage).toBe('The uploaded file is not a readable audio file.');
+  });
+});
