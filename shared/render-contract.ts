@@ -13,6 +13,14 @@ export const STILL_FILE = 'still.png';
 export const FRAME_FILE_PATTERN = 'frames/frame_%04d.png';
 /** The frame file name a pattern gives, e.g. frameFile(7) === 'frames/frame_0007.png'. */
 export const frameFile = (frame: number): string => FRAME_FILE_PATTERN.replace('%04d', String(frame).padStart(4, '0'));
+/**
+ * The small JPEG the worker stores beside each frame for the live preview. Kept in its
+ * own folder: the frames are deleted once the video is made, the previews stay (the job
+ * card's strip and the e-mail's picture use them).
+ */
+export const framePreviewFile = (frame: number): string => `previews/frame_${String(frame).padStart(4, '0')}.jpg`;
+/** Width of a frame's preview: enough for the job card, a few kilobytes each. */
+export const FRAME_PREVIEW_WIDTH = 320;
 
 export type OptionSpec =
   | { kind: 'choice'; choices: string[]; default: string }

@@ -35,6 +35,9 @@ export interface JobRecord extends JobView {
   /** The worker encoding the video once every chunk is done, and until when its claim holds. */
   encodeWorkerId?: string;
   encodeLeaseUntil?: string;
+  /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */
+  outcomeEmailFor?: string;
+  outcomeEmailAt?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */

@@ -3,6 +3,7 @@ import { incrementCounters } from '../analytics/counters';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType, timeAccuracyRatio } from '../../shared/jobs';
 import { failAndRefund } from '../payments/fulfilment';
 import { sendJobReport } from './reports';
+import { sendJobOutcomeEmail } from './outcome-mail';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';
@@ -38,6 +39,7 @@ export async function failJob(
     condition: 'attribute_not_exists(automaticErrorReported)',
   });
   if (flagged) await sendJobReport(failed, 'automatic', `${errorType}: ${crashReason}`, now).catch((error) => console.error('Automatic report not sent', error));
+  await sendJobOutcomeEmail(failed, now);
   return failed;
 }
 
@@ -67,6 +69,7 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
   });
   if (!done) return undefined;
   await incrementCounters(now, { renders_completed: 1, total_render_time_minutes: Number(actual.toFixed(3)) });
+  await sendJobOutcomeEmail(done, now);
   if (ratio !== null && shouldSendTimeAccuracyReport(ratio)) {
     const reportType = timeAccuracyReportType(ratio);
     const flagged = await updateJob(job.jobId, {

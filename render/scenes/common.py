@@ -104,6 +104,8 @@ class Args:
         self.frames = sorted({int(f) for f in frames}) if frames else None
         self.alignment = raw.get("alignment") or None
         self.denoise = bool(raw.get("denoise"))
+        # A transparent output: the world is not drawn and frames keep their alpha (RGBA PNG).
+        self.transparent = bool(raw.get("transparent"))
         samples = raw.get("samples")
         tuned, self.noise_threshold = DENOISED_SAMPLING.get(self.scene_id, DENOISED_SAMPLING[None])
         if not self.denoise:
@@ -196,6 +198,10 @@ def _parse_hex(value):
 # --------------------------------------------------------------------------- scene setup
 
 
+# Set by configure_render: whether this render leaves its background out.
+TRANSPARENT = False
+
+
 def reset_scene():
     """Start from an empty file: --factory-startup still brings the default cube and light."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -233,8 +239,11 @@ def configure_render(scene, args):
     # Keeps the synced scene between the frames of the render loop.
     render.use_persistent_data = True
     render.image_settings.file_format = "PNG"
-    render.image_settings.color_mode = "RGB"
+    render.image_settings.color_mode = "RGBA" if args.transparent else "RGB"
     render.image_settings.color_depth = "8"
+    render.film_transparent = args.transparent
+    global TRANSPARENT
+    TRANSPARENT = args.transparent
     scene.view_settings.view_transform = "Filmic"
     scene.view_settings.look = "Medium High Contrast"
 
@@ -421,6 +430,9 @@ def add_cyclorama(material, width=30.0, depth=14.0, height=12.0, radius=4.0, bac
     vertices = [(x, y, z) for y, z in profile for x in (-width / 2, width / 2)]
     faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(profile) - 1)]
     backdrop = mesh_object("Backdrop", vertices, faces, smooth=True)
+    # Without a background the backdrop only catches the subject's shadows (kept in the
+    # alpha channel), so the subject still sits on something when composited.
+    backdrop.is_shadow_catcher = TRANSPARENT
     return assign_material(backdrop, material)
 
 
