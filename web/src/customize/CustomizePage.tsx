@@ -33,6 +33,7 @@ import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { AlignmentPreview } from './AlignmentPreview';
 import { IncompleteRenderBanner } from './IncompleteRenderBanner';
 import { OptionsForm, hasOptions } from './OptionsForm';
+import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
 import { ConfirmRenderModal, RenderPaymentModal } from './RenderModals';
 import { ResolutionFields } from './ResolutionFields';
@@ -41,6 +42,7 @@ import {
   backgroundStyleOf,
   buildJobRequest,
   defaultPaymentMethod,
+  effectiveOutputFormat,
   formatMinutes,
   loadFormSettings,
   quoteFor,
@@ -372,6 +374,11 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           <fieldset className="form-section">
             <legend>Resolution</legend>
             <ResolutionFields x={state.resolutionX} y={state.resolutionY} onChange={(resolutionX, resolutionY) => update({ resolutionX, resolutionY })} />
+          </fieldset>
+
+          <fieldset className="form-section">
+            <legend>Output Format</legend>
+            <OutputFormatField scene={scene} mode={state.mode} value={effectiveOutputFormat(scene, state)} onChange={(outputFormat) => update({ outputFormat })} />
           </fieldset>
 
           <div className="form-section">
