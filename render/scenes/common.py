@@ -429,11 +429,16 @@ def add_cyclorama(material, width=30.0, depth=14.0, height=12.0, radius=4.0, bac
     profile.append((back, height))
     vertices = [(x, y, z) for y, z in profile for x in (-width / 2, width / 2)]
     faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(profile) - 1)]
-    backdrop = mesh_object("Backdrop", vertices, faces, smooth=True)
-    # Without a background the backdrop only catches the subject's shadows (kept in the
-    # alpha channel), so the subject still sits on something when composited.
-    backdrop.is_shadow_catcher = TRANSPARENT
+    backdrop = as_ground(mesh_object("Backdrop", vertices, faces, smooth=True))
     return assign_material(backdrop, material)
+
+
+def as_ground(obj):
+    """Marks the floor or backdrop a scene stands on. Without a background (a transparent
+    render) it only catches the subject's shadows and reflections, kept in the alpha
+    channel, so the subject still sits on something when composited."""
+    obj.is_shadow_catcher = TRANSPARENT
+    return obj
 
 
 def add_uv_sphere(name, radius, location, segments=48, rings=24):

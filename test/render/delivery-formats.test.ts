@@ -13,6 +13,7 @@ import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeVideoFormat, gifFrameCount, stillToJpeg, zipFrames, type FrameSource } from '../../render/delivery-formats';
 import { GIF_MAX_WIDTH } from '../../shared/output-formats';
+import { scenes } from '../../shared/catalogue';
 import { createFixtures, render, TINY, type Fixtures } from './fixtures';
 import { ffprobeStream, alphaHistogram } from './media-checks';
 
@@ -117,13 +118,25 @@ describe('transparent renders (Blender)', () => {
   });
   afterAll(() => fixtures?.remove());
 
-  test('when a scene that can drop its background renders transparent, the PNG is RGBA with see-through and solid pixels', async () => {
-    const { outputs } = await render(fixtures.dir, 'transparent-text', { sceneId: 1, mode: 'still', customText: 'HI', ...TINY, transparent: true, denoise: false });
+  const transparentScenes = scenes.filter((scene) => scene.canDropBackground).map((scene) => ({ id: scene.id, slug: scene.slug, mode: scene.supportsModes.includes('still') ? ('still' as const) : ('animation' as const) }));
+
+  test.each(transparentScenes)('when $slug (it can drop its background) renders transparent, its frame is RGBA with see-through and solid pixels', async ({ id, slug, mode }) => {
+    const input = id === 3 ? fixtures.toneWav : id === 7 ? fixtures.musicMp3 : id === 4 ? fixtures.modelObj : null;
+    const { outputs } = await render(fixtures.dir, `transparent-${slug}`, {
+      sceneId: id,
+      mode,
+      customText: 'HI',
+      inputFile: input,
+      ...TINY,
+      ...(mode === 'animation' ? { frameStart: 1, frameEnd: 1, frames: [1] } : {}),
+      transparent: true,
+      denoise: false,
+    });
     const probe = ffprobeStream(outputs[0]);
     expect(probe.pix_fmt).toBe('rgba');
     const alpha = alphaHistogram(outputs[0]);
-    expect(alpha.transparent).toBeGreaterThan(0);
-    expect(alpha.opaque).toBeGreaterThan(0);
+    expect(alpha.transparent, 'the background is gone').toBeGreaterThan(alpha.pixels * 0.05);
+    expect(alpha.opaque, 'the subject is solid').toBeGreaterThan(0);
   });
 
   test('when the same scene renders normally, the PNG has no alpha channel', async () => {
