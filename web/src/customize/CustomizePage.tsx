@@ -114,6 +114,12 @@ function ScenePreview({ scene, state, frames }: { scene: Scene; state: FormState
           <dd>{scene.supportsModes.map((mode) => (mode === 'still' ? 'Still' : 'Animation')).join(' · ')}</dd>
         </div>
         <div className="fact">
+          <dt>
+            Transparent <Tooltip text="Whether the scene can drop its background: a transparent PNG or a WebM with alpha, to composite over your own footage." />
+          </dt>
+          <dd>{scene.canDropBackground ? 'Available' : 'Not available'}</dd>
+        </div>
+        <div className="fact">
           <dt>Starting at</dt>
           <dd>{formatUsd(scene.price)}</dd>
         </div>
