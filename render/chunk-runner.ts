@@ -141,7 +141,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
       if (file !== still) await stillToJpeg(still, file);
       const output = await uploadOutput(job.userId, jobId, format.fileName, file, format.contentType);
-      await storeFramePreview(job.userId, jobId, 1, still, outputDir);
+      await storeFramePreview(job.userId, jobId, 1, outputDir);
       if (!(await finishChunk(jobId, index, options.workerId, frameSeconds))) return 'stopped';
       const rendering = (await getJob(jobId))!;
       const done = await completeJob(rendering, {
@@ -220,7 +220,7 @@ function storeFramesInOrder(job: JobRecord, outputDir: string, loggedLines: () =
       try {
         await uploadOutput(job.userId, job.jobId, frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
         // Before the frame is recorded, so a frame the job lists as done already has its preview.
-        if (!previewTried) previewTried = await storeFramePreview(job.userId, job.jobId, frame, join(outputDir, frameFile(frame)), outputDir).then(() => true);
+        if (!previewTried) previewTried = await storeFramePreview(job.userId, job.jobId, frame, outputDir).then(() => true);
         // False: the job stopped rendering (abandoned, failed by the sweep).
         if (!(await recordRenderedFrame(job.jobId, frame, loggedLines()))) stopRender();
         return;

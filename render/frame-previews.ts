@@ -1,24 +1,21 @@
 /**
- * The live preview of a render: a small JPEG of each frame, stored beside the frames as
- * soon as the frame is, so the job card can show the render as it grows. ffmpeg scales
- * the PNG Blender wrote (see bench/frame-preview.ts for its cost per frame); a preview
- * that cannot be made or stored costs the user only that thumbnail, never the frame.
+ * The live preview of a render: the small JPEG the scene script writes beside each
+ * frame (render/scenes/common.py, write_preview; Blender scales the frame it has at
+ * hand, measured cheaper than an ffmpeg process per frame by bench/frame-preview.ts),
+ * stored next to the frame as soon as the frame is, so the job card can show the
+ * render as it grows. A preview that is missing or cannot be stored costs the user
+ * only that thumbnail, never the frame.
  */
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FRAME_PREVIEW_WIDTH, framePreviewFile } from '../shared/render-contract';
+import { framePreviewFile } from '../shared/render-contract';
 import { uploadOutput } from '../core/storage/storage';
-import { runFfmpeg } from './encode';
 
-/** Writes a JPEG of `png` at most `width` pixels wide (transparent areas come out black). */
-export async function makeFramePreview(png: string, jpeg: string, width = FRAME_PREVIEW_WIDTH): Promise<void> {
-  await runFfmpeg(['-i', png, '-frames:v', '1', '-vf', `scale='min(${width},iw)':-2`, '-q:v', '5', '-update', '1', jpeg]);
-}
-
-/** Makes and stores one frame's preview; logs and carries on when that fails. */
-export async function storeFramePreview(userId: string, jobId: string, frame: number, png: string, workDir: string): Promise<boolean> {
-  const jpeg = join(workDir, `preview-${frame}.jpg`);
+/** Stores one frame's preview from the render's output folder; logs and carries on when that fails. */
+export async function storeFramePreview(userId: string, jobId: string, frame: number, outputDir: string): Promise<boolean> {
+  const jpeg = join(outputDir, framePreviewFile(frame));
   try {
-    await makeFramePreview(png, jpeg);
+    await access(jpeg);
     await uploadOutput(userId, jobId, framePreviewFile(frame), jpeg, 'image/jpeg');
     return true;
   } catch (error) {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeVideoFormat, gifFrameCount, stillToJpeg, zipFrames, type FrameSource } from '../../render/delivery-formats';
 import { GIF_MAX_WIDTH } from '../../shared/output-formats';
 import { scenes } from '../../shared/catalogue';
+import { FRAME_PREVIEW_WIDTH, framePreviewFile } from '../../shared/render-contract';
 import { createFixtures, render, TINY, type Fixtures } from './fixtures';
 import { ffprobeStream, alphaHistogram } from './media-checks';
 
@@ -122,7 +123,7 @@ describe('transparent renders (Blender)', () => {
 
   test.each(transparentScenes)('when $slug (it can drop its background) renders transparent, its frame is RGBA with see-through and solid pixels', async ({ id, slug, mode }) => {
     const input = id === 3 ? fixtures.toneWav : id === 7 ? fixtures.musicMp3 : id === 4 ? fixtures.modelObj : null;
-    const { outputs } = await render(fixtures.dir, `transparent-${slug}`, {
+    const { outputs, outputDir } = await render(fixtures.dir, `transparent-${slug}`, {
       sceneId: id,
       mode,
       customText: 'HI',
@@ -134,14 +135,17 @@ describe('transparent renders (Blender)', () => {
     });
     const probe = ffprobeStream(outputs[0]);
     expect(probe.pix_fmt).toBe('rgba');
+    expect(ffprobeStream(join(outputDir, framePreviewFile(1))).codec_name).toBe('mjpeg');
     const alpha = alphaHistogram(outputs[0]);
     expect(alpha.transparent, 'the background is gone').toBeGreaterThan(alpha.pixels * 0.05);
     expect(alpha.opaque, 'the subject is solid').toBeGreaterThan(0);
   });
 
-  test('when the same scene renders normally, the PNG has no alpha channel', async () => {
-    const { outputs } = await render(fixtures.dir, 'opaque-text', { sceneId: 1, mode: 'still', customText: 'HI', ...TINY, denoise: false });
+  test('when the same scene renders normally, the PNG has no alpha channel and a small JPEG preview is written beside it', async () => {
+    const { outputs, outputDir } = await render(fixtures.dir, 'opaque-text', { sceneId: 1, mode: 'still', customText: 'HI', resolutionX: 480, resolutionY: 270, samples: 4, denoise: false });
     expect(ffprobeStream(outputs[0]).pix_fmt).toBe('rgb24');
+    const preview = ffprobeStream(join(outputDir, framePreviewFile(1)));
+    expect(preview).toMatchObject({ codec_name: 'mjpeg', width: FRAME_PREVIEW_WIDTH, height: 180 });
   });
 });
 
