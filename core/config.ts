@@ -41,6 +41,8 @@ const configSchema = z.object({
   RENDER_MAX_CHUNKS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How many jobs of one user render at once; the rest wait in order. */
   RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(2),
+  /** On AWS: chunk workers the farm runs at once (its vCPU ceiling over each worker's vCPUs); the queue's wait is estimated from it. */
+  RENDER_FARM_WORKERS: z.coerce.number().int().min(1).optional(),
   LOCAL_RENDER_WORKERS: z.coerce.number().int().min(1).optional(), // local only: workers at once (default: the machine's cores)
   BLENDER_PATH: z.string().optional(),
   // On AWS: the value CloudFront sends in the origin-verify header; requests without it are refused. Unset locally (no CloudFront).

@@ -29,6 +29,7 @@ export const routes = [
 
   { method: 'GET', path: '/api/me', access: 'user', fn: 'accounts' },
   { method: 'POST', path: '/api/me/login', access: 'user', fn: 'accounts' },
+  { method: 'PUT', path: '/api/me/settings', access: 'user', fn: 'accounts' },
   { method: 'GET', path: '/api/favorites', access: 'user', fn: 'accounts' },
   { method: 'PUT', path: '/api/favorites/{sceneId}', access: 'user', fn: 'accounts' },
   { method: 'DELETE', path: '/api/favorites/{sceneId}', access: 'user', fn: 'accounts' },
@@ -44,6 +45,8 @@ export const routes = [
   { method: 'GET', path: '/api/jobs/{jobId}/main-output', access: 'user', fn: 'jobs' },
   { method: 'POST', path: '/api/jobs/{jobId}/reports', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs/{jobId}/payment', access: 'user', fn: 'jobs' },
+  { method: 'GET', path: '/api/jobs/{jobId}/frames', access: 'user', fn: 'jobs' },
+  { method: 'GET', path: '/api/jobs/{jobId}/queue', access: 'user', fn: 'jobs' },
 
   { method: 'POST', path: '/api/credits/purchases', access: 'user', fn: 'payments' },
   { method: 'POST', path: '/api/payments/webhook', access: 'public', fn: 'payments' },

@@ -78,6 +78,8 @@ export interface SceneArgs {
   /** Denoise every frame with OpenImageDenoise's weights (default: finals yes, test renders no); false renders as Blender alone would. */
   denoise?: boolean;
   outputDir: string;
+  /** Leave the background out: a transparent film and RGBA frames (scenes that can drop their background only). */
+  transparent?: boolean;
   /** Bus Stop only: render the empty poster frame used as the alignment template. */
   posterTemplate?: boolean;
 }

@@ -15,6 +15,9 @@ import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
 import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
+import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
+import { stillToJpeg } from './delivery-formats';
+import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
@@ -138,13 +141,18 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
 
     if (job.isStillRender) {
-      const output = await uploadOutput(job.userId, jobId, 'final.png', join(outputDir, 'still.png'), 'image/png');
+      const format = OUTPUT_FORMATS[outputFormatOf(job)];
+      const still = join(outputDir, 'still.png');
+      const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
+      if (file !== still) await stillToJpeg(still, file);
+      const output = await uploadOutput(job.userId, jobId, format.fileName, file, format.contentType);
+      await storeFramePreview(job.userId, jobId, 1, outputDir);
       if (!(await finishChunk(jobId, index, options.workerId, frameSeconds))) return 'stopped';
       const rendering = (await getJob(jobId))!;
       const done = await completeJob(rendering, {
-        fileMetadata: [{ name: 'final.png', key: output.key, contentType: 'image/png', size: output.size }],
+        fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
         mainOutputPath: output.key,
-        mainOutputType: 'image/png',
+        mainOutputType: format.contentType,
       });
       if (!done) return 'stopped';
       if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
@@ -195,6 +203,7 @@ function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null
     alignment: job.alignment ?? null,
     isTest: job.isTest,
     ...(job.samples ? { samples: job.samples } : {}),
+    ...(rendersTransparent(outputFormatOf(job)) ? { transparent: true } : {}),
     outputDir,
   };
 }
@@ -211,9 +220,12 @@ function storeFramesInOrder(job: JobRecord, outputDir: string, loggedLines: () =
   let chain: Promise<void> = Promise.resolve();
   let failure: FrameStoreError | undefined;
   const store = async (frame: number) => {
+    let previewTried = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
         await uploadOutput(job.userId, job.jobId, frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
+        // Before the frame is recorded, so a frame the job lists as done already has its preview.
+        if (!previewTried) previewTried = await storeFramePreview(job.userId, job.jobId, frame, outputDir).then(() => true);
         // False: the job stopped rendering (abandoned, failed by the sweep).
         if (!(await recordRenderedFrame(job.jobId, frame, loggedLines()))) stopRender();
         return;

@@ -11,12 +11,29 @@ import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { frameFile } from '../shared/render-contract';
-import { getJob, updateJob } from '../core/jobs/jobs';
+import { getJob, updateJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
+import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
+import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
 import { claimEncode } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, deleteOutputsUnder, downloadInput, readOutput, uploadLargeOutput, uploadOutput } from '../core/storage/storage';
+import { deleteInput, deleteOutputsUnder, downloadInput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
 import { encodeMp4FromStreams, makeThumbnail } from './encode';
 import { HEARTBEAT_MS } from './chunk-runner';
+
+/** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
+async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {
+  const format = outputFormatOf(job);
+  const spec = OUTPUT_FORMATS[format];
+  if (format === 'png-zip') {
+    const stored = await uploadOutputStream(job.userId, job.jobId, spec.fileName, zipFrames(openFrame, job.total_frames, (frame) => frameFile(frame).split('/').pop()!), spec.contentType);
+    return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
+  }
+  if (format !== 'webm' && format !== 'webm-alpha' && format !== 'gif') return undefined;
+  const file = join(workDir, spec.fileName);
+  await encodeVideoFormat(format, openFrame, job.total_frames, FPS, file, format === 'gif' ? undefined : audioFile);
+  const stored = await uploadLargeOutput(job.userId, job.jobId, spec.fileName, file, spec.contentType);
+  return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
+}
 
 export type EncodeOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
 
@@ -38,22 +55,25 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
       await downloadInput(job.inputKey!, audioFile);
     }
     const video = join(workDir, 'final.mp4');
+    const openFrame = (frame: number) => readOutput(job.userId, jobId, frameFile(frame));
     async function* framesFromStorage() {
-      for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await readOutput(job!.userId, jobId, frameFile(frame));
+      for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await openFrame(frame);
     }
     await encodeMp4FromStreams(framesFromStorage(), video, FPS, audioFile);
     const thumbnail = join(workDir, 'thumbnail.jpg');
     await makeThumbnail(video, thumbnail);
     const storedVideo = await uploadLargeOutput(job.userId, jobId, 'final.mp4', video, 'video/mp4');
     const storedThumb = await uploadOutput(job.userId, jobId, 'thumbnail.jpg', thumbnail, 'image/jpeg');
-    const done = await completeJob((await getJob(jobId))!, {
-      fileMetadata: [
-        { name: 'final.mp4', key: storedVideo.key, contentType: 'video/mp4', size: storedVideo.size },
-        { name: 'thumbnail.jpg', key: storedThumb.key, contentType: 'image/jpeg', size: storedThumb.size },
-      ],
-      mainOutputPath: storedVideo.key,
-      mainOutputType: 'video/mp4',
-    });
+    const files: OutputFile[] = [
+      { name: 'final.mp4', key: storedVideo.key, contentType: 'video/mp4', size: storedVideo.size },
+      { name: 'thumbnail.jpg', key: storedThumb.key, contentType: 'image/jpeg', size: storedThumb.size },
+    ];
+    // The MP4 plays in every browser, so the job card always has it; the chosen format is one more pass over the frames.
+    const chosen = await encodeChosenFormat(job, workDir, openFrame, audioFile);
+    if (chosen) files.push(chosen);
+    // The card plays the chosen file when a browser can (WebM, GIF); a ZIP is a download beside the MP4.
+    const main = chosen && chosen.contentType !== 'application/zip' ? chosen : files[0];
+    const done = await completeJob((await getJob(jobId))!, { fileMetadata: files, mainOutputPath: main.key, mainOutputType: main.contentType });
     if (!done) return 'stopped';
     await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => console.error('Frames not deleted', error));
     if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));

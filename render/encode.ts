@@ -137,7 +137,16 @@ export async function encodeMp4FromStreams(
   audioFile?: string,
   options: EncodeOptions = {},
 ): Promise<number> {
-  const args = ['-y', '-v', 'error', ...PROTOCOL_WHITELIST, '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...mp4OutputArgs(outFile, fps, audioFile, options)];
+  return encodeFramesFromStreams(frames, fps, mp4OutputArgs(outFile, fps, audioFile, options));
+}
+
+/**
+ * Pipes PNG frames read one at a time from `frames` (in order) into ffmpeg, which
+ * writes what `outputArgs` ask for (every delivery format goes through here).
+ * Returns how many frames went in.
+ */
+export async function encodeFramesFromStreams(frames: AsyncIterable<Readable>, fps: number, outputArgs: string[]): Promise<number> {
+  const args = ['-y', '-v', 'error', ...PROTOCOL_WHITELIST, '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...outputArgs];
   const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'], env: toolEnvironment() });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));

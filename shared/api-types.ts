@@ -5,6 +5,7 @@
  */
 import type { JobStatus } from './jobs';
 import type { RenderCostResult } from './pricing';
+import type { OutputFormat } from './output-formats';
 
 /**
  * What every failed API call answers: `{ code, message }`, with `message` the
@@ -39,6 +40,8 @@ export interface Profile {
   lastLogin: string | null;
   isAdmin: boolean;
   emailVerified: boolean;
+  /** E-mail when a render finishes or fails (the account page's switch, on by default). */
+  notifyByEmail: boolean;
 }
 
 export interface FavoriteView {
@@ -134,6 +137,8 @@ export interface JobView {
   chunkFramesDone?: number;
   /** Seconds Blender spent on each rendered frame, by frame number. */
   frameRenderSeconds?: Record<string, number>;
+  /** The file the user asked for; absent on jobs made before formats existed (MP4 or PNG). */
+  outputFormat?: OutputFormat;
   /** Where the render API posts the job's outcome, and each delivery attempt so far. */
   webhook_url?: string;
   webhookDeliveries?: WebhookDelivery[];

@@ -78,6 +78,12 @@ export interface SceneDefinition {
   previewVideos?: StyledAssets;
   /** Poster template the uploaded image is aligned against. */
   templateImage?: string;
+  /**
+   * The scene's background is only its world and studio backdrop, so it can render with a
+   * transparent film (transparent PNG, WebM with alpha). Scenes whose objects stand or
+   * bounce on the backdrop, or whose subject is a poster in a place, cannot.
+   */
+  canDropBackground?: boolean;
   optionsConfig: OptionsConfig;
 }
 
@@ -117,6 +123,7 @@ const definitions: readonly SceneDefinition[] = [
   {
     id: 1,
     slug: 'text-animation',
+    canDropBackground: true,
     type: 'text',
     title: 'Text Animation',
     description:
@@ -151,6 +158,7 @@ const definitions: readonly SceneDefinition[] = [
   {
     id: 3,
     slug: 'audio-reactive',
+    canDropBackground: true,
     type: 'sound',
     title: 'Audio Reactive',
     description:
@@ -167,6 +175,7 @@ const definitions: readonly SceneDefinition[] = [
   {
     id: 4,
     slug: 'model-viewer',
+    canDropBackground: true,
     type: '3D',
     title: '3D Model Viewer',
     description:
@@ -220,6 +229,7 @@ const definitions: readonly SceneDefinition[] = [
   {
     id: 7,
     slug: 'audio-dark-drop',
+    canDropBackground: true,
     type: 'sound',
     title: 'Audio Reactive with dark drop',
     description:

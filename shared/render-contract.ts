@@ -13,6 +13,15 @@ export const STILL_FILE = 'still.png';
 export const FRAME_FILE_PATTERN = 'frames/frame_%04d.png';
 /** The frame file name a pattern gives, e.g. frameFile(7) === 'frames/frame_0007.png'. */
 export const frameFile = (frame: number): string => FRAME_FILE_PATTERN.replace('%04d', String(frame).padStart(4, '0'));
+/**
+ * The small JPEG the worker stores beside each frame for the live preview. Kept in its
+ * own folder: the frames are deleted once the video is made, the previews stay (the job
+ * card's strip and the e-mail's picture use them).
+ */
+export const PREVIEW_FILE_PATTERN = 'previews/frame_%04d.jpg';
+export const framePreviewFile = (frame: number): string => PREVIEW_FILE_PATTERN.replace('%04d', String(frame).padStart(4, '0'));
+/** Width of a frame's preview: enough for the job card, a few kilobytes each. */
+export const FRAME_PREVIEW_WIDTH = 320;
 
 export type OptionSpec =
   | { kind: 'choice'; choices: string[]; default: string }
@@ -25,6 +34,9 @@ export interface SceneContract {
   fps: number;
   stillFile: string;
   framePattern: string;
+  /** Where the script writes each frame's small JPEG preview (a still's is frame 1), and how wide. */
+  previewPattern: string;
+  previewWidth: number;
   /** Every option the scene takes, by key: what the script accepts and falls back to. */
   options: Record<string, OptionSpec>;
 }
@@ -37,6 +49,6 @@ export function sceneContract(scene: Pick<SceneDefinition, 'id' | 'slug' | 'opti
   }
   if (colorPicker) options[colorPicker.id] = { kind: 'color', default: colorPicker.defaultValue };
   for (const slider of sliders) options[slider.id] = { kind: 'number', min: slider.min, max: slider.max, default: slider.defaultValue };
-  return { id: scene.id, slug: scene.slug, fps: FPS, stillFile: STILL_FILE, framePattern: FRAME_FILE_PATTERN, options };
+  return { id: scene.id, slug: scene.slug, fps: FPS, stillFile: STILL_FILE, framePattern: FRAME_FILE_PATTERN, previewPattern: PREVIEW_FILE_PATTERN, previewWidth: FRAME_PREVIEW_WIDTH, options };
 }
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { RENDER_MODES, getScene, missingUploadMessage, requiredUploadKind, uploadProblem } from './catalogue';
 import type { Scene } from './catalogue';
+import { outputFormatProblem } from './output-formats';
 import { ALIGNMENT, BLEND_MODES, MAX_MEDIA_DURATION_SECONDS, MAX_RESOLUTION, MIN_RESOLUTION } from './files';
 import {
   CREDIT_AMOUNT_DIGITS_ONLY,
@@ -224,10 +225,14 @@ export const createJobRequest = z
     alignment: alignment.optional(),
     isTest: z.boolean(),
     paymentMethod: z.enum(['credits', 'card']),
+    /** One delivery format; the mode's default (MP4 or PNG) when absent. */
+    outputFormat: z.string().max(40).optional(),
   })
   .superRefine((job, ctx) => {
     const scene = checkSceneSettings(ctx, job);
     if (!scene) return;
+    const formatProblem = job.outputFormat === undefined ? null : outputFormatProblem(scene, job.mode, job.outputFormat);
+    if (formatProblem) fail(ctx, 'outputFormat', formatProblem);
     const optionsProblem = validateOptions(scene, job.options);
     if (optionsProblem) fail(ctx, 'options', optionsProblem);
     const uploadKind = requiredUploadKind(scene);
@@ -331,6 +336,10 @@ export type RenderSettingsInput = z.infer<typeof renderSettings>;
 export type QuoteRequest = z.infer<typeof quoteRequest>;
 export type Alignment = z.infer<typeof alignment>;
 export type CreateJobRequest = z.infer<typeof createJobRequest>;
+
+/** PUT /api/me/settings: the account page's switches. */
+export const userSettingsRequest = z.strictObject({ notifyByEmail: z.boolean() });
+export type UserSettingsRequest = z.infer<typeof userSettingsRequest>;
 export type UploadRequest = z.infer<typeof uploadRequest>;
 export type SessionEvent = z.infer<typeof sessionEvent>;
 export type SessionRecord = z.infer<typeof sessionRecord>;

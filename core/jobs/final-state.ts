@@ -22,6 +22,7 @@ import { refundFailedJob } from '../payments/fulfilment';
 import { jobFromItem, updateJob, type JobRecord } from './jobs';
 import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
+import { sendJobOutcomeEmail } from './outcome-mail';
 import { releaseRenderSlotOf } from '../../adapters/render-launcher';
 
 /** The statuses whose arrival has effects. */
@@ -48,6 +49,7 @@ export async function onJobFinalState(job: JobRecord, now = new Date()): Promise
   } else {
     return;
   }
+  await sendJobOutcomeEmail(job, now);
   // The webhook claims the outcome first, so a record delivered twice announces it once; a failed delivery is retried on its own schedule.
   await notifyJobOutcome(job).catch((error) => console.error('Webhook not sent', error));
 }

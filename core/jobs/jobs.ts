@@ -52,6 +52,9 @@ export interface JobRecord extends JobView {
   farmJobIds?: string[];
   /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
   webhookOutcome?: string;
+  /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */
+  outcomeEmailFor?: string;
+  outcomeEmailAt?: string;
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */

@@ -10,6 +10,7 @@ import { MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
 import { MediaUnreadableError } from '../../adapters/media-probe';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
+import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-formats';
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
@@ -129,6 +130,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     mode: request.mode,
     isStillRender: request.mode === 'still',
     isTest: request.isTest,
+    outputFormat: request.outputFormat ? (request.outputFormat as OutputFormat) : DEFAULT_OUTPUT_FORMAT[request.mode],
     resolution_x: request.resolutionX,
     resolution_y: request.resolutionY,
     ...(request.customText !== undefined ? { custom_text: request.customText } : {}),

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
@@ -152,4 +152,40 @@ export async function deleteOutputsUnder(userId: string, jobId: string, folder: 
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
   return deleted;
+}
+
+/** Stores an output made as a stream (a ZIP built while it uploads) as a multipart upload; returns its size. */
+export async function uploadOutputStream(userId: string, jobId: string, name: string, body: Readable, contentType: string): Promise<{ key: string; size: number }> {
+  const key = `${outputPrefix(userId, jobId)}${name}`;
+  let size = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  body.on('error', (error) => counted.destroy(error));
+  await new Upload({
+    client: s3Client(),
+    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body.pipe(counted), ContentType: contentType },
+    partSize: 8 * 1024 * 1024,
+    queueSize: 4,
+  }).done();
+  return { key, size };
+}
+
+/** Whether an output exists (a frame's preview may be missing when its upload failed). */
+export async function outputExists(key: string): Promise<boolean> {
+  try {
+    await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key }));
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+    throw error;
+  }
+}
+
+/** A time-limited link to show an output inline (an <img> of a frame's preview, the picture in an e-mail). */
+export async function presignInline(key: string, contentType: string, expiresIn = DOWNLOAD_URL_SECONDS): Promise<string> {
+  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, ResponseContentType: contentType }), { expiresIn });
 }

@@ -10,6 +10,8 @@ export interface UserRecord {
   credits: number;
   createdAt: string;
   lastLogin?: string;
+  /** E-mail me when a render finishes or fails. Absent means yes: the switch starts on. */
+  notifyByEmail?: boolean;
 }
 
 const userFields = (item: Record<string, unknown>): UserRecord => ({
@@ -18,7 +20,24 @@ const userFields = (item: Record<string, unknown>): UserRecord => ({
   credits: item.credits as number,
   createdAt: item.createdAt as string,
   ...(item.lastLogin ? { lastLogin: item.lastLogin as string } : {}),
+  ...(typeof item.notifyByEmail === 'boolean' ? { notifyByEmail: item.notifyByEmail } : {}),
 });
+
+/** Whether the user wants an e-mail when a render finishes or fails (on unless switched off). */
+export const wantsOutcomeEmails = (user: Pick<UserRecord, 'notifyByEmail'>): boolean => user.notifyByEmail !== false;
+
+/** Switches the render e-mails on or off; the user item must exist (GET /api/me creates it). */
+export async function setNotifyByEmail(userId: string, notifyByEmail: boolean): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.user(userId),
+      UpdateExpression: 'SET notifyByEmail = :notify',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':notify': notifyByEmail },
+    }),
+  );
+}
 
 export async function getUser(userId: string): Promise<UserRecord | undefined> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.user(userId), ConsistentRead: true }));

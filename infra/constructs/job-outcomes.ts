@@ -27,7 +27,8 @@ export class JobOutcomes extends Construct {
     super(scope, id);
     this.handler = new ServerFunction(this, 'FinalState', { entry: 'lambdas/streams/job-final-state.ts', environment: props.environment, timeout: Duration.seconds(60) });
     props.storage.table.grantReadWriteData(this.handler.fn);
-    props.mail.grantSend(this.handler.fn); // the automatic problem and time-accuracy reports
+    props.mail.grantSend(this.handler.fn); // the automatic problem and time-accuracy reports, the user's outcome e-mail
+    props.storage.outputsBucket.grantRead(this.handler.fn); // the outcome e-mail links the render's preview (a presigned GET)
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
       retentionPeriod: Duration.days(14),
       encryption: sqs.QueueEncryption.SQS_MANAGED,

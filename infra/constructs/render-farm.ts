@@ -55,9 +55,12 @@ export class RenderFarm extends Construct {
   readonly jobScopeRole: iam.Role;
   readonly executionRole: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** Chunk workers that fit under the ceiling at once: the queue's wait is estimated from it. */
+  readonly workersAtOnce: number;
 
   constructor(scope: Construct, id: string, props: RenderFarmProps) {
     super(scope, id);
+    this.workersAtOnce = Math.max(1, Math.floor(props.maxVcpus / props.cpu));
 
     this.vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: 2,
@@ -227,6 +230,7 @@ export class RenderFarm extends Construct {
       RENDER_JOB_QUEUE: this.jobQueue.jobQueueArn,
       RENDER_JOB_DEFINITION: this.renderJob.jobDefinitionArn,
       ENCODE_JOB_DEFINITION: this.encodeJob.jobDefinitionArn,
+      RENDER_FARM_WORKERS: String(this.workersAtOnce),
     };
   }
 }

@@ -1,9 +1,10 @@
 import { createFunction } from '../lib/http';
-import { creditHistory, deleteFavorite, getProfile, listFavorites, putFavorite, recordSignIn } from '../handlers/accounts';
+import { creditHistory, deleteFavorite, getProfile, listFavorites, putFavorite, recordSignIn, updateSettings } from '../handlers/accounts';
 
 export const handler = createFunction('accounts', {
   'GET /api/me': getProfile,
   'POST /api/me/login': recordSignIn,
+  'PUT /api/me/settings': updateSettings,
   'GET /api/favorites': listFavorites,
   'PUT /api/favorites/{sceneId}': putFavorite,
   'DELETE /api/favorites/{sceneId}': deleteFavorite,

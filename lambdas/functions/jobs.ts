@@ -1,5 +1,5 @@
 import { createFunction } from '../lib/http';
-import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob } from '../handlers/jobs';
+import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob, jobFrames, jobQueuePlace } from '../handlers/jobs';
 
 export const handler = createFunction('jobs', {
   'POST /api/uploads': createUpload,
@@ -12,4 +12,6 @@ export const handler = createFunction('jobs', {
   'GET /api/jobs/{jobId}/main-output': mainOutput,
   'POST /api/jobs/{jobId}/reports': reportProblem,
   'GET /api/jobs/{jobId}/payment': jobPayment,
+  'GET /api/jobs/{jobId}/frames': jobFrames,
+  'GET /api/jobs/{jobId}/queue': jobQueuePlace,
 });

@@ -3,7 +3,8 @@ import { getScene } from '../../shared/catalogue';
 import type { Profile, FavoriteView, LedgerEntryView } from '../../shared/api-types';
 import { caller, jsonBody, pathParam, validate, type ApiEvent } from '../lib/http';
 import { NotFoundError } from '../../core/errors';
-import { ensureUser, recordLogin } from '../../core/users/users';
+import { ensureUser, recordLogin, setNotifyByEmail, wantsOutcomeEmails } from '../../core/users/users';
+import { userSettingsRequest, type UserSettingsRequest } from '../../shared/schemas';
 import { listCreditHistoryNewestFirst } from '../../core/credits/credits';
 import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '../../core/favorites/favorites';
 
@@ -18,7 +19,17 @@ export async function getProfile(event: ApiEvent): Promise<Profile> {
     lastLogin: user.lastLogin ?? null,
     isAdmin: me.isAdmin,
     emailVerified: me.emailVerified,
+    notifyByEmail: wantsOutcomeEmails(user),
   };
+}
+
+/** PUT /api/me/settings: the account page's switches (the render e-mails). */
+export async function updateSettings(event: ApiEvent): Promise<UserSettingsRequest> {
+  const me = caller(event);
+  const { notifyByEmail } = jsonBody(event, userSettingsRequest);
+  await ensureUser(me.userId, me.email);
+  await setNotifyByEmail(me.userId, notifyByEmail);
+  return { notifyByEmail };
 }
 
 const loginBody = z.strictObject({ method: z.enum(['email', 'google']) });

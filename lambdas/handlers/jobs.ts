@@ -15,6 +15,10 @@ import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '../..
 import { listOutputs, presignDownload, presignUpload, DOWNLOAD_URL_SECONDS } from '../../core/storage/storage';
 import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
 import { incrementCounters } from '../../core/analytics/counters';
+import { liveFramesOf } from '../../core/jobs/live-frames';
+import { queuePlaceOfJob } from '../../core/jobs/queue';
+import type { LiveFrames } from '../../shared/live-preview';
+import type { QueuePlace } from '../../shared/queue';
 
 /** Problem reports e-mail support: a handful per user per hour stops a script flooding it. */
 const REPORTS_PER_HOUR = 5;
@@ -25,7 +29,7 @@ const INTERNAL_FIELDS = [
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
   'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp',
   'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'webhookOutcome',
-  'failureCause', 'failureErrorType', 'refundDue', 'finalStatesHandled',
+  'failureCause', 'failureErrorType', 'refundDue', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
 // A field added to JobRecord but not to JobView must be listed above, or this stops compiling.
 export const everyInternalFieldListed: [Exclude<Exclude<keyof JobRecord, keyof JobView>, (typeof INTERNAL_FIELDS)[number]>] extends [never] ? true : never = true;
@@ -96,7 +100,7 @@ async function outputFiles(job: JobRecord): Promise<OutputFileView[]> {
 
 function guessContentType(name: string): string {
   const extension = name.split('.').pop()?.toLowerCase() ?? '';
-  const types: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', bmp: 'image/bmp', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime' };
+  const types: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', bmp: 'image/bmp', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', zip: 'application/zip' };
   return types[extension] ?? 'application/octet-stream';
 }
 
@@ -115,6 +119,16 @@ export async function mainOutput(event: ApiEvent): Promise<MainOutput> {
   const main = preferred ?? (job.isStillRender ? files.find((f) => isImageFile(f.name) && !/thumb/i.test(f.name)) : files.find((f) => isVideoFile(f.name)));
   if (!main) throw new NotFoundError(job.isStillRender ? messages.NO_IMAGE_FOR_STILL : messages.NO_VIDEO_FOR_ANIMATION);
   return { url: main.url, contentType: main.contentType, name: main.name, expiresAt: new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000).toISOString() };
+}
+
+/** GET /api/jobs/{jobId}/frames: the live preview, the latest frame and the strip of frames done so far. */
+export async function jobFrames(event: ApiEvent): Promise<LiveFrames> {
+  return liveFramesOf((await ownJobOf(event)).job);
+}
+
+/** GET /api/jobs/{jobId}/queue: a queued job's place in the line and its wait; null once it is not queued. */
+export async function jobQueuePlace(event: ApiEvent): Promise<{ queue: QueuePlace | null }> {
+  return { queue: await queuePlaceOfJob((await ownJobOf(event)).job) };
 }
 
 /** POST /api/jobs/{jobId}/reports: a problem report e-mailed to support, rate-limited per user. */

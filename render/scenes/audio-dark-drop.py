@@ -38,8 +38,8 @@ def build(scene, args):
     gain = [light_gain[i] if i < len(light_gain) else 1.0 for i in indexes]
 
     common.set_world(style["world"], 1.0)
-    common.add_box("Floor", (40, 40, 0.1), (0, 0, -0.05),
-                   common.principled_material("Floor", (0.004, 0.004, 0.005, 1), roughness=0.12))
+    common.as_ground(common.add_box("Floor", (40, 40, 0.1), (0, 0, -0.05),
+                                     common.principled_material("Floor", (0.004, 0.004, 0.005, 1), roughness=0.12)))
     common.add_camera((0, -7.5, 1.9), CENTRE, lens=50)
     key = common.add_light("AREA", "Key", (-3, -4, 5), CENTRE, 250, style["key"], size=3)
     rims = [common.add_light("AREA", f"Rim{side}", (3.5 * side, 3, 3.5), CENTRE, 400,

@@ -28,8 +28,8 @@ def build(scene, args):
     level = [common.level_at(loudness, i) for i in indexes]
 
     common.set_world((0.002, 0.002, 0.004, 1), 1.0)
-    common.add_box("Floor", (40, 40, 0.1), (0, 0, -0.05),
-                   common.principled_material("Floor", (0.01, 0.01, 0.012, 1), roughness=0.18))
+    common.as_ground(common.add_box("Floor", (40, 40, 0.1), (0, 0, -0.05),
+                                     common.principled_material("Floor", (0.01, 0.01, 0.012, 1), roughness=0.18)))
     common.add_camera((0, -10.5, 6.0), (0, 0, 0.5), lens=35)
     common.add_light("AREA", "Top", (0, -2, 7), (0, 0, 0), 300, (0.9, 0.92, 1.0), size=6)
 

@@ -34,6 +34,7 @@ const SERVER_ENVIRONMENT = [
   'RENDER_JOB_QUEUE',
   'RENDER_JOB_DEFINITION',
   'ENCODE_JOB_DEFINITION',
+  'RENDER_FARM_WORKERS',
 ];
 
 const productFunctions = (): Resource[] =>

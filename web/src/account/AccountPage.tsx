@@ -9,6 +9,7 @@ import { useNotify } from '../lib/toasts';
 import { ChangePasswordForm } from './ChangePasswordForm';
 import { CreditsPanel } from './CreditsPanel';
 import { ApiKeysPanel } from '../developer/ApiKeysPanel';
+import { NotifySwitch } from './NotifySwitch';
 
 export const PROFILE_LOADING_TIMEOUT_MS = 3000;
 
@@ -105,6 +106,11 @@ export default function AccountPage() {
                   <dd>{profile?.emailVerified || user?.emailVerified ? 'Verified' : 'Not verified'}</dd>
                 </div>
               </dl>
+              {profile && (
+                <div style={{ marginBottom: 18 }}>
+                  <NotifySwitch initial={profile.notifyByEmail} />
+                </div>
+              )}
               <div className="row-actions">
                 <button type="button" className="btn btn-secondary" onClick={() => select('credits')}>
                   Manage Credits

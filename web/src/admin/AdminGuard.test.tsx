@@ -12,7 +12,7 @@ vi.mock('../lib/api', () => ({ api: { me: vi.fn() } }));
 
 const me = vi.mocked(api.me);
 const user: SessionUser = { userId: 'u1', email: 'someone@example.com', emailVerified: true, isAdmin: false };
-const profile = (isAdmin: boolean): Profile => ({ email: user.email, credits: 0, createdAt: '2025-01-01T00:00:00.000Z', lastLogin: null, isAdmin, emailVerified: true });
+const profile = (isAdmin: boolean): Profile => ({ email: user.email, credits: 0, createdAt: '2025-01-01T00:00:00.000Z', lastLogin: null, isAdmin, emailVerified: true, notifyByEmail: true });
 
 function renderGuard(signedIn: SessionUser | null, history = ['/', '/admin/analytics']) {
   const router = createMemoryRouter(

@@ -33,6 +33,7 @@ import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { AlignmentPreview } from './AlignmentPreview';
 import { IncompleteRenderBanner } from './IncompleteRenderBanner';
 import { OptionsForm, hasOptions } from './OptionsForm';
+import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
 import { ConfirmRenderModal, RenderPaymentModal } from './RenderModals';
 import { ResolutionFields } from './ResolutionFields';
@@ -41,6 +42,7 @@ import {
   backgroundStyleOf,
   buildJobRequest,
   defaultPaymentMethod,
+  effectiveOutputFormat,
   formatMinutes,
   loadFormSettings,
   quoteFor,
@@ -110,6 +112,12 @@ function ScenePreview({ scene, state, frames }: { scene: Scene; state: FormState
             Modes <Tooltip text="Still renders one image; animation renders every frame as a video." />
           </dt>
           <dd>{scene.supportsModes.map((mode) => (mode === 'still' ? 'Still' : 'Animation')).join(' · ')}</dd>
+        </div>
+        <div className="fact">
+          <dt>
+            Transparent <Tooltip text="Whether the scene can drop its background: a transparent PNG or a WebM with alpha, to composite over your own footage." />
+          </dt>
+          <dd>{scene.canDropBackground ? 'Available' : 'Not available'}</dd>
         </div>
         <div className="fact">
           <dt>Starting at</dt>
@@ -372,6 +380,11 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           <fieldset className="form-section">
             <legend>Resolution</legend>
             <ResolutionFields x={state.resolutionX} y={state.resolutionY} onChange={(resolutionX, resolutionY) => update({ resolutionX, resolutionY })} />
+          </fieldset>
+
+          <fieldset className="form-section">
+            <legend>Output Format</legend>
+            <OutputFormatField scene={scene} mode={state.mode} value={effectiveOutputFormat(scene, state)} onChange={(outputFormat) => update({ outputFormat })} />
           </fieldset>
 
           <div className="form-section">

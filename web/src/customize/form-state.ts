@@ -11,6 +11,7 @@ import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
 import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
 import { isMediaDriven, quoteRender, type RenderSettings } from '../../../shared/pricing';
 import type { CreateJobRequest } from '../../../shared/schemas';
+import { formatsFor, type OutputFormat } from '../../../shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
 
 export type FormStep = 'config' | 'payment' | 'processing';
@@ -58,6 +59,8 @@ export interface FormState {
   upload: UploadState | null;
   formStep: FormStep;
   showErrors: boolean;
+  /** The delivery format picked; null (or one of the other mode) means the mode's default. */
+  outputFormat: OutputFormat | null;
 }
 
 export const DEFAULT_ALIGNMENT: AlignmentState = {
@@ -80,7 +83,14 @@ export function initialFormState(scene: Scene): FormState {
     upload: null,
     formStep: 'config',
     showErrors: false,
+    outputFormat: null,
   };
+}
+
+/** The format the job will be delivered in: the one picked when this scene and mode offer it, else the default. */
+export function effectiveOutputFormat(scene: Scene, state: Pick<FormState, 'mode' | 'outputFormat'>): OutputFormat {
+  const offered = formatsFor(scene, state.mode);
+  return state.outputFormat && offered.includes(state.outputFormat) ? state.outputFormat : offered[0];
 }
 
 // ---------------------------------------------------------------- saved settings (session storage)
@@ -266,6 +276,7 @@ export function buildJobRequest(scene: Scene, state: FormState, paymentMethod: P
     options: serializeOptions(state.options),
     isTest: state.isTest,
     paymentMethod,
+    outputFormat: effectiveOutputFormat(scene, state),
   };
   if (scene.type === 'text') request.customText = state.customText.trim();
   if (upload?.key) request.uploadKey = upload.key;

@@ -16,6 +16,8 @@ vi.mock('../lib/api', () => ({
     jobFiles: vi.fn(async () => ({ files: [{ name: 'final.mp4', contentType: 'video/mp4', size: 10, url: 'http://files/final.mp4' }, { name: 'thumbnail.jpg', contentType: 'image/jpeg', size: 5, url: 'http://files/thumbnail.jpg' }] })),
     mainOutput: vi.fn(async () => ({ name: 'final.mp4', contentType: 'video/mp4', url: 'http://files/final.mp4', expiresAt: '' })),
     jobs: vi.fn(async () => ({ jobs: [] })),
+    jobFrames: vi.fn(async () => ({ totalFrames: 120, framesDone: 0, latest: null, strip: [] })),
+    jobQueue: vi.fn(async () => ({ queue: null })),
     abandonJob: vi.fn(async (jobId: string) => ({ job: { ...baseJob, jobId, status: 'abandoned' } })),
   },
 }));

@@ -38,6 +38,9 @@ import { PreviewImage } from '../components/SceneCard';
 import { Notice, formatDateTime, relativeTime } from '../components/ui';
 import { ApiError, api } from '../lib/api';
 import { useNotify } from '../lib/toasts';
+import { OUTPUT_FORMATS, outputFormatOf } from '../../../shared/output-formats';
+import { LiveFrames } from './LiveFrames';
+import { QueuePlaceLine } from './QueuePlaceLine';
 
 /** Seconds between attempts to list a done job's files (at most 5 attempts). */
 export const FILE_LISTING_RETRY_MS = 3000;
@@ -268,6 +271,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
                   </span>
                 )}
               </div>
+              <QueuePlaceLine job={job} />
               <div
                 className={`progress ${progress === null || progress === 0 ? 'indeterminate' : ''}`}
                 role="progressbar"
@@ -283,6 +287,11 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
         </div>
       </div>
 
+      {job.status === 'rendering' && (
+        <div className="job-section">
+          <LiveFrames job={job} />
+        </div>
+      )}
       {isStalled(job, now) && (
         <div className="job-section">
           <Notice kind="warning">{JOB_STALLED}</Notice>
@@ -329,6 +338,10 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }
                 <dd>{job.custom_text || '—'}</dd>
               </div>
             )}
+            <div>
+              <dt>Output format</dt>
+              <dd>{OUTPUT_FORMATS[outputFormatOf(job)].label}</dd>
+            </div>
             <div>
               <dt>Options</dt>
               <dd className="mono">{job.options || '—'}</dd>

@@ -3,7 +3,7 @@
  * job is queued, rendering or awaiting payment, so progress moves without a reload.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import type { JobView } from '../../../shared/api-types';
 import { isRunning } from '../../../shared/jobs';
 import { EmptyState } from '../components/SceneCard';
@@ -50,6 +50,14 @@ export default function JobHistoryPage() {
   useEffect(() => {
     void load();
   }, [load]);
+
+  // A link to one job (the outcome e-mail's) brings its card into view once the list is in.
+  const [params] = useSearchParams();
+  const linkedJob = params.get('job');
+  const loaded = jobs !== null;
+  useEffect(() => {
+    if (loaded && linkedJob) document.getElementById(`job-${linkedJob}`)?.closest('article')?.scrollIntoView?.({ block: 'start' });
+  }, [loaded, linkedJob]);
 
   const anyActive = jobs?.some(isActive) ?? false;
   useEffect(() => {

@@ -2,6 +2,9 @@
  * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
  * errors as ApiError carrying the server's `{ code, message }` (the message in the spec's words).
  */
+import type { LiveFrames } from '../../../shared/live-preview';
+import type { QueuePlace } from '../../../shared/queue';
+import type { UserSettingsRequest } from '../../../shared/schemas';
 import type {
   CreateJobResponse,
   ErrorBody,
@@ -88,6 +91,9 @@ export const api = {
   resumeJob: (jobId: string) => apiRequest<{ job: JobView }>('POST', `/jobs/${encodeURIComponent(jobId)}/resume`),
   jobFiles: (jobId: string) => apiRequest<{ files: OutputFileView[] }>('GET', `/jobs/${encodeURIComponent(jobId)}/files`),
   mainOutput: (jobId: string) => apiRequest<MainOutput>('GET', `/jobs/${encodeURIComponent(jobId)}/main-output`),
+  jobFrames: (jobId: string) => apiRequest<LiveFrames>('GET', `/jobs/${encodeURIComponent(jobId)}/frames`),
+  jobQueue: (jobId: string) => apiRequest<{ queue: QueuePlace | null }>('GET', `/jobs/${encodeURIComponent(jobId)}/queue`),
+  updateSettings: (settings: UserSettingsRequest) => apiRequest<UserSettingsRequest>('PUT', '/me/settings', settings),
   jobPayment: (jobId: string) => apiRequest<PaymentTicket>('GET', `/jobs/${encodeURIComponent(jobId)}/payment`),
   reportProblem: (jobId: string, description: string) =>
     apiRequest<{ ok: true; message: string }>('POST', `/jobs/${encodeURIComponent(jobId)}/reports`, { description }),

@@ -11,7 +11,7 @@ const server = vi.hoisted(() => ({ lastLogin: null as string | null, logins: 0 }
 vi.mock('./api', () => ({
   ApiError: Error,
   api: {
-    me: vi.fn(async (): Promise<Profile> => ({ email: 'demo@example.com', credits: 0, createdAt: '2026-01-01T00:00:00.000Z', lastLogin: server.lastLogin, isAdmin: false, emailVerified: true })),
+    me: vi.fn(async (): Promise<Profile> => ({ email: 'demo@example.com', credits: 0, createdAt: '2026-01-01T00:00:00.000Z', lastLogin: server.lastLogin, isAdmin: false, emailVerified: true, notifyByEmail: true })),
     recordLogin: vi.fn(async () => {
       server.logins += 1;
       server.lastLogin = `2026-05-01T12:00:0${server.logins}.000Z`;

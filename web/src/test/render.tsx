@@ -20,7 +20,7 @@ export const TEST_CONFIG: WebConfig = {
 export const VERIFIED_USER: SessionUser = { userId: 'u1', email: 'demo@example.com', emailVerified: true, isAdmin: false };
 
 export function profileWith(credits: number): Profile {
-  return { email: 'demo@example.com', credits, createdAt: '2026-01-01T00:00:00.000Z', lastLogin: null, isAdmin: false, emailVerified: true };
+  return { email: 'demo@example.com', credits, createdAt: '2026-01-01T00:00:00.000Z', lastLogin: null, isAdmin: false, emailVerified: true, notifyByEmail: true };
 }
 
 /** Shows the current location, so tests can assert on navigation. */

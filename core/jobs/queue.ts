@@ -1,0 +1,24 @@
+/**
+ * The line of jobs waiting for the render farm. Read from the sparse index of active
+ * jobs (queued and rendering only), which holds what the farm is working on and
+ * nothing else, so the line is one Query however many jobs the table holds.
+ */
+import { availableParallelism } from 'node:os';
+import { queuePlace, type FarmLoad, type QueuePlace } from '../../shared/queue';
+import { getConfig } from '../config';
+import { listActiveJobs, type JobRecord } from './jobs';
+
+/** The farm's width and planned chunk length, as configured for this home. */
+export function farmLoad(): FarmLoad {
+  const config = getConfig();
+  const workers = config.RENDER_MODE === 'local' ? (config.LOCAL_RENDER_WORKERS ?? availableParallelism()) : (config.RENDER_FARM_WORKERS ?? 1);
+  return { workers, plannedChunkSeconds: config.RENDER_CHUNK_SECONDS };
+}
+
+/** Where a queued job stands in the line and how long it should wait; null when it is not queued. */
+export async function queuePlaceOfJob(job: JobRecord): Promise<QueuePlace | null> {
+  if (job.status !== 'queued') return null;
+  const active = await listActiveJobs();
+  const chunksRunning = active.filter((other) => other.jobId !== job.jobId).reduce((sum, other) => sum + Math.max(0, other.chunksRunning ?? 0), 0);
+  return queuePlace(job, active, farmLoad(), chunksRunning);
+}
