@@ -135,24 +135,30 @@ export class CloudRenderStack extends Stack {
       new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [uploadsBucket.bucketArn, outputsBucket.bucketArn] }),
     );
     table.grantReadWriteData(apiFunctions.accounts.fn);
-    const jobs = apiFunctions.jobs.fn;
-    table.grantReadWriteData(jobs);
-    // Presigned POSTs are signed with the function's credentials: they can only
-    // put inputs under the uploads prefix. Reading there is for HeadObject on a
-    // job's input (with list rights, a missing key answers 404 rather than 403).
-    jobs.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
-    uploadsBucket.grantRead(jobs, `${UPLOADS_PREFIX}*`);
-    outputsBucket.grantRead(jobs);
-    render.grantSubmit(jobs);
-    stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
-    mail.grantSend(jobs); // problem reports to support
-    // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
-    if (settings.ffprobeLayerArn) {
-      jobs.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'FfprobeLayer', settings.ffprobeLayerArn));
-      jobs.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
-    } else {
+    // The web app's jobs function and the render API create jobs the same way.
+    const jobCreators = [apiFunctions.jobs.fn, apiFunctions.developer.fn];
+    const ffprobeLayer = settings.ffprobeLayerArn ? lambda.LayerVersion.fromLayerVersionArn(this, 'FfprobeLayer', settings.ffprobeLayerArn) : undefined;
+    for (const creator of jobCreators) {
+      table.grantReadWriteData(creator);
+      // Presigned POSTs are signed with the function's credentials: they can only
+      // put inputs under the uploads prefix. Reading there is for inspecting a
+      // job's input (with list rights, a missing key answers 404 rather than 403).
+      creator.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
+      uploadsBucket.grantRead(creator, `${UPLOADS_PREFIX}*`);
+      render.grantSubmit(creator);
+      // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
+      if (ffprobeLayer) {
+        creator.addLayers(ffprobeLayer);
+        creator.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
+      }
+    }
+    if (!ffprobeLayer) {
       Annotations.of(this).addWarningV2('cloud-render:ffprobe', 'No ffprobeLayerArn: creating an animation of an audio scene will fail, since the uploaded audio cannot be measured (see the README).');
     }
+    const jobs = apiFunctions.jobs.fn;
+    outputsBucket.grantRead(jobs);
+    stripeSecret.grantRead(jobs); // a render paid by card opens its PaymentIntent here
+    mail.grantSend(jobs); // problem reports to support
     const payments = apiFunctions.payments.fn;
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);
@@ -163,17 +169,8 @@ export class CloudRenderStack extends Stack {
     // A job's end gives its render slot back and sends its user's next waiting job to the farm.
     render.grantSubmit(outcomes.handler.fn);
     table.grantReadWriteData(apiFunctions.analytics.fn);
-    // The render API creates jobs exactly as the jobs function does (uploads, credits, the farm), and writes batch ZIPs.
-    const developer = apiFunctions.developer.fn;
-    table.grantReadWriteData(developer);
-    developer.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
-    uploadsBucket.grantRead(developer, `${UPLOADS_PREFIX}*`);
-    outputsBucket.grantReadWrite(developer);
-    render.grantSubmit(developer);
-    if (settings.ffprobeLayerArn) {
-      developer.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'DeveloperFfprobeLayer', settings.ffprobeLayerArn));
-      developer.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
-    }
+    // The render API also writes the ZIPs of CSV batches.
+    outputsBucket.grantReadWrite(apiFunctions.developer.fn);
     // Reads a key's lookup item and writes its "last used" (at most once a minute).
     const apiKeyAuthorizer = new ServerFunction(this, 'ApiKeyAuthorizerFunction', { entry: 'lambdas/authorizers/api-key.ts', environment: serverEnvironment, timeout: Duration.seconds(5) });
     table.grantReadWriteData(apiKeyAuthorizer.fn);

@@ -146,6 +146,16 @@ export interface JobView {
   batchId?: string;
 }
 
+/** A CSV batch: one job per row, made together and listed together. */
+export interface BatchView {
+  batchId: string;
+  sceneId: number;
+  createdAt: string;
+  rows: number;
+  jobIds: string[];
+  totalPrice: number;
+}
+
 /** One POST of a job's outcome to its webhook URL. */
 export interface WebhookDelivery {
   attempt: number;

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { getScene } from '../../shared/catalogue';
 import { planRender } from '../../shared/pricing';
 import type { CreateJobRequest } from '../../shared/schemas';
+import type { BatchView } from '../../shared/api-types';
 import { documentClient, s3Client, tableName } from '../../adapters/aws';
 import { getConfig } from '../config';
 import { keys } from '../db/keys';
@@ -23,14 +24,8 @@ import { getUser } from '../users/users';
 import { listOutputs, presignDownload } from '../storage/storage';
 import { zipStream } from './zip-stream';
 
-export interface BatchRecord {
-  batchId: string;
-  sceneId: number;
-  createdAt: string;
-  rows: number;
-  jobIds: string[];
-  totalPrice: number;
-}
+/** A batch is stored as the web app sees it. */
+export type BatchRecord = BatchView;
 
 export class BatchCreditsError extends DomainError {
   constructor(total: number, balance: number) {

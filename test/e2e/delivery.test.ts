@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import yauzl from 'yauzl';
+import { readZip } from '../zip-entries';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getJob } from '../../core/jobs/jobs';
@@ -65,29 +65,6 @@ async function download(page: Page, button: ReturnType<Page['getByRole']>): Prom
   const file = join(tmpdir(), `e2e-${Date.now()}-${saved.suggestedFilename()}`);
   await saved.saveAs(file);
   return { file, name: saved.suggestedFilename() };
-}
-
-function zipEntries(file: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    const entries = new Map<string, Buffer>();
-    yauzl.open(file, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error);
-      zip.on('entry', (entry: yauzl.Entry) =>
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(entries));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
 }
 
 describe('delivery in Chromium', () => {
@@ -181,7 +158,7 @@ describe('delivery in Chromium', () => {
     const zipCard = jobCard(page, zipJob);
     await zipCard.locator('details.more summary', { hasText: /more file/ }).click();
     const zip = await download(page, zipCard.getByRole('button', { name: 'frames.zip' }));
-    const entries = await zipEntries(zip.file);
+    const entries = await readZip(zip.file);
     expect([...entries.keys()]).toEqual(Array.from({ length: 12 }, (_, i) => `frame_${String(i + 1).padStart(4, '0')}.png`));
     for (const [entryName, bytes] of entries) {
       const png = join(tmpdir(), `e2e-${zipJob.slice(0, 8)}-${entryName}`);

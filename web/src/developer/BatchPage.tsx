@@ -10,11 +10,11 @@ import { getScene, requiredUploadKind, scenes } from '../../../shared/catalogue'
 import { parseCsv, CsvError } from '../../../shared/csv';
 import { batchColumns, MAX_BATCH_ROWS, renderSettingsRequest, rowToRenderSettings, toJobRequest } from '../../../shared/render-api';
 import { planRender } from '../../../shared/pricing';
-import type { JobView } from '../../../shared/api-types';
+import type { BatchView, JobView } from '../../../shared/api-types';
 import { newIdempotencyKey } from '../lib/idempotency';
 import { Notice } from '../components/ui';
 import { formatCredits } from '../components/Layout';
-import { developerApi, type BatchView } from './developer-api';
+import { developerApi } from './developer-api';
 
 interface CheckedRow {
   values: Record<string, string>;

@@ -1,5 +1,5 @@
 /** The web app's calls for the render API's keys, signing secret and CSV batches. */
-import type { JobView } from '../../../shared/api-types';
+import type { BatchView, JobView } from '../../../shared/api-types';
 import { apiRequest } from '../lib/api';
 
 export interface ApiKeyView {
@@ -8,15 +8,6 @@ export interface ApiKeyView {
   hint: string;
   createdAt: string;
   lastUsedAt?: string;
-}
-
-export interface BatchView {
-  batchId: string;
-  sceneId: number;
-  createdAt: string;
-  rows: number;
-  jobIds: string[];
-  totalPrice: number;
 }
 
 export const developerApi = {
