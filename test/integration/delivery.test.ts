@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { createJob, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
@@ -24,6 +24,17 @@ const mailsTo = async (email: string) => {
   const mails = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')));
   return mails.filter((mail) => mail.split('\r\n').includes(`To: ${email}`));
 };
+
+/** The outcome e-mail is sent by the job's final-state effects, off the table's stream: it arrives shortly after. */
+const mailsAbout = (email: string, jobId: string, count: number) =>
+  vi.waitFor(
+    async () => {
+      const mails = (await mailsTo(email)).filter((mail) => mail.includes(jobId));
+      expect(mails).toHaveLength(count);
+      return mails;
+    },
+    { timeout: 20_000, interval: 200 },
+  );
 
 const previewJpeg = (() => {
   const dir = mkdtempSync(join(tmpdir(), 'preview-'));
@@ -63,8 +74,7 @@ describe('the outcome e-mail', () => {
     // The local pool may have started it: whatever it did, the test fails it from where it is.
     const failed = await failJob((await getJob(jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['queued', 'rendering'] });
     expect(failed).toBeDefined();
-    let mails = (await mailsTo(user.email)).filter((mail) => mail.includes(jobId));
-    expect(mails).toHaveLength(1);
+    let mails = await mailsAbout(user.email, jobId, 1);
     expect(mails[0]).toContain('Subject: Your render of Text Animation failed');
     expect(mails[0]).toContain('Reason: Blender crashed');
     expect(mails[0]).toMatch(/Refund: \d+\.\d\d credits were returned to your balance/);
@@ -76,8 +86,7 @@ describe('the outcome e-mail', () => {
     // A resume is a new attempt: its failure is a new outcome and gets its own e-mail.
     await updateJob(jobId, { set: { status: 'rendering', attempts: 2 } });
     await failJob((await getJob(jobId))!, 'Blender crashed again', 'internal', { whenStatusIn: ['rendering'] });
-    mails = (await mailsTo(user.email)).filter((mail) => mail.includes(jobId));
-    expect(mails).toHaveLength(2);
+    mails = await mailsAbout(user.email, jobId, 2);
     expect(mails.some((mail) => mail.includes('Reason: Blender crashed again'))).toBe(true);
   });
 
@@ -87,7 +96,7 @@ describe('the outcome e-mail', () => {
     await uploadOutput(user.userId, job.jobId, framePreviewFile(1), previewJpeg, 'image/jpeg');
     const out = await uploadOutput(user.userId, job.jobId, 'final.png', previewJpeg, 'image/png');
     expect(await completeJob(job, { fileMetadata: [{ name: 'final.png', key: out.key, contentType: 'image/png', size: out.size }], mainOutputPath: out.key, mainOutputType: 'image/png' })).toBeDefined();
-    const [mail] = (await mailsTo(user.email)).filter((m) => m.includes(job.jobId));
+    const [mail] = await mailsAbout(user.email, job.jobId, 1);
     expect(mail).toContain('Subject: Your render of Text Animation is ready');
     expect(mail).toContain(`/job-history?job=${job.jobId}`);
     const picture = /Picture of the render \(link valid for 7 days\): (\S+)/.exec(mail)?.[1];

@@ -15,6 +15,7 @@ import { resetConfig } from '../../core/config';
 import { resetClients } from '../../adapters/aws';
 import { freePort } from '../../infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
+import { framePreviewFile } from '../../shared/render-contract';
 
 const dir = mkdtempSync(join(tmpdir(), 'farm-'));
 let blender: string;
@@ -52,6 +53,8 @@ async function storedKeys(job: JobRecord): Promise<string[]> {
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+/** The frames' small previews stay after the frames themselves are deleted: the job card shows them. */
+const previews = (frames: number[]) => frames.map((frame) => framePreviewFile(frame));
 
 describe('the local render farm', () => {
   const pools: LocalRenderPool[] = [];
@@ -74,7 +77,7 @@ describe('the local render farm', () => {
     expect(Object.keys(done.frameRenderSeconds!).map(Number).sort((a, b) => a - b)).toEqual(range(1, 8));
     expect(Object.values(done.frameRenderSeconds!).every((s) => s > 0)).toBe(true);
     expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
-    expect(await storedKeys(job)).toEqual(['final.mp4', 'thumbnail.jpg']);
+    expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
   });
 
   it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
@@ -88,7 +91,7 @@ describe('the local render farm', () => {
     const done = (await getJob(job.jobId))!;
     expect(done.status, done.crashReason).toBe('done');
     expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
-    expect(await storedKeys(job)).toEqual(['final.png']);
+    expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
   });
 
   it('when a chunk\'s worker is killed mid-render, the chunk is retried on its own and the job completes', async () => {
@@ -146,7 +149,7 @@ describe('the local render farm', () => {
     // Frames 7 and 8 made up the failed chunk; whatever the killed attempts stored is not asked for again.
     expect(resumedFrames.flat().every((frame) => frame === 7 || frame === 8)).toBe(true);
     expect(resumedFrames.flat()).toContain(7);
-    expect(await storedKeys(job)).toEqual(['final.mp4', 'thumbnail.jpg']);
+    expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
   });
 
   it('when storage fails while frames are stored, each frame is retried, then the chunk fails cleanly and goes back to pending', async () => {
