@@ -6,10 +6,21 @@ import { z } from 'zod';
 import { listRendersQuery, renderRequest, uploadTicketRequest } from './render-api';
 import { quoteRequest } from './schemas';
 
+/** zod writes the safe-integer range on every integer; it says nothing a reader needs, so it goes. */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, bound]) => !((key === 'minimum' || key === 'maximum') && Math.abs(bound as number) === Number.MAX_SAFE_INTEGER))
+      .map(([key, inner]) => [key, withoutSafeIntegerBounds(inner)]),
+  );
+}
+
 const schema = (type: z.ZodType) => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   void _drop;
-  return rest;
+  return withoutSafeIntegerBounds(rest) as Record<string, unknown>;
 };
 
 const error = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } } };

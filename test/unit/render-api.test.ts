@@ -8,6 +8,7 @@ import { CsvError, parseCsv, parseCsvRecords } from '../../shared/csv';
 import { isPublicAddress } from '../../core/webhooks/webhook-address';
 import { nextAttemptAt, RETRY_WINDOW_MS, signatureHeader, verifySignature } from '../../core/webhooks/webhooks';
 import { zipStream } from '../../core/batches/zip-stream';
+import { buildOpenApiDocument } from '../../shared/openapi';
 import { renderRequest, rowToRenderSettings, toJobRequest } from '../../shared/render-api';
 import { createJobRequest } from '../../shared/schemas';
 import { getScene } from '../../shared/catalogue';
@@ -111,5 +112,16 @@ describe('the streamed ZIP', () => {
     writeFileSync(join(dir, 'out.zip'), Buffer.concat(chunks));
     expect(execFileSync('unzip', ['-t', join(dir, 'out.zip')], { encoding: 'utf8' })).toContain('No errors detected');
     expect(execFileSync('unzip', ['-p', join(dir, 'out.zip'), 'row-001/a.png'], { encoding: 'utf8' })).toBe('first file');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('when it is built from the zod schemas, integers keep their real ranges and lose the safe-integer bounds zod adds', () => {
+    const document = buildOpenApiDocument();
+    const text = JSON.stringify(document);
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    const quote = document.components.schemas.QuoteRequest as { properties: Record<string, { minimum?: number; maximum?: number }> };
+    expect(quote.properties.resolutionX).toMatchObject({ minimum: 128, maximum: 4096 });
+    expect(quote.properties.sceneId.minimum).toBeUndefined();
   });
 });

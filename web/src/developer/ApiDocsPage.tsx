@@ -28,7 +28,7 @@ export default function ApiDocsPage() {
   return (
     <section className="container page">
       <h1>{doc.info.title}</h1>
-      <p>{doc.info.description}</p>
+      <p>{doc.info.description.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</p>
       <p>
         Create a key on your <Link to="/profile">account page</Link>. The machine-readable document is at <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a> (OpenAPI {`3.1`}).
         To render many variants at once from a spreadsheet, use a <Link to="/batch/1">CSV batch</Link>.
