@@ -118,46 +118,38 @@ export async function listJobsNewestFirst(userId: string, limit = 50): Promise<J
  * the analytics rollup, a scheduled/admin job, never a request path.
  */
 export async function listAllJobsOfUser(userId: string): Promise<JobRecord[]> {
-  const jobs: JobRecord[] = [];
-  for await (const items of queryPages({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) } })) {
-    jobs.push(...items.map(jobFromItem));
-  }
-  return jobs;
+  return queryJobs({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) } });
 }
 
 /** Queued or rendering jobs whose last heartbeat is older than `before`, oldest first. */
 export async function listActiveJobsSilentSince(before: string): Promise<JobRecord[]> {
-  const jobs: JobRecord[] = [];
-  for await (const items of queryPages({
+  return queryJobs({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :active AND GSI2SK < :before',
     ExpressionAttributeValues: { ':active': keys.activeJobs, ':before': before },
-  })) {
-    jobs.push(...items.map(jobFromItem));
-  }
-  return jobs;
+  });
 }
 
 /** A user's queued jobs waiting for one of their render slots, first in line first. */
 export async function listJobsWaitingForSlot(userId: string): Promise<JobRecord[]> {
-  const jobs: JobRecord[] = [];
-  for await (const items of queryPages({
+  const jobs = await queryJobs({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :active',
     FilterExpression: 'userId = :user AND attribute_exists(waitingForSlot)',
     ExpressionAttributeValues: { ':active': keys.activeJobs, ':user': userId },
-  })) {
-    jobs.push(...items.map(jobFromItem));
-  }
+  });
   return jobs.sort((a, b) => a.waitingForSlot!.localeCompare(b.waitingForSlot!) || a.created_at.localeCompare(b.created_at));
 }
 
 /** Every queued or rendering job, oldest heartbeat first (the sparse sweep index holds only those). */
 export async function listActiveJobs(): Promise<JobRecord[]> {
+  return queryJobs({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } });
+}
+
+/** Every job a query of the table or one of its indexes finds, all pages read. */
+async function queryJobs(input: Parameters<typeof queryPages>[0]): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];
-  for await (const items of queryPages({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } })) {
-    jobs.push(...items.map(jobFromItem));
-  }
+  for await (const items of queryPages(input)) jobs.push(...items.map(jobFromItem));
   return jobs;
 }
 

@@ -33,7 +33,8 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   }
   // Workers that still send heartbeats but store no frame (a hung upload, a stuck process) are judged on
   // render activity: a job with chunks claimed and no frame for the limit of one frame's render.
-  for (const job of await listActiveJobs()) {
+  const active = await listActiveJobs();
+  for (const job of active) {
     if (job.status !== 'rendering' || !(job.chunksRunning! > 0) || failed.includes(job.jobId)) continue;
     const limitMs = renderTimeLimitSeconds(1, { resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) }) * 1000;
     const stalledSince = new Date(now.getTime() - limitMs).toISOString();
@@ -41,7 +42,7 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
   }
   // Slots whose release was lost (or is still being retried off the stream) go back, and the lines move.
-  const active = await listActiveJobs();
+  // The same read serves: the stalled-render check above fails only rendering jobs, never a waiting one.
   for (const userId of new Set(active.filter((job) => job.waitingForSlot).map((job) => job.userId))) await admitWaitingJobs(userId, { reconcile: true });
   // The sweep runs every minute: each run is one uptime sample (healthy when no worker was lost).
   await recordHealthSample(failed.length === 0, now);
