@@ -68,3 +68,17 @@ export class RateLimitedError extends DomainError {
     super('rate_limited', message);
   }
 }
+
+/** A dependency (the table, storage, identity, mail, the farm) is down or too slow: 503 with `Retry-After`. */
+export type Dependency = 'database' | 'storage' | 'identity' | 'mail' | 'payments' | 'farm';
+
+export class ServiceUnavailableError extends DomainError {
+  constructor(
+    readonly dependency: Dependency,
+    /** Seconds a client should wait before trying again (the `Retry-After` header). */
+    readonly retryAfterSeconds = 5,
+    message = 'The service is briefly unavailable. Nothing was charged; please try again in a few seconds.',
+  ) {
+    super('unavailable', message);
+  }
+}

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'insufficient_credits'
   | 'too_large'
   | 'rate_limited'
+  | 'unavailable'
   | 'internal';
 
 /** The header a client sets so that a retried POST /api/jobs or /api/credits/purchases is applied once. */

@@ -6,7 +6,7 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
+import { DomainError, InvalidRequestError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -26,13 +26,15 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   too_large: 413,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 /** The status and `{ code, message, ...details }` body of an error, or undefined for an unexpected one. */
 export function errorResponse(error: unknown): ApiResult | undefined {
   if (error instanceof z.ZodError) error = zodError(error);
   if (!(error instanceof DomainError)) return undefined;
-  return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message });
+  const headers: Record<string, string> = error instanceof ServiceUnavailableError ? { 'Retry-After': String(error.retryAfterSeconds) } : {};
+  return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message }, headers);
 }
 
 /** The first issue's message is the schema's own text (the spec's words); the field travels beside it. */
