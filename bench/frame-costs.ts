@@ -14,7 +14,7 @@
  * On a shared 2-core machine a scene takes about a minute: run it alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,6 @@ import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from '../render
 import { scenes, type Scene } from '../shared/catalogue';
 import { defaultOptions } from '../shared/options';
 import { COST_RESOLUTION, type FrameCost } from '../shared/render-manifest';
-import measuredCosts from '../shared/render-manifest.costs.json';
 
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 
@@ -52,7 +51,7 @@ export async function measureFrameCost(scene: Scene, inputs: SampleInputs, work:
  * read from /proc while it runs: on a machine shared with other work, wall time measures
  * the neighbours too, CPU time only the render.
  */
-function watchChildCpu() {
+export function watchChildCpu() {
   const ticksPerSecond = 100; // Linux USER_HZ
   const self = process.cpuUsage();
   const children = new Map<number, number>();
@@ -99,22 +98,19 @@ async function main() {
   const cores = flags.cores ? Number(flags.cores) : availableParallelism();
   const chosen = scenes.filter((scene) => !flags.scene || flags.scene.includes(String(scene.id)));
   const work = await mkdtemp(path.join(tmpdir(), 'bench-frame-costs-'));
-  const costs: Record<string, FrameCost> = { ...(measuredCosts as Record<string, FrameCost>) };
   try {
     const inputs = await writeSampleInputs(work);
     console.log('scene                  seconds  cpu-seconds  cores  samples');
     for (const scene of chosen) {
       const cost = await measureFrameCost(scene, inputs, work, cores);
-      costs[String(scene.id)] = cost;
+      // Written scene by scene, read back first: runs for different scenes may go side by side.
+      if (flags.write) await writeFile(COSTS_FILE, `${JSON.stringify({ ...JSON.parse(await readFile(COSTS_FILE, 'utf8')), [scene.id]: cost }, null, 2)}\n`);
       console.log(`${`${scene.id} ${scene.title}`.padEnd(22)} ${cost.seconds.toFixed(1).padStart(7)}  ${cost.cpuSeconds.toFixed(1).padStart(11)}  ${String(cost.cores).padStart(5)}  ${String(cost.samples).padStart(7)}`);
     }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  if (flags.write) {
-    await writeFile(COSTS_FILE, `${JSON.stringify(costs, null, 2)}\n`);
-    console.log(`written to ${path.relative(process.cwd(), COSTS_FILE)}`);
-  }
+  if (flags.write) console.log(`written to ${path.relative(process.cwd(), COSTS_FILE)}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -22,16 +22,21 @@ export interface PlanSettings {
   /**
    * Latency first (the serverless fan-out): this many chunks render at once, so a job with
    * fewer frames gets one frame per chunk and a longer one the fewest frames per chunk that
-   * keeps every chunk in one wave. Unset: chunks sized by targetChunkSeconds (a farm that pays
-   * a start per chunk).
+   * keeps every chunk in one wave, targetChunkSeconds then being the most a chunk may take
+   * (more waves rather than chunks past the function's time limit). Unset: chunks sized by
+   * targetChunkSeconds (a farm that pays a start per chunk).
    */
   concurrency?: number;
+  /** The cores a chunk renders on (default: the cores the manifest's costs were measured on). */
+  cores?: number;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: 90, maxChunks: 100 };
 
 export interface FrameCostInput {
   sceneId: number;
+  /** Cores a frame renders on; default the manifest's. */
+  cores?: number;
   resolutionX: number;
   resolutionY: number;
   /** The job's own samples (a benchmark may set them); default the manifest's. */
@@ -64,9 +69,9 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
   if (settings.concurrency !== undefined && !(settings.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
   if (input.isStill) return [{ index: 0, frameStart: 1, frameEnd: 1 }];
   const byCount = Math.ceil(input.totalFrames / Math.floor(settings.maxChunks));
-  const byLatency = settings.concurrency ? Math.ceil(input.totalFrames / Math.floor(settings.concurrency)) : 0;
-  const byTime = settings.concurrency ? 1 : Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds(input)));
-  const size = Math.min(input.totalFrames, Math.max(byTime, byCount, byLatency));
+  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds({ ...input, cores: settings.cores })));
+  const byLatency = settings.concurrency ? Math.min(byTime, Math.ceil(input.totalFrames / Math.floor(settings.concurrency))) : byTime;
+  const size = Math.min(input.totalFrames, Math.max(byLatency, byCount));
   const chunks: ChunkRange[] = [];
   for (let start = 1, index = 0; start <= input.totalFrames; start += size, index += 1) {
     chunks.push({ index, frameStart: start, frameEnd: Math.min(input.totalFrames, start + size - 1) });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, planChunks, plannedSeconds, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
+import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
 
@@ -31,13 +32,18 @@ describe('planChunks', () => {
     expect(chunks[0].frameEnd - chunks[0].frameStart + 1).toBe(4);
   });
 
-  it('when the fan-out has more room than the job has frames, every chunk is one frame; beyond it, chunks fill one wave', () => {
-    const small = planChunks({ ...fullHd, totalFrames: 120, isStill: false }, { targetChunkSeconds: 900, maxChunks: 1000, concurrency: 200 });
+  it('when the fan-out has more room than the job has frames, every chunk is one frame; beyond it, chunks fill one wave up to the time a chunk may take', () => {
+    const perFrame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    const fanOut = { targetChunkSeconds: 1000 * perFrame, maxChunks: 100_000, concurrency: 200, cores: 6 };
+    const small = planChunks({ ...fullHd, totalFrames: 120, isStill: false }, fanOut);
     expect(small).toHaveLength(120);
     expect(small.every((c) => c.frameStart === c.frameEnd)).toBe(true);
-    const long = planChunks({ ...fullHd, totalFrames: 18_000, isStill: false }, { targetChunkSeconds: 900, maxChunks: 1000, concurrency: 200 });
+    const long = planChunks({ ...fullHd, totalFrames: 18_000, isStill: false }, fanOut);
     expect(long).toHaveLength(200);
     expect(long.flatMap(framesOf)).toEqual(Array.from({ length: 18_000 }, (_, i) => i + 1));
+    // Chunks of 90 frames would outlast the limit: 30 frames each, in three waves.
+    const capped = planChunks({ ...fullHd, totalFrames: 18_000, isStill: false }, { ...fanOut, targetChunkSeconds: 30.5 * perFrame });
+    expect(capped).toHaveLength(600);
   });
 
   it('when the frame count is not a positive integer, it refuses to plan', () => {
@@ -72,5 +78,24 @@ describe('renderTimeLimitSeconds', () => {
   it('when a chunk is small, the floor applies; when it is large, a multiple of its estimate', () => {
     expect(renderTimeLimitSeconds(1, { sceneId: 1, resolutionX: 128, resolutionY: 128, samples: 12 })).toBe(RENDER_LIMIT_FLOOR_SECONDS);
     expect(renderTimeLimitSeconds(100, fullHd)).toBe(Math.ceil(4 * 100 * estimateFrameSeconds(fullHd)));
+  });
+});
+
+describe('planForFastPath', () => {
+  it('when a test render or a Full-HD animation is planned, it takes the function, one frame per chunk', () => {
+    const test = planForFastPath({ ...fullHd, isTest: true, totalFrames: 1, isStill: true });
+    expect(test.engine).toBe('function');
+    const animation = planForFastPath({ ...fullHd, totalFrames: 120, isStill: false });
+    expect(animation).toMatchObject({ engine: 'function' });
+    expect(animation.chunks).toHaveLength(120);
+  });
+
+  it('when one frame alone would not end safely inside the function time limit, the job goes to the Batch path', () => {
+    // Samples far beyond the manifest's: one 4K frame at this many takes longer than the safe chunk time on 6 vCPU.
+    const perSample = estimateFrameSeconds({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples: 1, cores: RENDER_FUNCTION.vcpus });
+    const samples = Math.ceil(SAFE_CHUNK_SECONDS / perSample) + 1;
+    const plan = planForFastPath({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples, totalFrames: 10, isStill: false });
+    expect(plan.engine).toBe('batch');
+    expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
   });
 });
