@@ -9,10 +9,15 @@
  *
  * Exit code 75 asks for another attempt (Batch's retry strategy and the local pool both
  * read it); 0 means there is nothing more for this process to do.
+ *
+ * On Lambda (the fast path) the same image runs as a function: with AWS_LAMBDA_RUNTIME_API
+ * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
+ * or finishing step per invocation, so every render goes through the same chunk runner.
  */
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { invocationOf, serveInvocations } from './lambda-runtime';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -25,6 +30,19 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
   const chunks = (process.env.CHUNKS ?? '0').split(',').map(Number);
   const index = indexArg !== undefined ? Number(indexArg) : chunks[Number(process.env.AWS_BATCH_JOB_ARRAY_INDEX ?? 0)];
   return Number.isInteger(index) && index >= 0 ? { step, jobId, index } : undefined;
+}
+
+if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
+    const work = invocationOf(event);
+    const threads = Number(process.env.RENDER_THREADS) || undefined;
+    // The function's request id names the worker: Lambda's retry of the same event is another attempt.
+    const workerId = `function-${randomUUID()}`;
+    const outcome = work.step === 'chunk' ? await runChunk(work.jobId, work.index, { workerId, threads }) : await runEncode(work.jobId, { workerId });
+    // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
+    if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
+    return { jobId: work.jobId, step: work.step, outcome };
+  });
 }
 
 const work = task();

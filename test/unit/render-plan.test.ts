@@ -26,7 +26,7 @@ describe('planChunks', () => {
 
   it("when a Full-HD final is planned, a chunk holds the frames the manifest's measured cost fits in the target time", () => {
     const cost = scenePolicy(1).frameCost!;
-    const perFrame = (cost.seconds * scenePolicy(1).final.maxSamples) / cost.samples;
+    const perFrame = ((cost.cpuSeconds / cost.cores) * scenePolicy(1).final.maxSamples) / cost.samples;
     expect(estimateFrameSeconds(fullHd)).toBeCloseTo(perFrame, 6);
     const chunks = planChunks({ ...fullHd, totalFrames: 120, isStill: false }, { targetChunkSeconds: 4 * perFrame, maxChunks: 100 });
     expect(chunks[0].frameEnd - chunks[0].frameStart + 1).toBe(4);
