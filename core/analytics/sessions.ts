@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionRecord } from '../../shared/schemas';
 import type { ClientSession } from '../../shared/analytics';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { deletePartitionItems } from './metrics';

@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, NotFoundError } from '../errors';

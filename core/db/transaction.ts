@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../adapters/aws';
+import { documentClient } from '../ports';
 import type { TransactItem } from './keys';
 
 /**

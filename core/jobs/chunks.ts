@@ -7,7 +7,8 @@
  * left are computed from.
  */
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, queryPages, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks, TEST_SAMPLES, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';

@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
-import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 

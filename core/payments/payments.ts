@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys, type TransactItem } from '../db/keys';
 
 /** What the server asked a payment provider to collect, and for what. */

@@ -1,5 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { counterIncrement } from '../analytics/counters';
