@@ -24,7 +24,7 @@ export async function probeMediaDuration(file: string, ffprobePath: string): Pro
     ));
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error(`ffprobe was not found at ${ffprobePath}: it is needed to measure uploaded media`);
+    if (e.code === 'ENOENT') throw new Error(`ffprobe was not found at ${ffprobePath}: it is needed to measure uploaded media`, { cause: error });
     return { unreadable: e.stderr?.trim() || e.message };
   }
   const duration = Number((JSON.parse(stdout) as { format?: { duration?: string } }).format?.duration);

@@ -112,8 +112,8 @@ export interface Ports {
 let bound: Ports | undefined;
 
 /** Called by composition/server.ts, once per entry point. */
-export function bindPorts(ports: Ports): void {
-  bound = ports;
+export function bindPorts(adapters: Ports): void {
+  bound = adapters;
 }
 
 export function ports(): Ports {

@@ -40,7 +40,6 @@ export async function latestMetricInRange<K extends MetricKind>(kind: K, fromDay
   );
   if (Items.length === 0) return null;
   const { PK, SK, entity, kind: storedKind, expiresAt, ...record } = Items[0];
-  void PK, SK, entity, storedKind, expiresAt;
   return record as MetricRecords[K];
 }
 

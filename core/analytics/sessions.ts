@@ -104,7 +104,6 @@ function isTransactionConflict(error: unknown): boolean {
 
 function sessionFields(item: Record<string, unknown>): ClientSession {
   const { PK, SK, entity, expiresAt, updated_at, ...session } = item;
-  void PK, SK, entity, expiresAt, updated_at;
   return session as unknown as ClientSession;
 }
 

@@ -40,7 +40,6 @@ const leaseUntil = (now: Date) => new Date(now.getTime() + CHUNK_LEASE_MS).toISO
 
 function chunkFields(item: Record<string, unknown>): ChunkRecord {
   const { PK, SK, entity, ...chunk } = item;
-  void PK, SK, entity;
   return chunk as unknown as ChunkRecord;
 }
 

@@ -76,7 +76,6 @@ function jobItem(job: JobRecord) {
 /** A job from its stored item (the key and index attributes dropped). */
 export function jobFromItem(item: Record<string, unknown>): JobRecord {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
-  void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
   return job as unknown as JobRecord;
 }
 

@@ -16,7 +16,7 @@ import type { CreateJobRequest } from '../../shared/schemas';
 import { launchRender, releaseRenderSlotOf } from './launch';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
-import { counterIncrement, incrementCounters } from '../analytics/counters';
+import { counterIncrement } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';

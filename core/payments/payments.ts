@@ -35,7 +35,6 @@ export async function getPayment(paymentId: string): Promise<PaymentRecord | und
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(paymentId), ConsistentRead: true }));
   if (!Item) return undefined;
   const { PK, SK, entity, ...payment } = Item;
-  void PK, SK, entity;
   return payment as PaymentRecord;
 }
 

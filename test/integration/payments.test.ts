@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import Stripe from 'stripe';
+import { Stripe } from 'stripe';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
