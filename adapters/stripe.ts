@@ -16,14 +16,8 @@ export interface StripeSettings {
   apiHost?: string;
 }
 
-export interface IntentRequest {
-  paymentId: string;
-  amountCents: number;
-  userId: string;
-  purpose: 'render' | 'credits';
-  jobId?: string;
-  credits?: number;
-}
+/** What a PaymentIntent is opened for; its metadata names our payment, so events can be settled on it. */
+type IntentRequest = { paymentId: string; amountCents: number; userId: string; purpose: string; jobId?: string; credits?: number };
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);
 
