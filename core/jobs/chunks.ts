@@ -178,7 +178,7 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
 }
 
 /** Keeps a claim alive; false when the chunk is no longer this worker's (it was given up as lost). */
-export function renewChunkLease(jobId: string, index: number, workerId: string, now = new Date()): Promise<boolean> {
+export async function renewChunkLease(jobId: string, index: number, workerId: string, now = new Date()): Promise<boolean> {
   return updateWhen(guardedUpdate(keys.chunk(jobId, index), 'SET leaseUntil = :lease', HELD_BY_WORKER, { ':lease': leaseUntil(now), ':rendering': 'rendering', ':worker': workerId }, STATUS));
 }
 
@@ -256,7 +256,7 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
  * now, so the next claim takes the chunk at once and counts the attempt, and fails
  * the job if that was the last one. False when that worker did not hold the chunk.
  */
-export function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
+export async function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
   return updateWhen(
     guardedUpdate(
       keys.chunk(jobId, index),
@@ -272,7 +272,7 @@ export function expireChunkLease(jobId: string, index: number, workerId: string)
  * Claims the job's encode step once every chunk is done: one encoder at a time,
  * and a lost encoder's claim can be taken over once its lease has run out.
  */
-export function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
+export async function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
   return updateWhen(
     guardedUpdate(
       keys.job(jobId),

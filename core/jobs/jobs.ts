@@ -227,7 +227,7 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
  * the activity fields, only while the job is still rendering (an abandoned job
  * makes this fail, which tells the worker to stop).
  */
-export function recordRenderedFrame(jobId: string, frame: number, loggedLines: number, now = new Date()): Promise<boolean> {
+export async function recordRenderedFrame(jobId: string, frame: number, loggedLines: number, now = new Date()): Promise<boolean> {
   return updateWhen(
     guardedUpdate(
       keys.job(jobId),

@@ -10,7 +10,7 @@ import { getJob } from './jobs';
  * one conditional write (two launches cannot both take the last one), and taking
  * or giving back the same job's slot twice changes nothing.
  */
-export function takeRenderSlot(userId: string, jobId: string, limit: number): Promise<boolean> {
+export async function takeRenderSlot(userId: string, jobId: string, limit: number): Promise<boolean> {
   return updateWhen(
     guardedUpdate(keys.renderSlots(userId), 'ADD jobIds :job SET entity = :entity', 'attribute_not_exists(jobIds) OR size(jobIds) < :limit OR contains(jobIds, :jobId)', {
       ':job': new Set([jobId]),
