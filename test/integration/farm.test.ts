@@ -82,6 +82,22 @@ describe('the local render farm', () => {
     expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
   });
 
+  it('when a job is cancelled on the local farm, its running workers stop and its queued chunks never start', async () => {
+    const { workers, log } = pool('cancel', { BLENDER_HANG: '1' });
+    pools.push(workers);
+    const job = await smallAnimation();
+    workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+    // Both workers are inside Blender, the two other chunks wait in the queue.
+    for (let waited = 0; blenderCalls(log).length < 2; waited += 250) {
+      if (waited > 120_000) throw new Error('the workers never reached Blender');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await workers.cancel(job.jobId);
+    await workers.idle();
+    expect(workers.busy).toBe(0);
+    expect(blenderCalls(log).map((call) => call.frames)).toHaveLength(2);
+  });
+
   it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
     const { workers, log } = pool('still');
     pools.push(workers);
