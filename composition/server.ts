@@ -37,17 +37,19 @@ export function composeServer(): void {
     s3Client: () => (current().s3 ??= createS3Client(awsSettings())),
     tableName: () => getConfig().TABLE_NAME,
     mailer: () => {
-      const { config } = current();
+      const adapters = current();
+      const { config } = adapters;
       if (config.MAIL_MODE === 'local') {
         if (!config.MAIL_DIR) throw new Error('MAIL_DIR must be set when MAIL_MODE is local');
-        return (current().mailer ??= localMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM }));
+        return (adapters.mailer ??= localMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM }));
       }
-      return (current().mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM }));
+      return (adapters.mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM }));
     },
     mediaDuration: (file) => probeMediaDuration(file, getConfig().FFPROBE_PATH),
     payments: () => {
-      const { config } = current();
-      return (current().payments ??= stripePayments({
+      const adapters = current();
+      const { config } = adapters;
+      return (adapters.payments ??= stripePayments({
         region: config.AWS_REGION,
         secretArn: config.STRIPE_SECRET_ARN,
         secretKey: config.STRIPE_SECRET_KEY,
@@ -56,9 +58,10 @@ export function composeServer(): void {
       }));
     },
     farm: () => {
-      const { config } = current();
+      const adapters = current();
+      const { config } = adapters;
       if (config.RENDER_MODE === 'local') return localFarm(localPool());
-      return (current().batch ??= new BatchFarm({
+      return (adapters.batch ??= new BatchFarm({
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,
         renderJobDefinition: config.RENDER_JOB_DEFINITION,
