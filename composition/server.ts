@@ -57,10 +57,10 @@ export function composeServer(): void {
         apiHost: config.STRIPE_API_HOST,
       }));
     },
-    farm: () => {
+    farm: (engine) => {
       const adapters = current();
       const { config } = adapters;
-      if (config.RENDER_MODE === 'local') return localFarm(localPool());
+      if (engine === 'local') return localFarm(localPool());
       return (adapters.batch ??= new BatchFarm({
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,

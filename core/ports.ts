@@ -63,6 +63,9 @@ export interface PaymentProvider {
   verifyEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent>;
 }
 
+/** The farm engines a deployment may have; core/jobs/launch.ts chooses among them. */
+export type FarmEngine = 'batch' | 'local';
+
 /** The job as a farm needs it: which job, whose outputs prefix, which uploaded input it may read. */
 export interface FarmJob {
   jobId: string;
@@ -106,7 +109,8 @@ export interface Ports {
   mailer(): Mailer;
   mediaDuration(file: string): Promise<MediaDuration>;
   payments(): PaymentProvider;
-  farm(): Farm;
+  /** The farm of that engine: one adapter per engine, made on first use. */
+  farm(engine: FarmEngine): Farm;
 }
 
 let bound: Ports | undefined;

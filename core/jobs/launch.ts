@@ -1,5 +1,5 @@
 import { getConfig } from '../config';
-import { ports } from '../ports';
+import { ports, type Farm } from '../ports';
 import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -9,14 +9,13 @@ import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './re
  * done ones), whether the job may go to the farm now (at most RENDER_JOBS_PER_USER
  * jobs of one user at once, held as render slots in the table; the others wait in
  * line, queued with `waitingForSlot`, until one of the user's jobs ends), and which
- * farm runs it (the one bound to the Farm port: AWS Batch, or the local pool, which
- * keeps the same line in memory).
+ * farm runs it (chosenFarm: AWS Batch, or the local pool, which keeps the same line
+ * in memory; composition/server.ts binds one adapter per engine to the Farm port).
  */
 export async function launchRender(jobId: string): Promise<void> {
   const job = await getJob(jobId);
   if (!job) throw new Error(`Job ${jobId} not found`);
-  const farm = ports().farm();
-  if (farm.keepsOwnLine) return submitToFarm(job);
+  if (chosenFarm().keepsOwnLine) return submitToFarm(job);
   // Every job joins the end of its user's line, so a new job never overtakes one already waiting.
   const joined = await updateJob(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
   if (joined) await admitWaitingJobs(job.userId);
@@ -29,7 +28,7 @@ export async function launchRender(jobId: string): Promise<void> {
  */
 export async function releaseRenderSlotOf(job: Pick<JobRecord, 'jobId' | 'userId'>): Promise<void> {
   await releaseRenderSlot(job.userId, job.jobId);
-  if (!ports().farm().keepsOwnLine) await admitWaitingJobs(job.userId);
+  if (!chosenFarm().keepsOwnLine) await admitWaitingJobs(job.userId);
 }
 
 /**
@@ -60,14 +59,21 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
 async function submitToFarm(job: JobRecord): Promise<void> {
   const config = getConfig();
   const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
-  const farmJobIds = await ports()
-    .farm()
-    .submit(
-      { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) },
-      pending.map((chunk) => chunk.index),
-      { encode: !job.isStillRender },
-    );
+  const farmJobIds = await chosenFarm().submit(
+    { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) },
+    pending.map((chunk) => chunk.index),
+    { encode: !job.isStillRender },
+  );
   if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+}
+
+/**
+ * The farm that runs this deployment's renders: RENDER_MODE names its engine. A
+ * choice per job (a fast path for small renders) belongs here, recorded on the job
+ * so that isWaiting and cancel ask the farm that has it.
+ */
+function chosenFarm(): Farm {
+  return ports().farm(getConfig().RENDER_MODE);
 }
 
 /**
@@ -76,7 +82,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
  */
 export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'>): Promise<boolean> {
   if (job.status !== 'queued' || !job.farmJobIds?.length) return false;
-  const farm = ports().farm();
+  const farm = chosenFarm();
   return !farm.keepsOwnLine && farm.isWaiting(job.farmJobIds);
 }
 
