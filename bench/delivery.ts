@@ -22,6 +22,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { LocalRenderPool } from '../adapters/local-render-pool';
+import { farmJobState } from '../core/jobs/launch';
 import { planOrResumeChunks } from '../core/jobs/chunks';
 import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { startLocalStack } from '../infra/local/stack';
@@ -143,7 +144,7 @@ async function measureLocalTestRender(): Promise<number> {
       totalLogLines: 100, loggedLines: 0, estimatedPrice: 0, estimatedRenderTimeMinutes: 1, totalBillableTimeMinutes: 1, estimatedCloudRunCost: 0, priceBreakdown: '{}',
       priceCalculationTimestamp: now, paymentMethod: 'free', paymentStatus: 'free', attempts: 1,
     };
-    const pool = new LocalRenderPool({ workers: 1, jobsPerUser: 1, jobsDir: join(stack.dataDir, 'jobs') });
+    const pool = new LocalRenderPool({ jobs: farmJobState, workers: 1, jobsPerUser: 1, jobsDir: join(stack.dataDir, 'jobs') });
     const started = performance.now();
     await createJob(job);
     const chunks = await planOrResumeChunks(job);

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { invocationOf, serveInvocations } from './lambda-runtime';
+import { composeServer } from '../composition/server';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -32,6 +33,7 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
   return Number.isInteger(index) && index >= 0 ? { step, jobId, index } : undefined;
 }
 
+composeServer();
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);

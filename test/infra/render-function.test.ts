@@ -34,7 +34,7 @@ describe('the render function (fast path)', () => {
     const [[, config]] = resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').filter(([, c]) => refersTo(c.Properties.FunctionName, id));
     expect(config.Properties.MaximumRetryAttempts).toBe(FUNCTION_RETRY_ATTEMPTS);
     const destination = JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination);
-    const [queueId] = resourcesOf(template, 'AWS::SQS::Queue').find(([queueId]) => destination.includes(queueId))!;
+    const [queueId] = resourcesOf(template, 'AWS::SQS::Queue').find(([candidate]) => destination.includes(candidate))!;
     const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     expect(alarms.some((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && refersTo(alarm.Dimensions, queueId))).toBe(true);
     expect(alarms.some((alarm) => alarm.MetricName === 'Throttles' && refersTo(alarm.Dimensions, id))).toBe(true);
