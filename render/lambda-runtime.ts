@@ -9,9 +9,10 @@ import { z } from 'zod';
 const API_VERSION = '2018-06-01';
 
 /** What the launcher sends the function: one chunk of a job, or an animation's finishing step. */
+const scope = { jobId: z.string().min(1), userId: z.string().min(1), inputKey: z.string().min(1).optional() };
 const invocation = z.discriminatedUnion('step', [
-  z.strictObject({ step: z.literal('chunk'), jobId: z.string().min(1), index: z.number().int().min(0) }),
-  z.strictObject({ step: z.literal('encode'), jobId: z.string().min(1) }),
+  z.strictObject({ step: z.literal('chunk'), ...scope, index: z.number().int().min(0) }),
+  z.strictObject({ step: z.literal('encode'), ...scope }),
 ]);
 export type Invocation = z.infer<typeof invocation>;
 

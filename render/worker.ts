@@ -18,7 +18,8 @@ import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { invocationOf, serveInvocations } from './lambda-runtime';
-import { composeServer } from '../composition/server';
+import { composeServer, resetClients } from '../composition/server';
+import { resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -37,13 +38,21 @@ composeServer();
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
+    // The worker's credentials are narrowed to this invocation's job, as a Batch task's are to its own.
+    Object.assign(process.env, { JOB_ID: work.jobId, JOB_USER_ID: work.userId });
+    if (work.inputKey) process.env.JOB_INPUT_KEY = work.inputKey;
+    else delete process.env.JOB_INPUT_KEY;
+    resetConfig();
+    resetClients();
     const threads = Number(process.env.RENDER_THREADS) || undefined;
-    // The function's request id names the worker: Lambda's retry of the same event is another attempt.
+    // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const outcome = work.step === 'chunk' ? await runChunk(work.jobId, work.index, { workerId, threads }) : await runEncode(work.jobId, { workerId });
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
-    return { jobId: work.jobId, step: work.step, outcome };
+    // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
+    const finished = work.step === 'chunk' && outcome === 'done' ? await runEncode(work.jobId, { workerId }) : undefined;
+    return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
   });
 }
 
