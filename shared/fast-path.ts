@@ -34,3 +34,26 @@ export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PAT
   const chunks = planChunks(input, { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: Number.MAX_SAFE_INTEGER, concurrency, cores: RENDER_FUNCTION.vcpus });
   return { engine: 'function', chunks, frameSeconds };
 }
+
+/** A function environment's cold start, at most Lambda's 10-s Init limit (Lambda developer guide, execution environment lifecycle). */
+export const FUNCTION_START_SECONDS = 10;
+/** Joining an animation's segments and storing the video (bench:delivery measures the join). */
+export const FINISHING_SECONDS = 5;
+
+/**
+ * When a render on the fast path should be ready, from the manifest's cost and its plan:
+ * a cold start, the chunks in waves of the concurrency, and an animation's finishing
+ * step. What the customise page shows beside the estimated render time (the pricing input).
+ */
+export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
+  const plan = planForFastPath(input, concurrency);
+  const running = Math.min(concurrency, plan.chunks.length);
+  const framesPerChunk = Math.max(...plan.chunks.map((chunk) => chunk.frameEnd - chunk.frameStart + 1));
+  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * framesPerChunk * plan.frameSeconds + (input.isStill ? 0 : FINISHING_SECONDS);
+  return Math.ceil(seconds);
+}
+
+/** "about 40 s", "about 3 min". */
+export function formatReadyIn(seconds: number): string {
+  return seconds < 90 ? `about ${Math.max(5, Math.round(seconds / 5) * 5)} s` : `about ${Math.round(seconds / 60)} min`;
+}

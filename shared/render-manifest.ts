@@ -99,7 +99,9 @@ export const COST_RESOLUTION = { width: 1920, height: 1080 } as const;
 export function estimateFrameSecondsFor(sceneId: number, render: { resolutionX: number; resolutionY: number; samples?: number; isTest?: boolean; cores?: number }): number {
   const policy = scenePolicy(sceneId);
   const cost = policy.frameCost ?? fallbackCost();
-  const pixels = (render.resolutionX * render.resolutionY) / (COST_RESOLUTION.width * COST_RESOLUTION.height);
+  // A test render's longer side is capped (render/blender.ts applies the same cap).
+  const shrink = render.isTest ? Math.min(1, policy.test.maxSide / Math.max(render.resolutionX, render.resolutionY)) ** 2 : 1;
+  const pixels = (render.resolutionX * render.resolutionY * shrink) / (COST_RESOLUTION.width * COST_RESOLUTION.height);
   const samples = render.samples ?? (render.isTest ? policy.test.samples : policy.final.maxSamples);
   const coreSeconds = cost.cpuSeconds * pixels * (samples / cost.samples);
   return Math.max(0.05, coreSeconds / (render.cores ?? cost.cores));

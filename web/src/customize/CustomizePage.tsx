@@ -35,6 +35,7 @@ import { IncompleteRenderBanner } from './IncompleteRenderBanner';
 import { OptionsForm, hasOptions } from './OptionsForm';
 import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
+import { readyInSeconds } from '../../../shared/fast-path';
 import { ConfirmRenderModal, RenderPaymentModal } from './RenderModals';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
@@ -388,7 +389,12 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           </fieldset>
 
           <div className="form-section">
-            <PriceEstimate quote={quote} frames={quote.frames} isTest={state.isTest} />
+            <PriceEstimate
+              quote={quote}
+              frames={quote.frames}
+              isTest={state.isTest}
+              readyIn={readyInSeconds({ sceneId: scene.id, resolutionX: clampResolution(state.resolutionX), resolutionY: clampResolution(state.resolutionY), isTest: state.isTest, totalFrames: state.mode === 'still' ? 1 : quote.frames, isStill: state.mode === 'still' })}
+            />
             <label className="checkbox" style={{ marginTop: 14 }}>
               <input type="checkbox" checked={state.isTest} onChange={(event) => update({ isTest: event.target.checked })} />
               <span>
