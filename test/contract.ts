@@ -51,3 +51,8 @@ export function assertAnswerMatchesDocument(method: string, url: string, status:
   if (!(headers.get('content-type') ?? '').startsWith('application/json')) throw new ContractViolation(`${what}: content-type ${headers.get('content-type')} is not JSON`);
   check(schema.$ref, body, what);
 }
+
+/** Throws a ContractViolation when a webhook's body is not the document's WebhookEvent. */
+export function assertWebhookMatchesDocument(body: unknown): void {
+  check('#/components/schemas/WebhookEvent', body, 'A webhook delivery');
+}

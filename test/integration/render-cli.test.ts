@@ -44,6 +44,7 @@ describe('npm run render', () => {
     const out = mkdtempSync(join(tmpdir(), 'cli-render-'));
     const run = await cli(['--scene', 'text-animation', '--text', 'From the CLI', '--still', '--width', '128', '--height', '128', '--test', '--wait', '--out', out], key);
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    console.log(`$ npm run render -- --scene text-animation --text "From the CLI" --still --width 128 --height 128 --test --wait --out ${out}\n${run.stdout}${run.stderr}`);
     const lines = run.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^Text Animation, still 128x128: free test render \(a final costs \$\d+\.\d\d\)$/);
     expect(run.stderr).toMatch(/\[[#-]+\] 1\/1 frames, done/);
