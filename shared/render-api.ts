@@ -25,7 +25,7 @@ const variablesField = z.union([
     .meta({ maxProperties: MAX_VARIABLES }),
 ]);
 
-// Everything the web app's job request holds, except what the API decides: it is never a free test and always paid with credits.
+// Everything the web app's job request holds, except what the API decides: it is always paid with credits, and a free test is asked for with `test`.
 const { isTest: _isTest, paymentMethod: _paymentMethod, options: _options, ...jobFields } = createJobRequest.shape;
 void _isTest, _paymentMethod, _options;
 

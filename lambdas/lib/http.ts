@@ -163,7 +163,7 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
     // The API's own endpoint is public; only requests CloudFront forwarded are served.
     if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
-    // API Gateway's $default route (and the local server) send every unknown route here.
+    // API Gateway's $default route sends every unknown route here (the local server answers the same itself).
     if (!operation) return json(404, { code: 'not_found', message: `No such route: ${event.requestContext.http?.method ?? ''} ${event.rawPath ?? ''}`.trim() });
     const run = async (): Promise<ApiResult> => {
       const result = await operation(event);
