@@ -122,6 +122,16 @@ describe('the error answers', () => {
   });
 });
 
+describe('uploads', () => {
+  it('when an upload is asked for a scene that takes an image, it gets a ticket; for one that takes none, 400', async () => {
+    const ticket = await api('/api/v1/uploads', { token: key, body: { sceneId: 2, fileName: 'photo.png', contentType: 'image/png', size: 1000 } });
+    expect(ticket.status).toBe(200);
+    expect(ticket.body.key).toMatch(/photo\.png$/);
+    const refused = await api('/api/v1/uploads', { token: key, body: { sceneId: 1, fileName: 'photo.png', contentType: 'image/png', size: 1000 } });
+    expect(refused.status).toBe(400);
+  });
+});
+
 describe('created renders', () => {
   it('when a render is created, it answers 201 with its Location, a retry answers the same render and another body with the key 409', async () => {
     const headers = { 'Idempotency-Key': `contract-${Date.now()}` };
