@@ -9,7 +9,7 @@ import { developerApi, type OpenApiDocument } from './developer-api';
 const prose = (text: string) => text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part));
 
 function curl(example: CurlExample, origin: string): string {
-  const lines = [`curl -X ${example.method} ${origin}${example.path} \\`, '  -H "Authorization: Bearer $RENDER_API_KEY"'];
+  const lines = [`curl -X ${example.method} ${origin}${example.path} \\`, '  -H "Authorization: Bearer $CLOUD_RENDER_API_KEY"'];
   if (example.body !== undefined) {
     lines[lines.length - 1] += ' \\';
     lines.push('  -H "Content-Type: application/json" \\', `  -d '${JSON.stringify(example.body)}'`);
