@@ -29,18 +29,13 @@ function components(named: Record<string, z.ZodType>, io: 'input' | 'output'): R
   const registry = z.registry<{ id: string }>();
   for (const [id, type] of Object.entries(named)) registry.add(type, { id });
   const { schemas } = z.toJSONSchema(registry, { io, target: 'draft-2020-12', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
-  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => {
-    const { $schema: _drop, $id: _id, ...rest } = schema as JsonSchema;
-    void _drop, _id;
-    return [id, withoutSafeIntegerBounds(rest) as JsonSchema];
-  }));
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, clean(schema as JsonSchema)]));
 }
 
-const inline = (type: z.ZodType): JsonSchema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
-  void _drop;
-  return withoutSafeIntegerBounds(rest) as JsonSchema;
-};
+/** The dialect and the registry's own id say nothing inside an OpenAPI document. */
+const clean = (schema: JsonSchema): JsonSchema => withoutSafeIntegerBounds(Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema' && key !== '$id'))) as JsonSchema;
+
+const inline = (type: z.ZodType): JsonSchema => clean(z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema);
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 

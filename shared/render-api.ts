@@ -27,7 +27,6 @@ const variablesField = z.union([
 
 // Everything the web app's job request holds, except what the API decides: it is always paid with credits, and a free test is asked for with `test`.
 const { isTest: _isTest, paymentMethod: _paymentMethod, options: _options, ...jobFields } = createJobRequest.shape;
-void _isTest, _paymentMethod, _options;
 
 /** One render as a row of a batch (no webhook: a batch is followed on the web page). */
 export const renderSettingsRequest = z.strictObject({ ...jobFields, options: variablesField.default('') });

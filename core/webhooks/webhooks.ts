@@ -12,7 +12,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery } from '../../shared/api-types';
 import type { WebhookEventAnswer } from '../../shared/render-api';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJob, type JobRecord } from '../jobs/jobs';
