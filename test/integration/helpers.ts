@@ -19,10 +19,11 @@ const env = () => inject('stackEnv');
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
+  headers: Headers;
 }
 
 /** Calls the local API as the browser does; every /api/v1 answer is checked against the OpenAPI document. */
-export async function api<T = any>(path: string, options: { method?: string; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T> & { headers: Headers }> {
+export async function api<T = any>(path: string, options: { method?: string; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
   const method = options.method ?? (options.body !== undefined || options.rawBody !== undefined ? 'POST' : 'GET');
   const response = await fetch(`${apiUrl()}${path}`, {
     method,
