@@ -2,7 +2,7 @@
  * Benchmark: the cost of the live preview's small JPEG per frame, the two ways it can
  * be made. (1) ffmpeg scales the PNG Blender wrote, one process per frame; (2) Blender
  * scales and saves it inside its own process, as the scene scripts do after each frame
- * (render/scenes/common.py, write_preview; Blender's start-up is not counted, it is
+ * (render/scenes/protocol.py, write_preview; Blender's start-up is not counted, it is
  * paid once per render anyway).
  * Also prints the frame's own render estimate, to put the preview's cost in proportion.
  *
