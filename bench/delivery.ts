@@ -175,12 +175,13 @@ interface Timeline {
  * source's ramp; each chunk downloads its input, renders, stores its frames and its
  * segment; an animation's finishing step then runs on a warm environment of the fleet.
  */
-function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
+function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { serialSeconds: number; encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
   const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency);
   const framesPerChunk = plan.chunks[0].frameEnd - plan.chunks[0].frameStart + 1;
   const input = scene.type === 'text' ? 0 : transferSeconds(5);
   const animated = frames > 1;
-  const chunkSeconds = input + framesPerChunk * (frameSeconds + transferSeconds(FULL_HD_PNG_MB) + (animated ? figures.encodeSecondsPerFrame : 0)) + (animated ? transferSeconds(figures.segmentMb * framesPerChunk) : 0) + AWS.chunkRecordSeconds;
+  // Blender starts and builds the scene once per chunk; each frame then renders, is stored and encoded.
+  const chunkSeconds = input + figures.serialSeconds + framesPerChunk * (frameSeconds - figures.serialSeconds + transferSeconds(FULL_HD_PNG_MB) + (animated ? figures.encodeSecondsPerFrame : 0)) + (animated ? transferSeconds(figures.segmentMb * framesPerChunk) : 0) + AWS.chunkRecordSeconds;
   const startOf = (k: number) => {
     // Environments beyond the first 1,000 wait for the next 10-s allotment; SQS adds its poller ramp.
     const lambda = Math.floor(k / AWS.environmentsPer10Seconds) * 10;
@@ -222,7 +223,7 @@ async function main() {
     const note = (scene: Scene) => (measured[scene.id] ? '' : ' (not measured: the slowest measured scene)');
     const frameSeconds = (scene: Scene) => functionFrameSeconds(costOf(scene).cpuSeconds, scaling.serial, scaling.efficiency);
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
-    const figures = { encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb };
+    const figures = { serialSeconds: scaling.serial, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb };
     const concurrency = 200;
     console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
     for (const scene of scenes) {
