@@ -72,6 +72,9 @@ async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean)
   const { jobId } = job;
   // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
   const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
+  // The farm's containers have no X-Ray daemon: the trace that launched the job travels as a plain id the worker writes on its lines.
+  const traceId = /Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? '')?.[1];
+  if (traceId) scope.push({ name: 'TRACE_ID', value: traceId });
   const config = getConfig();
   if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) {
     throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');

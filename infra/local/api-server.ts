@@ -6,6 +6,7 @@ import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/r
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
+import { log } from '../../observability/logger';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -72,7 +73,7 @@ export async function startApiServer(options: {
         const event = toEvent(req, url, match.route, match.params, body, claims, keyContext);
         send(res, await (await handlerFor(match.route.fn))(event));
       } catch (error) {
-        console.error('Local API server error', error);
+        log.error('Local API server error', error as Error);
         send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
       }
     },

@@ -9,6 +9,9 @@ import { PortInUseError, type Service } from './ports';
 import { startWebServer } from './web-server';
 import { startSchedules } from './schedules';
 
+// In a terminal, the service's JSON log lines are indented for reading and the metric lines (EMF, for CloudWatch) left out.
+if (process.stdout.isTTY) process.env.POWERTOOLS_DEV ??= 'true';
+
 const portFrom = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`${name} must be a port number, got ${process.env[name]}`);

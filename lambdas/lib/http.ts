@@ -7,6 +7,9 @@ import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
 import { DomainError, InvalidRequestError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
+import { hashUserId, log, withLogScope } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
+import { traced } from '../../observability/tracing';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -154,7 +157,7 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
     throw new Error(`Function ${fn} serves [${actual.join(', ')}] but routes.ts lists [${expected.join(', ')}]`);
   }
   const table = operations as Record<string, Operation>;
-  return async (event: ApiEvent): Promise<ApiResult> => {
+  const serve = async (event: ApiEvent): Promise<ApiResult> => {
     // The API's own endpoint is public; only requests CloudFront forwarded are served.
     if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
@@ -164,11 +167,28 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
       return isResult(result) ? result : json(200, result ?? { ok: true });
     } catch (error) {
       const response = errorResponse(error);
+      if (error instanceof ServiceUnavailableError) {
+        // The operator's first question in an outage: which dependency, for which request.
+        log.error(`${error.dependency} unavailable: answered 503`, { dependency: error.dependency, error: error.cause ?? error });
+        businessMetrics.dependencyUnavailable(error.dependency);
+      }
       if (response) return response;
-      console.error(`Unhandled error in ${event.routeKey}`, error);
+      log.error(`Unhandled error in ${event.routeKey}`, error as Error);
       return json(500, { code: 'internal', message: 'Internal server error' });
     }
   };
+  // Every line and metric of the request carries API Gateway's request id (the access log's `requestId`), its job and its user's hash.
+  return (event: ApiEvent): Promise<ApiResult> =>
+    withLogScope({ requestId: event.requestContext?.requestId, source: event.routeKey, ...scopeOf(event) }, () => traced(event.routeKey, () => serve(event)));
+}
+
+/** The job a request is about (from its path) and who sent it (from the verified claims or key), when known. */
+function scopeOf(event: ApiEvent): { jobId?: string; userHash?: string } {
+  const jobId = event.pathParameters?.jobId;
+  const claims = event.requestContext.authorizer?.jwt?.claims;
+  const keyUser = (event.requestContext.authorizer as { lambda?: { userId?: unknown } } | undefined)?.lambda?.userId;
+  const userId = typeof claims?.sub === 'string' ? claims.sub : typeof keyUser === 'string' ? keyUser : undefined;
+  return { ...(jobId ? { jobId } : {}), ...(userId ? { userHash: hashUserId(userId) } : {}) };
 }
 
 function isResult(value: unknown): value is ApiResult {
