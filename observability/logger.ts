@@ -64,7 +64,8 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 const JWT = /\beyJ[\w-]+\.[\w-]+\.[\w-]*/g;
 const API_KEY = /\brk_live_[A-Za-z0-9_-]+/g;
 const BEARER = /\b(Bearer|Basic)\s+[^\s"',]+/gi;
-const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
+/** 13 to 19 digits, spaced or not, starting as card numbers do (2-6); epoch milliseconds start with 1 until 2033. */
+const CARD = /\b[2-6](?:[ -]?\d){12,18}\b/g;
 
 /** Luhn's check: only digit runs that could be a card number are hidden (not every long id). */
 function isCardNumber(candidate: string): boolean {

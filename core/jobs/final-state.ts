@@ -38,7 +38,12 @@ export const outcomeKey = (job: Pick<JobRecord, 'status' | 'attempts'>) => `${jo
  * step is idempotent on its own; an error is thrown on, so the record is retried.
  * The money comes first: a refund never waits on an e-mail.
  */
-export async function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
+export function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
+  // Every line and metric of the effects names the job and its user's hash.
+  return withLogScope({ jobId: job.jobId, userHash: hashUserId(job.userId), source: 'final-state' }, () => runEffects(job, now));
+}
+
+async function runEffects(job: JobRecord, now: Date): Promise<void> {
   if (job.status === 'failed') {
     if (await refundFailedJob(job.jobId, now)) businessMetrics.refunded(refundableAmount(job));
     await releaseRenderSlotOf(job);
@@ -154,7 +159,7 @@ export async function handleTableStreamBatch(
   for (const [index, record] of records.entries()) {
     try {
       const job = jobReachingFinalState(record);
-      if (job) await withLogScope({ jobId: job.jobId, userHash: hashUserId(job.userId), source: 'final-state' }, () => around(() => onJobFinalState(job)));
+      if (job) await around(() => onJobFinalState(job));
     } catch (error) {
       log.error('Final-state effects failed; the record will be retried', { sequenceNumber: record.dynamodb?.SequenceNumber, error });
       return { batchItemFailures: records.slice(index).map((failed) => ({ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' })) };

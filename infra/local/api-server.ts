@@ -71,7 +71,9 @@ export async function startApiServer(options: {
           }
         }
         const event = toEvent(req, url, match.route, match.params, body, claims, keyContext);
-        send(res, await (await handlerFor(match.route.fn))(event));
+        const result = await (await handlerFor(match.route.fn))(event);
+        // API Gateway names each request in this header; the function's log lines carry the same id.
+        send(res, { ...result, headers: { ...result.headers, 'apigw-requestid': event.requestContext.requestId } });
       } catch (error) {
         log.error('Local API server error', error as Error);
         send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });

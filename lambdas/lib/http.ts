@@ -179,7 +179,15 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
   };
   // Every line and metric of the request carries API Gateway's request id (the access log's `requestId`), its job and its user's hash.
   return (event: ApiEvent): Promise<ApiResult> =>
-    withLogScope({ requestId: event.requestContext?.requestId, source: event.routeKey, ...scopeOf(event) }, () => traced(event.routeKey, () => serve(event)));
+    withLogScope({ requestId: event.requestContext?.requestId, source: event.routeKey, ...scopeOf(event) }, () =>
+      traced(event.routeKey, async () => {
+        const started = performance.now();
+        const result = await serve(event);
+        // One line per request, after it is served, so the job a request created is on it too (Logs Insights reads status and time per route and job).
+        log.info(`${event.routeKey} ${result.statusCode}`, { status: result.statusCode, durationMs: Math.round(performance.now() - started) });
+        return result;
+      }),
+    );
 }
 
 /** The job a request is about (from its path) and who sent it (from the verified claims or key), when known. */
