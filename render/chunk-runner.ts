@@ -99,7 +99,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         if (!held || !alive) stop.abort();
       })
       // A missed heartbeat is not fatal: the lease outlives several of them.
-      .catch((error) => log.warn('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: index, error }));
   }, HEARTBEAT_MS);
 
   let blenderMs = 0;
@@ -159,7 +159,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         mainOutputType: format.contentType,
       });
       if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', error));
+      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
       return 'done';
     }
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
@@ -171,7 +171,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
-    log.error('Chunk attempt failed', { chunk: index, attempt: chunk.attempts, error });
+    log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
     const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
     if (next === 'pending') {
       businessMetrics.chunkRetried();

@@ -53,7 +53,7 @@ withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.ind
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);
   },
   (error) => {
-    withLogScope(scope, () => log.error('Worker error', error as Error));
+    withLogScope(scope, () => log.error('Worker error', error));
     process.exit(1);
   },
 );

@@ -87,7 +87,8 @@ export class Monitoring extends Construct {
     for (const metricName of WORKER_METRICS) {
       new logs.MetricFilter(this, `${metricName}Filter`, {
         logGroup: farmLogGroup,
-        filterPattern: logs.FilterPattern.exists(`$.${metricName}`),
+        // A number on the line, as the EMF line writes it (a string wildcard would not match a number).
+        filterPattern: logs.FilterPattern.numberValue(`$.${metricName}`, '>=', 1),
         metricNamespace: this.namespace,
         metricName,
         metricValue: `$.${metricName}`,

@@ -75,7 +75,7 @@ export async function startApiServer(options: {
         // API Gateway names each request in this header; the function's log lines carry the same id.
         send(res, { ...result, headers: { ...result.headers, 'apigw-requestid': event.requestContext.requestId } });
       } catch (error) {
-        log.error('Local API server error', error as Error);
+        log.error('Local API server error', error);
         send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
       }
     },

@@ -173,7 +173,7 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
         businessMetrics.dependencyUnavailable(error.dependency);
       }
       if (response) return response;
-      log.error(`Unhandled error in ${event.routeKey}`, error as Error);
+      log.error(`Unhandled error in ${event.routeKey}`, error);
       return json(500, { code: 'internal', message: 'Internal server error' });
     }
   };

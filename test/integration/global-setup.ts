@@ -5,6 +5,9 @@ let stack: LocalStack | undefined;
 
 /** Starts the embedded stack once on free ports, in memory, for every integration test file. */
 export async function setup(project: TestProject) {
+  // The shared stack's log lines would bury the test report: only its warnings and errors, and no metric lines (observability.test.ts reads both, from its own API).
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   stack = await startLocalStack();
   project.provide('stackEnv', stack.env);
   project.provide('apiUrl', stack.apiUrl);

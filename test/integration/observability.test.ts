@@ -23,6 +23,10 @@ import { grantCredits, smallTextStill, verifiedUser, type TestUser } from './hel
  * on a table of their own (which no stream poller reads), so every line they write
  * to stdout or stderr, where Lambda's log group would get it, is captured here.
  */
+// The shared stack keeps its lines to warnings and no metrics; this file's own API and effects write them all.
+process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+
 type Line = Record<string, any>;
 let captured: string[] = [];
 let capturing = false;
