@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../core/config';
-import { resetClients } from '../../adapters/aws';
+import { composeServer, resetClients } from '../../composition/server';
 import { ServiceUnavailableError } from '../../core/errors';
 import { createJobItem, type JobRecord } from '../../core/jobs/jobs';
 import { failJob } from '../../core/jobs/outcomes';
@@ -53,7 +53,7 @@ async function linesOf(work: () => Promise<unknown>): Promise<{ raw: string[]; l
   return { raw, lines: raw.map((line) => JSON.parse(line) as Line) };
 }
 
-const metricLines = (lines: Line[], name: string) => lines.filter((line) => line._aws && name in line);
+const metricLines = (lines: Line[], name: string) => lines.filter((line) => line['_aws'] && name in line);
 
 let api: Service;
 const call = async (path: string, options: { method?: string; token?: string; apiKey?: string; body?: unknown } = {}) => {
@@ -77,6 +77,7 @@ beforeAll(async () => {
   process.env.TABLE_NAME = tableName;
   resetConfig();
   resetClients();
+  composeServer();
   api = await startApiServer({ port: await freePort(), issuer: `${env.COGNITO_ENDPOINT}/${env.USER_POOL_ID}`, clientId: env.USER_POOL_CLIENT_ID });
   process.stdout.write = tap(originalWrites.out);
   process.stderr.write = tap(originalWrites.err);
@@ -89,6 +90,7 @@ afterAll(async () => {
   process.env.TABLE_NAME = inject('stackEnv').TABLE_NAME;
   resetConfig();
   resetClients();
+  composeServer();
 });
 
 describe('log lines', () => {
@@ -128,7 +130,7 @@ describe('log lines', () => {
     expect(lines.find((line) => line.level === 'ERROR')).toMatchObject({ requestId, dependency: 'database', message: expect.stringContaining('database unavailable') });
     const [metric] = metricLines(lines, METRIC.dependencyUnavailable);
     expect(metric).toMatchObject({ dependency: 'database', requestId, [METRIC.dependencyUnavailable]: 1 });
-    expect(metric._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service'], ['service', 'dependency']]);
+    expect(metric['_aws'].CloudWatchMetrics[0].Dimensions).toEqual([['service'], ['service', 'dependency']]);
   });
 });
 
@@ -148,7 +150,7 @@ describe('business metrics', () => {
       const [metric, ...more] = metricLines(first.lines, METRIC.rendersFailed);
       expect(more, cause).toEqual([]);
       expect(metric).toMatchObject({ service: 'cloud-render', cause, jobId: failed.jobId, [METRIC.rendersFailed]: 1 });
-      expect(metric._aws.CloudWatchMetrics[0]).toMatchObject({ Dimensions: [['service'], ['service', 'cause']], Metrics: [{ Name: METRIC.rendersFailed, Unit: 'Count' }] });
+      expect(metric['_aws'].CloudWatchMetrics[0]).toMatchObject({ Dimensions: [['service'], ['service', 'cause']], Metrics: [{ Name: METRIC.rendersFailed, Unit: 'Count' }] });
       const refunds = metricLines(first.lines, METRIC.refunds);
       expect(refunds.map((line) => line[METRIC.refunds]), cause).toEqual(cause === 'internal' ? [2] : []);
       // The same record delivered again changes nothing and counts nothing.
