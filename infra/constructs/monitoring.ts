@@ -48,7 +48,7 @@ export class Monitoring extends Construct {
     this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.action = new actions.SnsAction(this.topic);
     this.namespace = props.namespace;
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: `${props.namespace.replace(/\W+/g, '-')}`, defaultInterval: Duration.days(1) });
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.namespace.replace(/\W+/g, '-'), defaultInterval: Duration.days(1) });
   }
 
   private alarm(id: string, metric: cloudwatch.IMetric, description: string, threshold = 1): cloudwatch.Alarm {
@@ -66,7 +66,7 @@ export class Monitoring extends Construct {
   }
 
   /** A business metric (observability/metrics.ts) under the `service` dimension alone: the total across its breakdowns. */
-  business(metricName: MetricName, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
+  private business(metricName: MetricName, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
     return new cloudwatch.Metric({ namespace: this.namespace, metricName, dimensionsMap: { service: SERVICE_NAME }, statistic, period, ...(label ? { label } : {}) });
   }
 
