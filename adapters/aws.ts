@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@a
 import { S3Client } from '@aws-sdk/client-s3';
 import { getConfig } from '../core/config';
 import { workerCredentials } from './worker-credentials';
+import { clientSettings, instrument } from './clients';
 
 /** SDK clients, created once per process from the typed configuration. */
 let ddb: DynamoDBDocumentClient | undefined;
@@ -15,10 +16,12 @@ export function documentClient(): DynamoDBDocumentClient {
     const config = getConfig();
     const scoped = workerCredentials();
     const client = new DynamoDBClient({
+      ...clientSettings(config.CALL_BUDGET),
       region: config.AWS_REGION,
       ...(scoped ? { credentials: scoped } : {}),
       ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: localCredentials } : {}),
     });
+    instrument(client, 'database', 'ddb', { faults: config.FAULTS });
     ddb = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
   return ddb;
@@ -29,12 +32,14 @@ export function s3Client(): S3Client {
     const config = getConfig();
     const scoped = workerCredentials();
     s3 = new S3Client({
+      ...clientSettings(config.CALL_BUDGET),
       region: config.AWS_REGION,
       ...(scoped ? { credentials: scoped } : {}),
       ...(config.S3_ENDPOINT
         ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
         : {}),
     });
+    instrument(s3, 'storage', 's3', { faults: config.FAULTS });
   }
   return s3;
 }

@@ -153,6 +153,7 @@ export class LocalRenderPool {
       env: {
         ...(this.options.env ?? process.env),
         WORKER_ID: workerId,
+        CALL_BUDGET: 'worker',
         RENDER_THREADS: String(threads),
         // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
         RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),

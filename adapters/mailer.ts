@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { getConfig } from '../core/config';
+import { clientSettings, instrument } from './clients';
 
 export interface MailMessage {
   to: string;
@@ -21,7 +22,7 @@ export async function sendMail(message: MailMessage): Promise<void> {
     await writeLocalMail(config.MAIL_DIR, config.MAIL_FROM, message);
     return;
   }
-  ses ??= new SESClient({ region: config.AWS_REGION });
+  ses ??= instrument(new SESClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'mail', undefined);
   await ses.send(
     new SendEmailCommand({
       Source: config.MAIL_FROM,

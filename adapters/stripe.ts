@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { getConfig } from '../core/config';
+import { clientSettings, instrument, stripeSettings } from './clients';
 
 interface StripeSecrets {
   secretKey: string;
@@ -15,7 +16,7 @@ export function stripeSecrets(): Promise<StripeSecrets> {
   secrets ??= (async () => {
     const config = getConfig();
     if (config.STRIPE_SECRET_ARN) {
-      const { SecretString } = await new SecretsManagerClient({ region: config.AWS_REGION }).send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRET_ARN }));
+      const { SecretString } = await instrument(new SecretsManagerClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'payments', undefined).send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRET_ARN }));
       const parsed = JSON.parse(SecretString ?? '{}') as Partial<StripeSecrets>;
       if (!parsed.secretKey || !parsed.webhookSecret) throw new Error('The Stripe secret must hold secretKey and webhookSecret');
       return { secretKey: parsed.secretKey, webhookSecret: parsed.webhookSecret };
@@ -37,8 +38,7 @@ export async function stripe(): Promise<Stripe> {
     const host = getConfig().STRIPE_API_HOST;
     const [hostname, port] = (host ?? '').split(':');
     client = new Stripe(secretKey, {
-      maxNetworkRetries: 2,
-      timeout: 20_000,
+      ...stripeSettings(getConfig().CALL_BUDGET),
       ...(host ? { host: hostname, port: Number(port), protocol: 'http' as const } : {}),
     });
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../adapters/aws';
 import type { TransactItem } from './keys';
@@ -20,9 +21,14 @@ export class Transaction {
     return this.writes.length;
   }
 
-  /** Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes. */
+  /**
+   * Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes.
+   * A deadline makes an answer unknown: the transaction may have been applied though its answer never came.
+   * The token makes the SDK's retry of the same writes a no-op if the first try went through (DynamoDB
+   * keeps it for 10 minutes), so money is never moved twice by a retry.
+   */
   async commit(first: readonly TransactItem[] = []): Promise<void> {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes] }));
+    await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes], ClientRequestToken: randomUUID() }));
   }
 }
 

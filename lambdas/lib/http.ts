@@ -6,7 +6,7 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
+import { dependencyFailure, DomainError, InvalidRequestError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -32,6 +32,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 /** The status and `{ code, message, ...details }` body of an error, or undefined for an unexpected one. */
 export function errorResponse(error: unknown): ApiResult | undefined {
   if (error instanceof z.ZodError) error = zodError(error);
+  // A dependency that timed out, throttled or failed after the SDK's retries is a 503, not a 500.
+  if (!(error instanceof DomainError)) error = dependencyFailure(error);
   if (!(error instanceof DomainError)) return undefined;
   const headers: Record<string, string> = error instanceof ServiceUnavailableError ? { 'Retry-After': String(error.retryAfterSeconds) } : {};
   return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message }, headers);
