@@ -101,7 +101,7 @@ interface WireRequest {
 
 function bodyText(body: unknown): string {
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
   return '{}';
 }
 

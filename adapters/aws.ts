@@ -16,7 +16,7 @@ export function documentClient(): DynamoDBDocumentClient {
     const config = getConfig();
     const scoped = workerCredentials();
     const client = new DynamoDBClient({
-      ...clientSettings(config.CALL_BUDGET),
+      ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE),
       region: config.AWS_REGION,
       ...(scoped ? { credentials: scoped } : {}),
       ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: localCredentials } : {}),
@@ -32,7 +32,7 @@ export function s3Client(): S3Client {
     const config = getConfig();
     const scoped = workerCredentials();
     s3 = new S3Client({
-      ...clientSettings(config.CALL_BUDGET),
+      ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE),
       region: config.AWS_REGION,
       ...(scoped ? { credentials: scoped } : {}),
       ...(config.S3_ENDPOINT

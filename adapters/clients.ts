@@ -13,7 +13,8 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { MiddlewareStack } from '@smithy/types';
+import { StandardRetryStrategy } from '@smithy/core/retry';
+import type { MiddlewareStack, RetryErrorInfo, RetryStrategyV2, RetryToken, StandardRetryToken } from '@smithy/types';
 import { faultMiddleware, parseFaults, type FaultPlan, type FaultService } from './aws-faults';
 
 /** Which deadlines a process runs under (CALL_BUDGET); each entry point's environment names its own. */
@@ -26,20 +27,26 @@ export interface CallLimits {
   requestTimeoutMs: number;
   /** Attempts in all, the first included; the SDK's standard strategy backs off with jitter between them. */
   maxAttempts: number;
+  /**
+   * Attempts when the answer does not come (a timeout, a lost connection, a 5xx). Fewer than for
+   * throttling: a throttle answers at once and clears in a moment, a hung dependency rarely does,
+   * and each retry of a slow call adds to the load that made it slow.
+   */
+  timeoutAttempts: number;
 }
 
 /**
- * The budgets. The request path must answer well inside API Gateway's 29 s: three
- * attempts of at most 1.2 s, plus the standard strategy's jittered back-off (at most
- * 0.1 s then 0.2 s; 0.5 s then 1 s when throttled), end a call in at most about 4.1 s,
- * so a hung table turns into a 503 within 5 s. Streams and schedules run in Lambdas
+ * The budgets. The request path must answer well inside API Gateway's 29 s: a dependency
+ * that does not answer costs two attempts of 2 s and a jittered back-off of at most 0.1 s,
+ * so a hung table turns into a 503 within 5 s (about 4.1 s); a throttled call gets four
+ * quick attempts with back-offs of at most 0.5, 1 and 2 s. Streams and schedules run in Lambdas
  * with a minute or more and may wait longer; the render worker uploads frames and
  * videos in 8 MB parts (lib-storage), so its per-attempt time covers sending a part.
  */
 export const CALL_BUDGETS: Readonly<Record<CallBudget, CallLimits>> = {
-  request: { connectionTimeoutMs: 1000, requestTimeoutMs: 1200, maxAttempts: 3 },
-  background: { connectionTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 4 },
-  worker: { connectionTimeoutMs: 3000, requestTimeoutMs: 30_000, maxAttempts: 5 },
+  request: { connectionTimeoutMs: 1000, requestTimeoutMs: 2000, maxAttempts: 4, timeoutAttempts: 2 },
+  background: { connectionTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 5, timeoutAttempts: 4 },
+  worker: { connectionTimeoutMs: 3000, requestTimeoutMs: 30_000, maxAttempts: 6, timeoutAttempts: 5 },
 };
 
 /**
@@ -62,12 +69,17 @@ export interface ClientSetup {
 
 const agents = { http: new Agent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
 
-/** The constructor settings shared by every client: the request handler with its deadlines and the retry budget. */
-export function clientSettings(budget: CallBudget = 'request') {
-  const limits = CALL_BUDGETS[budget];
+/**
+ * The constructor settings shared by every client: the request handler with its deadlines and the retry budget.
+ * `timeoutScale` (CALL_TIMEOUT_SCALE) stretches the deadlines for the test tiers only, where DynamoDB Local
+ * runs transactions one at a time on a shared 2-core machine, so a burst of them waits seconds in its queue.
+ */
+export function clientSettings(budget: CallBudget = 'request', timeoutScale = 1) {
+  const base = CALL_BUDGETS[budget];
+  const limits = { ...base, connectionTimeoutMs: base.connectionTimeoutMs * timeoutScale, requestTimeoutMs: base.requestTimeoutMs * timeoutScale };
   return {
     maxAttempts: limits.maxAttempts,
-    retryMode: 'standard' as const,
+    retryStrategy: new DeadlineRetryStrategy(limits),
     requestHandler: new NodeHttpHandler({
       connectionTimeout: limits.connectionTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
@@ -76,6 +88,29 @@ export function clientSettings(budget: CallBudget = 'request') {
       httpsAgent: agents.https,
     }),
   };
+}
+
+/** The SDK's standard strategy (back-off with jitter, a retry quota), with fewer attempts for calls that got no answer. */
+class DeadlineRetryStrategy implements RetryStrategyV2 {
+  private readonly standard: StandardRetryStrategy;
+
+  constructor(private readonly limits: CallLimits) {
+    this.standard = new StandardRetryStrategy(limits.maxAttempts);
+  }
+
+  acquireInitialRetryToken(scope: string): Promise<RetryToken> {
+    return this.standard.acquireInitialRetryToken(scope);
+  }
+
+  refreshRetryTokenForRetry(token: StandardRetryToken, errorInfo: RetryErrorInfo): Promise<RetryToken> {
+    // The SDK answers a refusal by throwing the call's last error, as when the attempts run out.
+    if (errorInfo.errorType === 'TRANSIENT' && token.getRetryCount() + 1 >= this.limits.timeoutAttempts) return Promise.reject(new Error('No retry token available'));
+    return this.standard.refreshRetryTokenForRetry(token, errorInfo);
+  }
+
+  recordSuccess(token: StandardRetryToken): void {
+    this.standard.recordSuccess(token);
+  }
 }
 
 interface HasMiddleware {

@@ -22,7 +22,7 @@ export async function sendMail(message: MailMessage): Promise<void> {
     await writeLocalMail(config.MAIL_DIR, config.MAIL_FROM, message);
     return;
   }
-  ses ??= instrument(new SESClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'mail', undefined);
+  ses ??= instrument(new SESClient({ ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE), region: config.AWS_REGION }), 'mail', undefined);
   await ses.send(
     new SendEmailCommand({
       Source: config.MAIL_FROM,

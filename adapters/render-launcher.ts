@@ -77,7 +77,7 @@ async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean)
   if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) {
     throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
   }
-  batch ??= instrument(new BatchClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'farm', undefined);
+  batch ??= instrument(new BatchClient({ ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE), region: config.AWS_REGION }), 'farm', undefined);
   // Batch job names allow letters, digits, hyphens and underscores, up to 128 characters.
   const name = `render-${jobId}`;
   let renderJobId: string | undefined;
@@ -126,7 +126,7 @@ const WAITING_ON_FARM = ['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING'];
 export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'>): Promise<boolean> {
   const config = getConfig();
   if (config.RENDER_MODE === 'local' || job.status !== 'queued' || !job.farmJobIds?.length) return false;
-  batch ??= instrument(new BatchClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'farm', undefined);
+  batch ??= instrument(new BatchClient({ ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE), region: config.AWS_REGION }), 'farm', undefined);
   const { jobs: [render] = [] } = await batch.send(new DescribeJobsCommand({ jobs: job.farmJobIds.slice(0, 1) }));
   const summary = render?.arrayProperties?.statusSummary;
   if (summary) return !((summary.RUNNING ?? 0) > 0) && WAITING_ON_FARM.some((state) => (summary[state] ?? 0) > 0);

@@ -16,7 +16,7 @@ export function stripeSecrets(): Promise<StripeSecrets> {
   secrets ??= (async () => {
     const config = getConfig();
     if (config.STRIPE_SECRET_ARN) {
-      const { SecretString } = await instrument(new SecretsManagerClient({ ...clientSettings(config.CALL_BUDGET), region: config.AWS_REGION }), 'payments', undefined).send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRET_ARN }));
+      const { SecretString } = await instrument(new SecretsManagerClient({ ...clientSettings(config.CALL_BUDGET, config.CALL_TIMEOUT_SCALE), region: config.AWS_REGION }), 'payments', undefined).send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRET_ARN }));
       const parsed = JSON.parse(SecretString ?? '{}') as Partial<StripeSecrets>;
       if (!parsed.secretKey || !parsed.webhookSecret) throw new Error('The Stripe secret must hold secretKey and webhookSecret');
       return { secretKey: parsed.secretKey, webhookSecret: parsed.webhookSecret };

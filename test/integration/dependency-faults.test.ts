@@ -5,7 +5,7 @@ import { DynamoDBClient, GetItemCommand, ProvisionedThroughputExceededException,
 import { HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { resetConfig } from '../../core/config';
 import { resetClients } from '../../adapters/aws';
-import { clientSettings, instrument } from '../../adapters/clients';
+import { CALL_BUDGETS, clientSettings, instrument } from '../../adapters/clients';
 import { parseFaults } from '../../adapters/aws-faults';
 import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
 import { errorResponse } from '../../lambdas/lib/http';
@@ -29,7 +29,7 @@ function useSettings(settings: Record<string, string | undefined>): void {
   resetClients();
 }
 
-afterEach(() => useSettings({ DYNAMODB_ENDPOINT: env().DYNAMODB_ENDPOINT, FAULTS: undefined }));
+afterEach(() => useSettings({ DYNAMODB_ENDPOINT: env().DYNAMODB_ENDPOINT, FAULTS: undefined, CALL_TIMEOUT_SCALE: '1' }));
 
 describe('a database that hangs', () => {
   let proxy: PausableProxy;
@@ -40,7 +40,8 @@ describe('a database that hangs', () => {
     user = await verifiedUser();
     proxy = await startPausableProxy(env().DYNAMODB_ENDPOINT);
     // An API server in this process, whose handlers reach the table through the proxy.
-    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint });
+    // The deadlines as on AWS, not the test tier's stretched ones.
+    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint, CALL_TIMEOUT_SCALE: '1' });
     api = await startApiServer({ port: await freePort(), issuer: `${env().COGNITO_ENDPOINT}/${env().USER_POOL_ID}`, clientId: env().USER_POOL_CLIENT_ID });
   });
 
@@ -53,7 +54,7 @@ describe('a database that hangs', () => {
     fetch(`${api.endpoint}${path}`, { headers: { authorization: `Bearer ${user.token}` }, signal: AbortSignal.timeout(deadlineMs) });
 
   it('when the table stops answering, a request gets 503 with Retry-After within 5 s, and the next one once it is back gets 200', async () => {
-    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint });
+    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint, CALL_TIMEOUT_SCALE: '1' });
     expect((await call('/api/jobs', 5000)).status).toBe(200);
     proxy.pause();
     try {
@@ -71,7 +72,7 @@ describe('a database that hangs', () => {
   });
 
   it('when the table stops answering, /api/health says within 2 s that the database is unreachable, without its address', async () => {
-    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint });
+    useSettings({ DYNAMODB_ENDPOINT: proxy.endpoint, CALL_TIMEOUT_SCALE: '1' });
     proxy.pause();
     try {
       const response = await call('/api/health', 2000);
@@ -124,7 +125,7 @@ describe('injected AWS faults', () => {
         .catch((e: unknown) => e)) as { name: string; $metadata: { attempts?: number; httpStatusCode?: number } };
       expect(error.name).toBe(shape);
       if (shape === 'ProvisionedThroughputExceededException') expect(error).toBeInstanceOf(ProvisionedThroughputExceededException);
-      expect(error.$metadata).toMatchObject({ httpStatusCode: 400, attempts: 3 });
+      expect(error.$metadata).toMatchObject({ httpStatusCode: 400, attempts: CALL_BUDGETS.request.maxAttempts });
       const unavailable = dependencyFailure(error);
       expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
       expect(unavailable).toMatchObject({ dependency: 'database' });
@@ -155,21 +156,22 @@ describe('injected AWS faults', () => {
       .send(new GetItemCommand({ ...getProfile, TableName: table() }))
       .catch((e: unknown) => e)) as { name: string; $metadata: { attempts?: number } };
     expect(error.name).toBe('InternalServerError');
-    expect(error.$metadata.attempts).toBe(3);
+    expect(error.$metadata.attempts).toBe(CALL_BUDGETS.request.timeoutAttempts);
     expect(errorResponse(error)).toMatchObject({ statusCode: 503 });
   });
 
   it('when S3 answers 500 or SlowDown, the SDK retries and the request is a 503 naming storage', async () => {
-    for (const [kind, name, status] of [
-      ['error', 'InternalError', 500],
-      ['slowdown', 'SlowDown', 503],
+    // A 500 is retried as an answer that may not come; SlowDown as a throttle, with more attempts.
+    for (const [kind, name, status, attempts] of [
+      ['error', 'InternalError', 500, CALL_BUDGETS.request.timeoutAttempts],
+      ['slowdown', 'SlowDown', 503, CALL_BUDGETS.request.maxAttempts],
     ] as const) {
       const error = (await s3With(`s3.${kind}:1`)
         .send(new PutObjectCommand({ Bucket: env().UPLOADS_BUCKET, Key: 'fault-test', Body: 'x' }))
         .catch((e: unknown) => e)) as S3ServiceException;
       expect(error).toBeInstanceOf(S3ServiceException);
       expect(error.name).toBe(name);
-      expect(error.$metadata).toMatchObject({ httpStatusCode: status, attempts: 3 });
+      expect(error.$metadata).toMatchObject({ httpStatusCode: status, attempts });
       expect(dependencyFailure(error)).toMatchObject({ dependency: 'storage' });
     }
     // A HEAD answer has no body: the SDK names the error from its status alone.
