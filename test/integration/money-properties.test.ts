@@ -19,17 +19,18 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { createJobRequest } from '../../shared/schemas';
-import { startRenderJob, abandonRenderJob, resumeRenderJob, TEST_RENDERS_PER_DAY, type Requester } from '../../core/jobs/render-jobs';
+import { startRenderJob, abandonRenderJob, resumeRenderJob, type Requester } from '../../core/jobs/render-jobs';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
 import { settleSucceededPayment } from '../../core/payments/fulfilment';
 import { applyChargeback } from '../../core/payments/chargebacks';
 import { getPayment } from '../../core/payments/payments';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { onJobFinalState } from '../../core/jobs/final-state';
-import { getJob, updateJob, listAllJobsOfUser } from '../../core/jobs/jobs';
-import { listAllCreditHistory, listCreditHistoryNewestFirst, moveCredits, type LedgerEntry } from '../../core/credits/credits';
-import { ensureUser, getUser } from '../../core/users/users';
+import { getJob, updateJob } from '../../core/jobs/jobs';
+import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
+import { ensureUser } from '../../core/users/users';
 import { DomainError } from '../../core/errors';
+import { cents, moneyViolations } from '../money-invariants';
 
 // The farm's launch only: everything else in the launcher (the render slots) stays real.
 vi.mock('../../adapters/render-launcher', async (importOriginal) => ({ ...(await importOriginal<typeof import('../../adapters/render-launcher')>()), launchRender: async () => {} }));
@@ -263,51 +264,6 @@ const steps = [
   index.map((i) => new Abandon(i)),
   index.map((i) => new Resume(i)),
 ];
-
-const cents = (amount: number) => Math.round(amount * 100);
-
-/** What must hold for a user after every step; each failed check names itself. */
-async function moneyViolations(userId: string): Promise<string[]> {
-  const violations: string[] = [];
-  const balance = (await getUser(userId))?.credits ?? 0;
-  const ledger = await listAllCreditHistory(userId);
-  const sum = ledger.reduce((total, entry) => total + cents(entry.amount), 0);
-  if (sum !== cents(balance)) violations.push(`balance ${balance} is not the ledger's sum ${sum / 100}`);
-  for (const entry of [...ledger, { amount: balance } as LedgerEntry]) {
-    if (Math.abs(entry.amount * 100 - cents(entry.amount)) > 1e-6) violations.push(`amount ${entry.amount} is finer than a cent`);
-  }
-  const hasChargeback = ledger.some((entry) => entry.type === 'chargeback');
-  if (balance < 0 && !hasChargeback) violations.push(`balance ${balance} below zero without a chargeback`);
-  // The ledger as shown: each entry's balance is the one before it plus its amount.
-  let running = 0;
-  for (const entry of ledger) {
-    running += cents(entry.amount);
-    if (cents(entry.balance) !== running) {
-      violations.push(`ledger does not chain at ${entry.type} ${entry.amount}: shows ${entry.balance}, should be ${running / 100}`);
-      break;
-    }
-  }
-  const shown = await listCreditHistoryNewestFirst(userId, 50);
-  if (shown.map((e) => e.entryId).join() !== ledger.slice(-50).reverse().map((e) => e.entryId).join()) violations.push('the account page lists the ledger in another order');
-  // A payment is credited at most once; a job is charged at most once per attempt and refunded at most what was paid for it.
-  const byPayment = new Map<string, number>();
-  for (const entry of ledger.filter((e) => e.paymentId && e.amount > 0)) byPayment.set(entry.paymentId!, (byPayment.get(entry.paymentId!) ?? 0) + 1);
-  for (const [paymentId, count] of byPayment) if (count > 1) violations.push(`payment ${paymentId} credited ${count} times`);
-  for (const job of await listAllJobsOfUser(userId)) {
-    const entries = ledger.filter((e) => e.jobId === job.jobId);
-    const charged = entries.filter((e) => e.type === 'render');
-    if (charged.length > (job.attempts ?? 1)) violations.push(`job ${job.jobId} charged ${charged.length} times in ${job.attempts ?? 1} attempts`);
-    const paidCents = -charged.reduce((t, e) => t + cents(e.amount), 0) + (job.paymentMethod === 'card' && job.paymentStatus !== 'awaiting' && job.estimatedPrice ? cents(job.estimatedPrice) : 0);
-    const refundedCents = entries.filter((e) => e.type === 'refund').reduce((t, e) => t + cents(e.amount), 0);
-    if (refundedCents > paidCents) violations.push(`job ${job.jobId} refunded ${refundedCents / 100} of ${paidCents / 100} paid`);
-    if (job.isTest && (entries.length > 0 || (job.estimatedPrice ?? 0) > 0)) violations.push(`test render ${job.jobId} moved money`);
-    // A paid job ends in exactly one of: delivered, refunded, still running (or waiting), given up by its owner.
-    if (job.paymentStatus === 'refunded' && job.status === 'done') violations.push(`job ${job.jobId} is both delivered and refunded`);
-  }
-  const tests = (await listAllJobsOfUser(userId)).filter((job) => job.isTest).length;
-  if (tests > TEST_RENDERS_PER_DAY) violations.push(`${tests} free test renders in a day (limit ${TEST_RENDERS_PER_DAY})`);
-  return violations;
-}
 
 const runs = Number(process.env.MONEY_RUNS ?? 100);
 
