@@ -47,7 +47,8 @@ export class LocalRenderPool {
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly deathsBeforeClaim = new Map<string, number>();
-  private starting = 0;
+  /** Tasks picked and not yet running (their worker is being built or spawned): they hold their user's place already. */
+  private readonly starting = new Set<PoolTask>();
   private stopping = false;
   private waitingHeartbeat: NodeJS.Timeout | undefined;
   private bundle: Promise<string> | undefined;
@@ -65,7 +66,7 @@ export class LocalRenderPool {
   }
 
   get busy(): number {
-    return this.running.size + this.starting;
+    return this.running.size + this.starting.size;
   }
 
   /** Resolves once nothing is queued or running. */
@@ -92,9 +93,13 @@ export class LocalRenderPool {
     );
   }
 
-  /** The next task whose user is under the per-user limit, keeping each user's order. */
+  /**
+   * The next task whose user is under the per-user limit, keeping each user's order. The check and
+   * the claim are one synchronous step: a picked task counts at once, though its worker starts later.
+   */
   private nextTask(): PoolTask | undefined {
-    const activeJobsOf = (userId: string) => new Set([...this.running.values()].filter((r) => r.task.userId === userId).map((r) => r.task.jobId));
+    const taken = [...[...this.running.values()].map((r) => r.task), ...this.starting];
+    const activeJobsOf = (userId: string) => new Set(taken.filter((task) => task.userId === userId).map((task) => task.jobId));
     const position = this.queue.findIndex((task) => {
       const active = activeJobsOf(task.userId);
       return active.has(task.jobId) || active.size < this.options.jobsPerUser;
@@ -106,14 +111,14 @@ export class LocalRenderPool {
     while (!this.stopping && this.busy < this.options.workers) {
       const task = this.nextTask();
       if (!task) break;
-      this.starting += 1;
+      this.starting.add(task);
       this.start(task)
         .catch((error) => {
           console.error(`Render worker for job ${task.jobId} could not start`, error);
           this.afterExit(task, '', null, null).catch(() => {});
         })
         .finally(() => {
-          this.starting -= 1;
+          this.starting.delete(task);
           this.settle();
         });
     }
@@ -148,6 +153,8 @@ export class LocalRenderPool {
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
     const bundle = await this.workerBundle();
+    // Stopped while the bundle was being built: the task was dropped with the queue.
+    if (this.stopping) return;
     const startedAt = performance.now();
     const child = spawn(process.execPath, [bundle, ...args], {
       env: {
