@@ -194,11 +194,14 @@ export class LocalRenderPool {
     if (code !== 0) {
       console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
       if (workerId && (await expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
-      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
+      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep. A chunk
+      // whose earlier worker was lost (its lease ran out) is as free to take as a pending one.
       const key = `${task.jobId}#${task.index}`;
       const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
       this.deathsBeforeClaim.set(key, deaths);
-      if (deaths < 3 && (await getChunk(task.jobId, task.index))?.status === 'pending') this.requeue(task);
+      const chunk = await getChunk(task.jobId, task.index);
+      const free = chunk?.status === 'pending' || (chunk?.status === 'rendering' && (chunk.leaseUntil ?? '') < new Date().toISOString());
+      if (deaths < 3 && free) this.requeue(task);
       return;
     }
     const job = await getJob(task.jobId);

@@ -33,6 +33,9 @@ const { values } = parseArgs({
   },
 });
 const seconds = Number(values.seconds);
+// A rejection nothing awaited would stop `npm run dev` itself: counted and shown rather than ending the run.
+const unhandled: unknown[] = [];
+process.on('unhandledRejection', (error) => unhandled.push(error));
 const userCount = Number(values.users);
 
 // One render at a time: the benchmark is about the API and the table, not Blender's use of the cores.
@@ -175,6 +178,7 @@ const rows: [string, string, string][] = [
   ['503s answered again with the same key', String(api.filter((s) => s.route.endsWith('(retry)')).length), ''],
   ['jobs lost / duplicated', `${lost} / ${duplicated}`, '0 / 0'],
   ['money invariant violations', String(violations.length), '0'],
+  ['unhandled rejections in the API process', String(unhandled.length), '0'],
   ['p50 / p99 latency', `${quantile(0.5).toFixed(0)} ms / ${quantile(0.99).toFixed(0)} ms`, ''],
 ];
 console.log('\n| figure | value | goal |\n|---|---|---|');
@@ -184,4 +188,5 @@ for (const sample of api) byRoute.set(sample.route, [...(byRoute.get(sample.rout
 console.log('\n| request | count | 5xx |\n|---|---|---|');
 for (const [route, list] of byRoute) console.log(`| ${route} | ${list.length} | ${list.filter((s) => s.status >= 500).length} |`);
 if (violations.length) console.log(`\nViolations:\n${violations.join('\n')}`);
+if (unhandled.length) console.log('\nFirst unhandled rejection:', unhandled[0]);
 process.exit(0);
