@@ -10,7 +10,7 @@
  * `ddb.throttle:0.05,ddb.conflict:0.05,s3.error:0.02`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeserializeHandler, DeserializeHandlerArguments, DeserializeHandlerOutput, HandlerExecutionContext, MetadataBearer } from '@smithy/types';
+import type { DeserializeHandler, DeserializeHandlerArguments, DeserializeHandlerOutput, MetadataBearer } from '@smithy/types';
 
 export type FaultService = 'ddb' | 's3';
 
@@ -107,7 +107,7 @@ function bodyText(body: unknown): string {
 
 /** The middleware: each request draws once per kind; the first kind drawn answers in place of the service. */
 export function faultMiddleware(service: FaultService, kinds: Partial<Record<string, number>>, random: () => number = Math.random) {
-  return <Output extends MetadataBearer>(next: DeserializeHandler<any, Output>, _context: HandlerExecutionContext): DeserializeHandler<any, Output> =>
+  return <Output extends MetadataBearer>(next: DeserializeHandler<any, Output>): DeserializeHandler<any, Output> =>
     async (args: DeserializeHandlerArguments<any>): Promise<DeserializeHandlerOutput<Output>> => {
       const request = args.request as WireRequest;
       for (const [kind, probability] of Object.entries(kinds)) {

@@ -54,16 +54,19 @@ export const CALL_BUDGETS: Readonly<Record<CallBudget, CallLimits>> = {
  * first retry (doubling, with jitter), and every write we send carries an
  * idempotency key, so a retried create returns the first answer.
  */
-export function stripeSettings(budget: CallBudget = 'request') {
+export function stripeSettings({ budget = 'request' }: CallSettings = {}) {
   return budget === 'request' ? { timeout: 2000, maxNetworkRetries: 1 } : { timeout: 10_000, maxNetworkRetries: 3 };
 }
 
 /** What a dependency is called in a 503 (the same names as core/errors.ts's `Dependency`). */
 export type DependencyName = 'database' | 'storage' | 'mail' | 'farm' | 'payments' | 'identity';
 
-export interface ClientSetup {
+/** How a process's clients call out (from CALL_BUDGET, CALL_TIMEOUT_SCALE and FAULTS, read at the entry point). */
+export interface CallSettings {
   budget?: CallBudget;
-  /** The FAULTS setting (tests and the local stack only). */
+  /** Test tiers only: stretches the deadlines (see clientSettings). */
+  timeoutScale?: number;
+  /** Tests and the local stack only: the FAULTS setting. */
   faults?: string;
 }
 
@@ -74,7 +77,7 @@ const agents = { http: new Agent({ keepAlive: true, maxSockets: 50 }), https: ne
  * `timeoutScale` (CALL_TIMEOUT_SCALE) stretches the deadlines for the test tiers only, where DynamoDB Local
  * runs transactions one at a time on a shared 2-core machine, so a burst of them waits seconds in its queue.
  */
-export function clientSettings(budget: CallBudget = 'request', timeoutScale = 1) {
+export function clientSettings({ budget = 'request', timeoutScale = 1 }: CallSettings = {}) {
   const base = CALL_BUDGETS[budget];
   const limits = { ...base, connectionTimeoutMs: base.connectionTimeoutMs * timeoutScale, requestTimeoutMs: base.requestTimeoutMs * timeoutScale };
   return {
@@ -121,7 +124,7 @@ interface HasMiddleware {
  * Adds what every client carries: the dependency's name on its errors (outermost,
  * so it sees the error left after the SDK's retries) and, when asked, the faults.
  */
-export function instrument<C extends HasMiddleware>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: ClientSetup = {}): C {
+export function instrument<C extends HasMiddleware>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): C {
   client.middlewareStack.add(
     (next) => async (args) => {
       try {

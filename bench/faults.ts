@@ -19,7 +19,7 @@ import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/cli
 import { startLocalStack } from '../infra/local/stack';
 import { ensureVerifiedUser } from '../infra/local/bootstrap';
 import { resetConfig } from '../core/config';
-import { resetClients } from '../adapters/aws';
+import { resetClients } from '../composition/server';
 import { ensureUser } from '../core/users/users';
 import { moveCredits } from '../core/credits/credits';
 import { listAllJobsOfUser } from '../core/jobs/jobs';

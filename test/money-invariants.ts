@@ -7,6 +7,7 @@ import { listAllCreditHistory, listCreditHistoryNewestFirst, type LedgerEntry } 
 import { listAllJobsOfUser } from '../core/jobs/jobs';
 import { TEST_RENDERS_PER_DAY } from '../core/jobs/render-jobs';
 import { getUser } from '../core/users/users';
+import { getConfig } from '../core/config';
 
 export const cents = (amount: number) => Math.round(amount * 100);
 
@@ -48,7 +49,10 @@ export async function moneyViolations(userId: string): Promise<string[]> {
     // A paid job ends in exactly one of: delivered, refunded, still running (or waiting), given up by its owner.
     if (job.paymentStatus === 'refunded' && job.status === 'done') violations.push(`job ${job.jobId} is both delivered and refunded`);
   }
-  const tests = (await listAllJobsOfUser(userId)).filter((job) => job.isTest).length;
+  const jobs = await listAllJobsOfUser(userId);
+  const rendering = jobs.filter((job) => job.status === 'rendering').length;
+  if (rendering > getConfig().RENDER_JOBS_PER_USER) violations.push(`${rendering} renders at once (limit ${getConfig().RENDER_JOBS_PER_USER})`);
+  const tests = jobs.filter((job) => job.isTest).length;
   if (tests > TEST_RENDERS_PER_DAY) violations.push(`${tests} free test renders in a day (limit ${TEST_RENDERS_PER_DAY})`);
   return violations;
 }

@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { DynamoDBClient, GetItemCommand, ProvisionedThroughputExceededException, TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { resetConfig } from '../../core/config';
-import { resetClients } from '../../adapters/aws';
+import { resetClients } from '../../composition/server';
 import { CALL_BUDGETS, clientSettings, instrument } from '../../adapters/clients';
 import { parseFaults } from '../../adapters/aws-faults';
 import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
@@ -102,10 +102,10 @@ describe('a database that hangs', () => {
 describe('injected AWS faults', () => {
   const table = () => env().TABLE_NAME;
   const ddbWith = (faults: string) =>
-    instrument(new DynamoDBClient({ ...clientSettings('request'), endpoint: env().DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: localCredentials }), 'database', 'ddb', { faults });
+    instrument(new DynamoDBClient({ ...clientSettings({ budget: 'request' }), endpoint: env().DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: localCredentials }), 'database', 'ddb', { faults });
   const s3With = (faults: string) =>
     instrument(
-      new S3Client({ ...clientSettings('request'), endpoint: env().S3_ENDPOINT, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
+      new S3Client({ ...clientSettings({ budget: 'request' }), endpoint: env().S3_ENDPOINT, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
       'storage',
       's3',
       { faults },
