@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
 import { ports, type Farm } from '../ports';
-import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
+import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 
@@ -53,6 +53,18 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
     admitted.push(left.jobId);
   }
   return admitted;
+}
+
+/**
+ * After a restart of a farm that keeps its line in memory (the local pool, when the
+ * process that ran it was killed): the jobs it held, queued or rendering, are handed
+ * to it again and render only their chunks not done, with no resume by the user.
+ */
+export async function relaunchUnfinishedJobs(): Promise<string[]> {
+  if (!chosenFarm().keepsOwnLine) return [];
+  const jobs = await listActiveJobs();
+  for (const job of jobs) await submitToFarm(job);
+  return jobs.map((job) => job.jobId);
 }
 
 /** Plans the job's chunks and hands those still to render to the farm; the farm's ids are kept on the job. */
