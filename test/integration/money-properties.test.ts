@@ -298,7 +298,7 @@ describe('money invariants', () => {
     let executedRuns = 0;
     const started = performance.now();
     const result = await fc.check(
-      fc.asyncProperty(fc.commands(steps, { maxCommands: 12 }), async (commandList) => {
+      fc.asyncProperty(fc.commands(steps, { maxCommands: 12, size: 'large' }), async (commandList) => {
         executedRuns += 1;
         // Progress for the benchmark, which reads this file while the runs go on.
         if (process.env.MONEY_SUMMARY && executedRuns % 25 === 0) writeSummary({ runs: executedRuns, commands, done: false });
