@@ -6,7 +6,7 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
+import { dependencyFailure, DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 import { spendKeyBudget, type KeyBudget } from '../../core/api-keys/budget';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit';
@@ -39,6 +39,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 /** The status and `{ code, message, ...details }` body of an error, or undefined for an unexpected one. */
 export function errorResponse(error: unknown): ApiResult | undefined {
   if (error instanceof z.ZodError) error = zodError(error);
+  // A dependency that timed out, throttled or failed after the SDK's retries is a 503, not a 500.
+  if (!(error instanceof DomainError)) error = dependencyFailure(error);
   if (!(error instanceof DomainError)) return undefined;
   const retryAfter = error instanceof ServiceUnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
   const headers: Record<string, string> = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {};
@@ -200,10 +202,11 @@ function scopeOf(event: ApiEvent): { jobId?: string; userHash?: string } {
 
 function answerError(event: ApiEvent, error: unknown): ApiResult {
   const response = errorResponse(error);
-  if (error instanceof ServiceUnavailableError) {
-    // The operator's first question in an outage: which dependency, for which request.
-    log.error(`${error.dependency} unavailable: answered 503`, { dependency: error.dependency, error: error.cause ?? error });
-    businessMetrics.dependencyUnavailable(error.dependency);
+  const unavailable = dependencyFailure(error);
+  if (unavailable) {
+    // The operator's first question in an outage: which dependency, for which request (the line keeps the SDK's own error).
+    log.error(`${unavailable.dependency} unavailable: answered 503`, { dependency: unavailable.dependency, error: error === unavailable ? (unavailable.cause ?? unavailable) : error });
+    businessMetrics.dependencyUnavailable(unavailable.dependency);
   }
   if (response) return response;
   log.error(`Unhandled error in ${event.routeKey}`, error);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../core/config';
 import { composeServer, resetClients } from '../../composition/server';
-import { ServiceUnavailableError } from '../../core/errors';
 import { createJobItem, type JobRecord } from '../../core/jobs/jobs';
 import { failJob } from '../../core/jobs/outcomes';
 import { onJobFinalState } from '../../core/jobs/final-state';
@@ -11,8 +10,6 @@ import { Transaction } from '../../core/db/transaction';
 import { ensureTable } from '../../infra/local/bootstrap';
 import { startApiServer } from '../../infra/local/api-server';
 import { freePort, type Service } from '../../infra/local/ports';
-import { createFunction } from '../../lambdas/lib/http';
-import { routes, routeKey } from '../../lambdas/routes';
 import { hashUserId } from '../../observability/logger';
 import { METRIC } from '../../observability/metrics';
 import { queuedJob } from './farm-helpers';
@@ -67,7 +64,7 @@ const call = async (path: string, options: { method?: string; token?: string; ap
     body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
   });
   const text = await response.text();
-  return { status: response.status, requestId: response.headers.get('apigw-requestid') ?? '', body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, requestId: response.headers.get('apigw-requestid') ?? '', retryAfter: response.headers.get('retry-after'), body: text ? JSON.parse(text) : undefined };
 };
 
 beforeAll(async () => {
@@ -114,23 +111,34 @@ describe('log lines', () => {
     expect(lines.every((line) => answers.some((answer) => answer.requestId === line.requestId))).toBe(true);
   });
 
-  it('when a dependency is down, the answer is a 503 with Retry-After, the error line names the dependency with the request id, and the outage metric counts it', async () => {
-    const down = async () => {
-      throw new ServiceUnavailableError('database', 7);
-    };
-    const systemRoutes = routes.filter((route) => route.fn === 'system').map(routeKey);
-    const handler = createFunction('system', Object.fromEntries(systemRoutes.map((key) => [key, down])) as unknown as Parameters<typeof createFunction<'system'>>[1]);
-    const requestId = randomUUID();
-    let answer: Awaited<ReturnType<typeof handler>> | undefined;
-    const { lines } = await linesOf(async () => {
-      answer = await handler({ routeKey: 'GET /api/health', headers: {}, requestContext: { requestId } } as never);
-    });
-    expect(answer).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '7' } });
-    expect(JSON.parse(answer!.body!)).toMatchObject({ code: 'unavailable' });
-    expect(lines.find((line) => line.level === 'ERROR')).toMatchObject({ requestId, dependency: 'database', message: expect.stringContaining('database unavailable') });
-    const [metric] = metricLines(lines, METRIC.dependencyUnavailable);
-    expect(metric).toMatchObject({ dependency: 'database', requestId, [METRIC.dependencyUnavailable]: 1 });
-    expect(metric['_aws'].CloudWatchMetrics[0].Dimensions).toEqual([['service'], ['service', 'dependency']]);
+  it('when the database refuses connections, the request gets a 503 with Retry-After, its error line names the database with the request id, and the outage metric counts it', async () => {
+    const user = await verifiedUser();
+    const working = process.env.DYNAMODB_ENDPOINT;
+    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await freePort()}`;
+    resetConfig();
+    resetClients();
+    composeServer();
+    let answer: Awaited<ReturnType<typeof call>> | undefined;
+    try {
+      const { lines } = await linesOf(async () => {
+        answer = await call('/api/jobs', { token: user.token });
+      });
+      expect(answer).toMatchObject({ status: 503, body: { code: 'unavailable' } });
+      expect(Number(answer!.retryAfter)).toBeGreaterThan(0);
+      const failure = lines.find((line) => line.level === 'ERROR');
+      expect(failure).toMatchObject({ requestId: answer!.requestId, dependency: 'database', source: 'GET /api/jobs', message: 'database unavailable: answered 503' });
+      expect(failure!.error).toMatchObject({ message: expect.any(String) });
+      const [metric, ...more] = metricLines(lines, METRIC.dependencyUnavailable);
+      expect(more).toEqual([]);
+      expect(metric).toMatchObject({ dependency: 'database', requestId: answer!.requestId, [METRIC.dependencyUnavailable]: 1 });
+      expect(metric['_aws'].CloudWatchMetrics[0].Dimensions).toEqual([['service'], ['service', 'dependency']]);
+    } finally {
+      process.env.DYNAMODB_ENDPOINT = working;
+      resetConfig();
+      resetClients();
+      composeServer();
+    }
+    expect((await call('/api/jobs', { token: user.token })).status).toBe(200);
   });
 });
 
