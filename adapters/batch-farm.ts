@@ -39,6 +39,9 @@ export class BatchFarm {
     }
     // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
     const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
+    // The farm's containers have no X-Ray daemon: the trace that launched the job travels as a plain id the worker writes on its lines.
+    const traceId = /Root=([^;]+)/.exec(process.env['_X_AMZN_TRACE_ID'] ?? '')?.[1];
+    if (traceId) scope.push({ name: 'TRACE_ID', value: traceId });
     // Batch job names allow letters, digits, hyphens and underscores, up to 128 characters.
     const name = `render-${jobId}`;
     let renderJobId: string | undefined;

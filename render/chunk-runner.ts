@@ -19,6 +19,8 @@ import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/ou
 import { stillToJpeg } from './delivery-formats';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
+import { log } from '../observability/logger';
+import { businessMetrics } from '../observability/metrics';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
@@ -66,6 +68,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     return (await failJob(job, reason, claim.cause, { whenStatusIn: ['queued', 'rendering'], errorType: claim.cause === 'input' ? 'WORKERS_LOST' : undefined })) ? 'failed' : 'stopped';
   }
   const chunk = claim.chunk;
+  // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
+  if (job.status === 'queued') businessMetrics.renderStarted(job.sceneId, job.mode);
   const giveUp = async (reason: string, cause: 'internal' | 'input') => {
     await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
     return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
@@ -98,7 +102,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         if (!held || !alive) stop.abort();
       })
       // A missed heartbeat is not fatal: the lease outlives several of them.
-      .catch((error) => console.error('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: index, error }));
   }, HEARTBEAT_MS);
 
   let blenderMs = 0;
@@ -158,7 +162,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         mainOutputType: format.contentType,
       });
       if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
       return 'done';
     }
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
@@ -170,9 +174,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
-    console.error(`Job ${jobId} chunk ${index} attempt ${chunk.attempts} failed`, error);
+    log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
     const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
-    if (next === 'pending') return 'retry';
+    if (next === 'pending') {
+      businessMetrics.chunkRetried();
+      return 'retry';
+    }
     if (next === 'failed') return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
     return 'stopped';
   } finally {

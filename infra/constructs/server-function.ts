@@ -40,6 +40,8 @@ export class ServerFunction extends Construct {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(15),
       logGroup: this.logGroup,
+      // X-Ray: observability/tracing.ts adds a subsegment per request (annotated with the job id) under the function's segment.
+      tracing: lambda.Tracing.ACTIVE,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,

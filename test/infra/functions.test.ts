@@ -15,6 +15,8 @@ const streamEntry = 'lambdas/streams/job-final-state.ts';
 
 /** The variables core/config.ts reads on AWS (the local-only ones are absent on purpose). */
 const SERVER_ENVIRONMENT = [
+  // Read by Powertools (observability/metrics.ts): the stage's namespace of the business metrics.
+  'POWERTOOLS_METRICS_NAMESPACE',
   'TABLE_NAME',
   'UPLOADS_BUCKET',
   'OUTPUTS_BUCKET',
