@@ -53,7 +53,7 @@ export class ServerFunction extends Construct {
         // Prefer the ESM builds of dependencies, so esbuild can drop what is unused.
         mainFields: ['module', 'main'],
         // CommonJS dependencies inside an ESM bundle still call require().
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        banner: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
         // The SDK is bundled at the version package-lock.json pins (the runtime's
         // copy lacks some packages we use, e.g. the presigned POST helper).
         bundleAwsSDK: true,
