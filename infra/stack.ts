@@ -82,9 +82,12 @@ export class CloudRenderStack extends Stack {
       },
     });
 
-    // What core/config.ts reads. The worker gets the part that does not name
-    // its own task definition.
+    // The business metrics' namespace, one per stage (observability/metrics.ts writes there, the monitoring reads there).
+    const metricsNamespace = `CloudRender/${settings.stage}`;
+    // What core/config.ts reads (and Powertools, the POWERTOOLS_ ones). The worker
+    // gets the part that does not name its own task definition.
     const sharedEnvironment: Record<string, string> = {
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
       TABLE_NAME: storage.table.tableName,
       UPLOADS_BUCKET: storage.uploadsBucket.bucketName,
       OUTPUTS_BUCKET: storage.outputsBucket.bucketName,
@@ -192,7 +195,7 @@ export class CloudRenderStack extends Stack {
     render.grantSweep(schedules.functions.StaleJobs.fn);
     renderFunction.grantSubmit(schedules.functions.StaleJobs.fn);
 
-    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: `CloudRender/${settings.stage}` });
+    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: metricsNamespace });
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
@@ -200,8 +203,11 @@ export class CloudRenderStack extends Stack {
     monitoring.watchFunction('RenderFunction', renderFunction);
     monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
-    monitoring.watchRenderFailures([render.logGroup, renderFunction.logGroup, schedules.functions.StaleJobs.logGroup]);
+    monitoring.countWorkerMetrics(render.logGroup);
+    monitoring.watchRenderOutcomes();
     monitoring.watchTransactionConflicts(table);
+    // Last, so it shows every alarm. The render queue's widgets join once the stack has one.
+    monitoring.buildDashboard({ api: api.httpApi });
 
     if (!settings.stripePublishableKey) {
       Annotations.of(this).addWarningV2(

@@ -1,7 +1,7 @@
 import { getConfig } from '../config';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
-import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
+import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 
@@ -54,6 +54,18 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
     admitted.push(left.jobId);
   }
   return admitted;
+}
+
+/**
+ * After a restart of a farm that keeps its line in memory (the local pool, when the
+ * process that ran it was killed): the jobs it held, queued or rendering, are handed
+ * to it again and render only their chunks not done, with no resume by the user.
+ */
+export async function relaunchUnfinishedJobs(): Promise<string[]> {
+  if (!chosenFarm().keepsOwnLine) return [];
+  const jobs = await listActiveJobs();
+  for (const job of jobs) await submitToFarm(job);
+  return jobs.map((job) => job.jobId);
 }
 
 /**
@@ -120,7 +132,11 @@ export const farmJobState = {
   keepAlive: (jobId: string) => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
   /** A lost worker's lease ends at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease,
-  isChunkPending: async (jobId: string, index: number) => (await getChunk(jobId, index))?.status === 'pending',
+  // Pending, or rendering under a lost worker's lease that ran out: the next claim takes it at once.
+  isChunkFree: async (jobId: string, index: number) => {
+    const chunk = await getChunk(jobId, index);
+    return chunk?.status === 'pending' || (chunk?.status === 'rendering' && (chunk.leaseUntil ?? '') < new Date().toISOString());
+  },
   /** Every chunk of an animation is done: its encode step may run. */
   readyToEncode: async (jobId: string) => {
     const job = await getJob(jobId);
