@@ -4,7 +4,8 @@
  * the browser and compared. The matched hash is remembered, so the gate is skipped
  * afterwards, and shows again if the password changes.
  */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, useSyncExternalStore, type FormEvent, type ReactNode } from 'react';
+import { onConfig, peekConfig } from '../config';
 import { SITE_GATE_INCORRECT, SITE_GATE_PROMPT } from '../../../shared/messages';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
 import { LogoMark } from './Icons';
@@ -14,8 +15,14 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** The gate's hash once config.json is in; until then the page renders (the first paint does not wait for it). */
+export function useSiteGateHash(): string | undefined {
+  return useSyncExternalStore(onConfig, () => peekConfig()?.siteGateHash);
+}
+
 export function SiteGate({ hash, children }: { hash?: string; children: ReactNode }) {
-  const [passed, setPassed] = useState(() => !hash || readStorage('local', STORAGE_KEYS.siteGate) === hash);
+  const [passedHash, setPassedHash] = useState<string | null>(null);
+  const passed = !hash || passedHash === hash || readStorage('local', STORAGE_KEYS.siteGate) === hash;
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   if (passed) return <>{children}</>;
@@ -24,7 +31,7 @@ export function SiteGate({ hash, children }: { hash?: string; children: ReactNod
     event.preventDefault();
     if ((await sha256Hex(password)) === hash) {
       writeStorage('local', STORAGE_KEYS.siteGate, hash!);
-      setPassed(true);
+      setPassedHash(hash!);
     } else {
       setError(SITE_GATE_INCORRECT);
     }
