@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
+/** zod and the modules that build schemas with it: loaded with the pages that validate forms. */
+const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$/;
+
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 
 /**
@@ -16,6 +19,19 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,
     sourcemap: true,
+    rolldownOptions: {
+      // zod and the schemas built with it only define values: nothing has to run them
+      // in a fixed order, so no chunk is made to import them for ordering's sake.
+      treeshake: { moduleSideEffects: (id: string) => (FORMS.test(id) ? false : undefined) },
+      output: {
+        codeSplitting: {
+          includeDependenciesRecursively: false,
+          // zod and the forms' schemas in a chunk of their own: left to itself, Rolldown
+          // merges them into a chunk the home route loads, and no home module needs them.
+          groups: [{ name: 'forms', test: FORMS }],
+        },
+      },
+    },
   },
   server: {
     // shared/ lives beside web/, outside Vite's root.

@@ -1,13 +1,11 @@
 import { StrictMode, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router-dom';
-import { QueryClientProvider } from '@tanstack/react-query';
+import { BrowserRouter } from 'react-router-dom';
 import { configReady } from './config';
-import { createQueryClient } from './data/query-client';
 import { SessionProvider } from './lib/session';
 import { ToastProvider } from './lib/toasts';
 import { SiteGate, useSiteGateHash } from './components/SiteGate';
-import { createAppRouter } from './router';
+import { AppRoutes } from './router';
 import './styles.css';
 
 function Gate({ children }: { children: ReactNode }) {
@@ -15,22 +13,20 @@ function Gate({ children }: { children: ReactNode }) {
 }
 
 const root = createRoot(document.getElementById('root')!);
-const router = createAppRouter();
-const queryClient = createQueryClient();
 
 // The shell and the catalogue render at once; config.json is read alongside, and
 // only what needs it (auth, payments, the site gate) waits.
 root.render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <Gate>
-        <SessionProvider>
-          <ToastProvider>
-            <RouterProvider router={router} />
-          </ToastProvider>
-        </SessionProvider>
-      </Gate>
-    </QueryClientProvider>
+    <Gate>
+      <SessionProvider>
+        <ToastProvider>
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
+        </ToastProvider>
+      </SessionProvider>
+    </Gate>
   </StrictMode>,
 );
 

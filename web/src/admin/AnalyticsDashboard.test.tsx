@@ -193,4 +193,12 @@ describe('AnalyticsDashboard', () => {
     await userEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Clear Data' }));
     await waitFor(() => expect(alert).toHaveBeenCalledWith(CLEAR_FAILURE));
   });
+
+  it('when the rollup is older than the live counters, the page says which figures are which and as of when', async () => {
+    render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    const note = screen.getByTestId('figure-sources');
+    expect(note).toHaveTextContent(`daily rollup as of ${new Date('2025-03-20T12:00:00.000Z').toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`);
+    expect(note).toHaveTextContent('Daily Activity counts live');
+  });
 });

@@ -18,6 +18,7 @@ import {
   formatShortDate,
   formatUsd,
 } from './format';
+import { formatDateTime } from '../components/ui';
 import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
@@ -130,6 +131,13 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
         <StatCard title="Avg Queue Time" value={formatRoundedMinutes(system?.avg_queue_time_minutes)} sub="Minutes in queue" />
         <StatCard title="Success Rate" value={formatRoundedPercent(system?.success_rate_percentage)} sub="Render completion" />
       </div>
+
+      <p className="muted admin-source" data-testid="figure-sources">
+        {renders
+          ? `The cards come from the daily rollup as of ${formatDateTime(renders.computed_at)}; Import Data brings them up to date.`
+          : 'The cards come from the daily rollup, which has not run yet; Import Data computes it.'}{' '}
+        Daily Activity counts live, as renders and sign-ups happen.
+      </p>
 
       <div className="admin-charts">
         <article className="admin-panel">

@@ -1,10 +1,9 @@
-import { Link, isRouteErrorResponse, useRouteError } from 'react-router-dom';
+import { Component, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
 
-/** The route error fallback. */
-export function ErrorPage() {
-  const error = useRouteError();
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : undefined;
-  if (error) console.error(error);
+/** The fallback of a page that threw while rendering. */
+export function ErrorPage({ error }: { error?: unknown }) {
+  const detail = error instanceof Error ? error.message : undefined;
   return (
     <main className="error-page">
       <div className="error-card">
@@ -33,4 +32,25 @@ export function NotFoundPage() {
       </Link>
     </section>
   );
+}
+
+/** Catches a page that throws while rendering; a new location (`resetKey`) tries again. */
+export class RouteErrorBoundary extends Component<{ resetKey: string; children: ReactNode }, { error: unknown; key: string }> {
+  state = { error: undefined as unknown, key: this.props.resetKey };
+
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+
+  static getDerivedStateFromProps(props: { resetKey: string }, state: { error: unknown; key: string }) {
+    return props.resetKey === state.key ? null : { error: undefined, key: props.resetKey };
+  }
+
+  componentDidCatch(error: unknown) {
+    console.error(error);
+  }
+
+  render() {
+    return this.state.error === undefined ? this.props.children : <ErrorPage error={this.state.error} />;
+  }
 }

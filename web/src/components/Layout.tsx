@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
-import { Link, NavLink, Navigate, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router-dom';
+import { useEffect, useLayoutEffect, useState } from 'react';
+import { Link, NavLink, Navigate, Outlet, useLocation, useNavigate, useNavigationType } from 'react-router-dom';
 import { VERIFICATION_EMAIL_SENT, verificationEmailFailed } from '../../../shared/messages';
 import { useAnalyticsTracking } from '../analytics';
 import { loadAuth } from '../lib/auth-loader';
@@ -132,7 +132,23 @@ function Footer() {
   );
 }
 
+const scrollPositions = new Map<string, number>();
+
+/** A new page opens at the top; back and forward return to where the page was left. */
+function useScrollRestoration() {
+  const location = useLocation();
+  const navigationType = useNavigationType();
+  useLayoutEffect(() => {
+    const { key } = location;
+    window.scrollTo(0, navigationType === 'POP' ? (scrollPositions.get(key) ?? 0) : 0);
+    return () => {
+      scrollPositions.set(key, window.scrollY);
+    };
+  }, [location, navigationType]);
+}
+
 export function Layout() {
+  useScrollRestoration();
   const session = useSession();
   const navigate = useNavigate();
   useAnalyticsTracking();
@@ -150,7 +166,6 @@ export function Layout() {
         <Outlet />
       </main>
       <Footer />
-      <ScrollRestoration />
     </div>
   );
 }
