@@ -30,17 +30,8 @@ root.render(
   </StrictMode>,
 );
 
-configReady().catch((error: unknown) => {
+configReady().catch(async (error: unknown) => {
   console.error(error);
-  root.render(
-    <main className="error-page">
-      <div className="error-card">
-        <h1>Unexpected Application Error!</h1>
-        <p className="muted">{error instanceof Error ? error.message : String(error)}</p>
-        <button type="button" className="btn btn-primary" onClick={() => window.location.reload()}>
-          Reload
-        </button>
-      </div>
-    </main>,
-  );
+  const { ErrorPage } = await import('./components/ErrorPage');
+  root.render(<ErrorPage error={error} />);
 });

@@ -7,12 +7,13 @@
  */
 import { Suspense, lazy, type ComponentType, type ReactNode } from 'react';
 import { Outlet, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
-import { NotFoundPage, RouteErrorBoundary } from './components/ErrorPage';
+import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
 import { PageLoading } from './components/ui';
 import { FavoritesProvider } from './lib/favorites';
 import { HomePage } from './pages/Home';
 
+const NotFoundPage = lazy(() => import('./pages/NotFound'));
 const AboutPage = lazy(() => import('./pages/About'));
 const LoginPage = lazy(() => import('./pages/Login'));
 const SignupPage = lazy(() => import('./pages/Signup'));
@@ -83,7 +84,7 @@ export const routes: RouteObject[] = [
           { path: 'batch/:sceneId', element: <RequireVerified><Page><BatchPage /></Page></RequireVerified> },
           { path: 'admin/analytics', element: admin(AnalyticsDashboard) },
           { path: 'admin/client-analytics', element: admin(ClientAnalyticsDashboard) },
-          { path: '*', element: <NotFoundPage /> },
+          { path: '*', element: <Page><NotFoundPage /></Page> },
         ],
       },
     ],
