@@ -1,7 +1,7 @@
 /** The render flow's modals: 'Confirm Render Settings' and 'Payment for Render'. */
 import { Link } from 'react-router-dom';
 import type { PaymentTicket } from '../../../shared/api-types';
-import type { Scene } from '../../../shared/catalogue';
+import { BACKGROUND_STYLE_OPTION, type Scene } from '../../../shared/catalogue';
 import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '../../../shared/files';
 import { insufficientCredits } from '../../../shared/messages';
 import { formatUsd } from '../../../shared/pricing';
@@ -11,6 +11,17 @@ import { formatCredits } from '../components/Layout';
 import { CardPayment } from '../payments/CardPayment';
 import type { FormState, PaymentMethod } from './form-state';
 import { formatMinutes, renderSettingsOf } from './form-state';
+
+/** The options as the confirm dialog lists them: style, colour, sliders. */
+export function optionSummary(scene: Scene, state: FormState): string[] {
+  const { backgroundStyles, colorPicker, sliders = [] } = scene.optionsConfig;
+  const summary: string[] = [];
+  const style = backgroundStyles?.find((s) => s.id === state.options[BACKGROUND_STYLE_OPTION]);
+  if (style) summary.push(`${style.label} style`);
+  if (colorPicker) summary.push(`${colorPicker.label} ${state.options[colorPicker.id]?.toUpperCase()}`);
+  for (const slider of sliders) summary.push(`${slider.label} ${state.options[slider.id]}`);
+  return summary;
+}
 
 export function ConfirmRenderModal({
   scene,

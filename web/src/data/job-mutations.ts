@@ -57,7 +57,7 @@ export function useJobPaymentTicket() {
 export function useConfirmLocalPayment() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: api.confirmLocalPayment,
+    mutationFn: (body: Parameters<typeof api.confirmLocalPayment>[0]) => api.confirmLocalPayment(body),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.jobs }),
   });
 }
