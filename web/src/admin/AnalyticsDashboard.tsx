@@ -42,6 +42,7 @@ export default function AnalyticsDashboard() {
   const overview = useAnalyticsOverview(days, { paused: run.isPending });
   const data = overview.isError ? null : (overview.data ?? null);
   const loading = overview.isPending || run.isPending;
+  const reload = overview.refetch;
 
   const runAll = async (action: 'import' | 'clear') => {
     if (!window.confirm(action === 'import' ? IMPORT_CONFIRMATION : CLEAR_CONFIRMATION)) return;
@@ -75,7 +76,7 @@ export default function AnalyticsDashboard() {
               </button>
             ))}
           </div>
-          <button type="button" className="btn btn-small" onClick={() => void overview.refetch()} disabled={loading}>
+          <button type="button" className="btn btn-small" onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
           <button type="button" className="btn btn-small admin-import" onClick={() => void runAll('import')} disabled={loading}>
