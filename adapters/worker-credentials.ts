@@ -1,5 +1,4 @@
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { getConfig } from '../core/config';
 
 /** The one job a render worker process serves: its partition, its outputs prefix, its input. */
 export interface WorkerScope {
@@ -57,36 +56,36 @@ export function workerSessionPolicy(scope: WorkerScope, resources: ScopedResourc
   };
 }
 
-type CredentialProvider = ReturnType<typeof fromTemporaryCredentials>;
-let provider: CredentialProvider | undefined;
+export interface WorkerCredentialSettings extends ScopedResources {
+  region: string;
+  /** The role the worker takes for its one job; unset elsewhere (the API, the local stack). */
+  roleArn?: string;
+  jobId?: string;
+  userId?: string;
+  inputKey?: string;
+  /** Tests only: a local HTTP double of STS. */
+  stsEndpoint?: string;
+}
 
 /**
  * On AWS, the credentials every SDK client of the render worker uses: the scope
  * role, assumed with the job's session tags and session policy and refreshed before
- * they expire. Undefined elsewhere (the API, the local stack), where the default
- * credentials apply.
+ * they expire. Undefined without a scope role, where the default credentials apply.
  */
-export function workerCredentials(): CredentialProvider | undefined {
-  const config = getConfig();
-  if (!config.WORKER_SCOPE_ROLE_ARN) return undefined;
-  if (!config.JOB_ID || !config.JOB_USER_ID) throw new Error('JOB_ID and JOB_USER_ID must be set for a render worker with WORKER_SCOPE_ROLE_ARN');
-  const scope: WorkerScope = { jobId: config.JOB_ID, userId: config.JOB_USER_ID, ...(config.JOB_INPUT_KEY ? { inputKey: config.JOB_INPUT_KEY } : {}) };
-  provider ??= fromTemporaryCredentials({
+export function workerCredentials(settings: WorkerCredentialSettings): ReturnType<typeof fromTemporaryCredentials> | undefined {
+  if (!settings.roleArn) return undefined;
+  if (!settings.jobId || !settings.userId) throw new Error('JOB_ID and JOB_USER_ID must be set for a render worker with WORKER_SCOPE_ROLE_ARN');
+  const scope: WorkerScope = { jobId: settings.jobId, userId: settings.userId, ...(settings.inputKey ? { inputKey: settings.inputKey } : {}) };
+  return fromTemporaryCredentials({
     params: {
-      RoleArn: config.WORKER_SCOPE_ROLE_ARN,
+      RoleArn: settings.roleArn,
       // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
       RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
       Tags: workerSessionTags(scope),
-      Policy: JSON.stringify(workerSessionPolicy(scope, { tableName: config.TABLE_NAME, outputsBucket: config.OUTPUTS_BUCKET, uploadsBucket: config.UPLOADS_BUCKET })),
+      Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
       // A role assumed from a task role's session is capped at one hour; the provider refreshes it.
       DurationSeconds: 3600,
     },
-    clientConfig: { region: config.AWS_REGION, ...(config.STS_ENDPOINT ? { endpoint: config.STS_ENDPOINT } : {}) },
+    clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
   });
-  return provider;
-}
-
-/** For tests that change the worker's settings within one process. */
-export function resetWorkerCredentials(): void {
-  provider = undefined;
 }

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { composeServer } from '../composition/server';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -27,6 +28,7 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
   return Number.isInteger(index) && index >= 0 ? { step, jobId, index } : undefined;
 }
 
+composeServer();
 const work = task();
 if (!work) {
   console.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');

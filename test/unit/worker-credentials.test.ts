@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../core/config';
-import { resetWorkerCredentials, workerCredentials, workerSessionPolicy } from '../../adapters/worker-credentials';
-import { documentClient, resetClients, s3Client } from '../../adapters/aws';
+import { workerSessionPolicy } from '../../adapters/worker-credentials';
+import { composeServer, resetClients, resetWorkerCredentials, workerCredentials } from '../../composition/server';
+import { documentClient, s3Client } from '../../core/ports';
 
 /** STS cannot be reached from here: a local double answers AssumeRole and keeps what it was asked. */
 let server: Server;
@@ -48,6 +49,7 @@ beforeAll(async () => {
   }
   resetConfig();
   resetWorkerCredentials();
+  composeServer();
 });
 
 afterAll(async () => {
