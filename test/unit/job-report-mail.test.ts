@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeServer, resetClients } from '../../composition/server';
 import { resetConfig } from '../../core/config';
 import type { JobRecord } from '../../core/jobs/jobs';
 import { sendJobReport } from '../../core/jobs/reports';
@@ -25,6 +26,8 @@ beforeAll(() => {
     process.env[name] = value;
   }
   resetConfig();
+  resetClients();
+  composeServer();
 });
 
 afterAll(() => {
@@ -33,6 +36,7 @@ afterAll(() => {
     else process.env[name] = value;
   }
   resetConfig();
+  resetClients();
   rmSync(mailDir, { recursive: true, force: true });
 });
 

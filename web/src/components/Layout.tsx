@@ -1,5 +1,5 @@
 import { Suspense, lazy, useEffect, useLayoutEffect, useState } from 'react';
-import { Link, NavLink, Navigate, Outlet, useLocation, useNavigate, useNavigationType } from 'react-router-dom';
+import { Link, NavLink, Navigate, Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import { useAnalyticsTracking } from '../analytics';
 import { useSession } from '../lib/session';
 import { LogoMark } from './Icons';
@@ -14,7 +14,7 @@ function UnverifiedNotice() {
   if (!user || emailVerified) return null;
   return (
     <Suspense fallback={null}>
-      <UnverifiedNotice />
+      <UnverifiedBanner />
     </Suspense>
   );
 }

@@ -12,7 +12,7 @@ import { Notice } from '../components/ui';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { IncompleteRenderBanner } from './IncompleteRenderBanner';
-import { ConfirmRenderModal, RenderPaymentModal, optionSummary } from './RenderModals';
+import { ConfirmRenderModal, RenderPaymentModal, summarizeOptions } from './RenderModals';
 import { RenderSettingsForm } from './RenderSettingsForm';
 import { ScenePreview } from './ScenePreview';
 import { VerificationNotice } from './VerificationNotice';
@@ -130,7 +130,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           price={price}
           frames={quote.frames}
           minutes={quote.estimatedRenderTimeMinutes}
-          optionSummary={optionSummary(scene, state)}
+          optionSummary={summarizeOptions(scene, state)}
           onCancel={flow.cancelConfirm}
           onConfirm={flow.confirm}
         />

@@ -13,7 +13,7 @@ import type { FormState, PaymentMethod } from './form-state';
 import { formatMinutes, renderSettingsOf } from './form-state';
 
 /** The options as the confirm dialog lists them: style, colour, sliders. */
-export function optionSummary(scene: Scene, state: FormState): string[] {
+export function summarizeOptions(scene: Scene, state: FormState): string[] {
   const { backgroundStyles, colorPicker, sliders = [] } = scene.optionsConfig;
   const summary: string[] = [];
   const style = backgroundStyles?.find((s) => s.id === state.options[BACKGROUND_STYLE_OPTION]);
