@@ -1,4 +1,5 @@
 import { StrictMode, type ReactNode } from 'react';
+import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { configReady } from './config';
@@ -14,21 +15,25 @@ function Gate({ children }: { children: ReactNode }) {
 
 const root = createRoot(document.getElementById('root')!);
 
-// The shell and the catalogue render at once; config.json is read alongside, and
-// only what needs it (auth, payments, the site gate) waits.
-root.render(
-  <StrictMode>
-    <Gate>
-      <SessionProvider>
-        <ToastProvider>
-          <BrowserRouter>
-            <AppRoutes />
-          </BrowserRouter>
-        </ToastProvider>
-      </SessionProvider>
-    </Gate>
-  </StrictMode>,
+// The app and the catalogue render at once (synchronously, so the static first paint of
+// index.html can go in the same frame: nothing moves); config.json is read alongside,
+// and only what needs it (auth, payments, the site gate) waits.
+flushSync(() =>
+  root.render(
+    <StrictMode>
+      <Gate>
+        <SessionProvider>
+          <ToastProvider>
+            <BrowserRouter>
+              <AppRoutes />
+            </BrowserRouter>
+          </ToastProvider>
+        </SessionProvider>
+      </Gate>
+    </StrictMode>,
+  ),
 );
+document.getElementById('shell')?.remove();
 
 configReady().catch(async (error: unknown) => {
   console.error(error);

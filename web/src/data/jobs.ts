@@ -23,7 +23,7 @@ export function isActive(job: Pick<JobView, 'status'>): boolean {
   return isRunning(job.status) || job.status === 'awaiting_payment';
 }
 
-/** Polls while any job is active (or at `whileRunningMs` when a caller needs a slower beat). */
+/** The list polls every `everyMs` while any job is active, and not at all otherwise. */
 export function jobsPollInterval(jobs: JobView[] | undefined, everyMs = JOBS_POLL_MS): number | false {
   return jobs?.some(isActive) ? everyMs : false;
 }
