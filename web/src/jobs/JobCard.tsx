@@ -28,8 +28,6 @@ import { LiveFrames } from './LiveFrames';
 import { PayNowButton } from './PayNowButton';
 import { QueuePlaceLine } from './QueuePlaceLine';
 
-export { lastActivity } from './JobDetails';
-
 /** 'Starting...' until the worker has reported anything; then uploaded / total frames. */
 export function jobProgress(job: JobView): number | null {
   const started = job.status !== 'queued' && job.status !== 'awaiting_payment' && (uploadedFrameCount(job) > 0 || job.loggedLines > 0);
