@@ -21,7 +21,7 @@ import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
-import { consumeRateLimit } from '../rate-limits/rate-limits';
+import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, inputPrefix, measureInputDuration, MediaUnreadableError } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
@@ -107,8 +107,9 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   refuseWhileInDebt(user.credits);
   // Before a free test is counted or anything is charged: a model naming local files, or an image or model over the caps, is refused here.
   if (request.uploadKey) await refuseUnsafeUpload(request.uploadKey, requiredUploadKind(scene)!);
-  if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
-    throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
+  if (request.isTest) {
+    const today = await consumeWindow('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400);
+    if (!today.allowed) throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
   }
   // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
   const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
