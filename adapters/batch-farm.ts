@@ -1,4 +1,5 @@
 import { BatchClient, DescribeJobsCommand, SubmitJobCommand, TerminateJobCommand } from '@aws-sdk/client-batch';
+import { clientSettings, instrument, type CallSettings } from './clients';
 
 export interface BatchFarmSettings {
   region: string;
@@ -8,6 +9,8 @@ export interface BatchFarmSettings {
   renderJobDefinition?: string;
   /** The encode job definition's ARN. */
   encodeJobDefinition?: string;
+  /** Deadlines and retries: adapters/clients.ts. */
+  calls?: CallSettings;
 }
 
 /** Batch states in which a job waits for capacity or for the jobs it depends on: no worker runs it yet. */
@@ -24,7 +27,7 @@ export class BatchFarm {
   constructor(private readonly settings: BatchFarmSettings) {}
 
   private batch(): BatchClient {
-    this.client ??= new BatchClient({ region: this.settings.region });
+    this.client ??= instrument(new BatchClient({ ...clientSettings(this.settings.calls), region: this.settings.region }), 'farm', undefined);
     return this.client;
   }
 
@@ -36,6 +39,9 @@ export class BatchFarm {
     }
     // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
     const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
+    // The farm's containers have no X-Ray daemon: the trace that launched the job travels as a plain id the worker writes on its lines.
+    const traceId = /Root=([^;]+)/.exec(process.env['_X_AMZN_TRACE_ID'] ?? '')?.[1];
+    if (traceId) scope.push({ name: 'TRACE_ID', value: traceId });
     // Batch job names allow letters, digits, hyphens and underscores, up to 128 characters.
     const name = `render-${jobId}`;
     let renderJobId: string | undefined;

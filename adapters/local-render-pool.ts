@@ -5,6 +5,7 @@ import { rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { log } from '../observability/logger';
 
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
@@ -17,7 +18,8 @@ export interface PoolJobState {
   keepAlive(jobId: string): Promise<void>;
   /** Ends a lost worker's lease at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean>;
-  isChunkPending(jobId: string, index: number): Promise<boolean>;
+  /** The chunk is pending, or its lost worker's lease ran out: the next worker may take it at once. */
+  isChunkFree(jobId: string, index: number): Promise<boolean>;
   /** Every chunk of the job is done and it needs its encode step. */
   readyToEncode(jobId: string): Promise<boolean>;
 }
@@ -58,7 +60,8 @@ export class LocalRenderPool {
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly deathsBeforeClaim = new Map<string, number>();
-  private starting = 0;
+  /** Tasks picked and not yet running (their worker is being built or spawned): they hold their user's place already. */
+  private readonly starting = new Set<PoolTask>();
   private stopping = false;
   private readonly cancelled = new Set<string>();
   private waitingHeartbeat: NodeJS.Timeout | undefined;
@@ -78,7 +81,7 @@ export class LocalRenderPool {
   }
 
   get busy(): number {
-    return this.running.size + this.starting;
+    return this.running.size + this.starting.size;
   }
 
   /** Resolves once nothing is queued or running. */
@@ -117,9 +120,13 @@ export class LocalRenderPool {
     );
   }
 
-  /** The next task whose user is under the per-user limit, keeping each user's order. */
+  /**
+   * The next task whose user is under the per-user limit, keeping each user's order. The check and
+   * the claim are one synchronous step: a picked task counts at once, though its worker starts later.
+   */
   private nextTask(): PoolTask | undefined {
-    const activeJobsOf = (userId: string) => new Set([...this.running.values()].filter((r) => r.task.userId === userId).map((r) => r.task.jobId));
+    const taken = [...[...this.running.values()].map((r) => r.task), ...this.starting];
+    const activeJobsOf = (userId: string) => new Set(taken.filter((task) => task.userId === userId).map((task) => task.jobId));
     const position = this.queue.findIndex((task) => {
       const active = activeJobsOf(task.userId);
       return active.has(task.jobId) || active.size < this.options.jobsPerUser;
@@ -131,14 +138,14 @@ export class LocalRenderPool {
     while (!this.stopping && this.busy < this.options.workers) {
       const task = this.nextTask();
       if (!task) break;
-      this.starting += 1;
+      this.starting.add(task);
       this.start(task)
         .catch((error) => {
-          console.error(`Render worker for job ${task.jobId} could not start`, error);
+          log.error('Render worker could not start', { jobId: task.jobId, error });
           this.afterExit(task, '', null, null).catch(() => {});
         })
         .finally(() => {
-          this.starting -= 1;
+          this.starting.delete(task);
           this.settle();
         });
     }
@@ -166,34 +173,37 @@ export class LocalRenderPool {
     const dir = join(this.options.jobsDir, task.jobId);
     mkdirSync(dir, { recursive: true });
     const name = task.kind === 'chunk' ? `chunk-${task.index}` : 'encode';
-    const log = openSync(join(dir, `${name}.log`), 'a');
+    const logFile = openSync(join(dir, `${name}.log`), 'a');
     const cores = this.options.cores ?? availableParallelism();
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
     const bundle = await this.workerBundle();
+    // Stopped while the bundle was being built: the task was dropped with the queue.
+    if (this.stopping) return;
     const startedAt = performance.now();
     const child = spawn(process.execPath, [bundle, ...args], {
       env: {
         ...(this.options.env ?? process.env),
         WORKER_ID: workerId,
+        CALL_BUDGET: 'worker',
         RENDER_THREADS: String(threads),
         // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
         RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),
       },
-      stdio: ['ignore', log, log],
+      stdio: ['ignore', logFile, logFile],
     });
-    closeSync(log);
+    closeSync(logFile);
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
     this.running.set(child, { task, workerId, startedAt });
-    child.once('error', (error) => console.error(`Render worker for job ${task.jobId} could not start`, error));
+    child.once('error', (error) => log.error('Render worker could not start', { jobId: task.jobId, error }));
     child.once('exit', (code, signal) => {
       this.running.delete(child);
       this.options.onExit?.(task, code, signal, performance.now() - startedAt);
       this.afterExit(task, workerId, code, signal)
-        .catch((error) => console.error(`After the worker of job ${task.jobId}`, error))
+        .catch((error) => log.error('After the render worker', { jobId: task.jobId, chunk: task.kind === 'chunk' ? task.index : undefined, error }))
         .finally(() => this.pump());
     });
   }
@@ -208,13 +218,14 @@ export class LocalRenderPool {
     if (this.stopping || this.cancelled.has(task.jobId) || task.kind !== 'chunk') return;
     if (code === EXIT_RETRY) return this.requeue(task);
     if (code !== 0) {
-      console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
+      log.warn('Render worker lost', { jobId: task.jobId, chunk: task.index, exit: signal ?? code });
       if (workerId && (await this.options.jobs.expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
-      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
+      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep. A chunk
+      // whose earlier worker was lost (its lease ran out) is as free to take as a pending one.
       const key = `${task.jobId}#${task.index}`;
       const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
       this.deathsBeforeClaim.set(key, deaths);
-      if (deaths < 3 && (await this.options.jobs.isChunkPending(task.jobId, task.index))) this.requeue(task);
+      if (deaths < 3 && (await this.options.jobs.isChunkFree(task.jobId, task.index))) this.requeue(task);
       return;
     }
     if (await this.options.jobs.readyToEncode(task.jobId)) {

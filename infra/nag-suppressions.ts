@@ -89,9 +89,13 @@ export const nagSuppressions: readonly NagSuppression[] = [
     id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/<aws:PrincipalTag/userId>/*]`,
     reason: "The job owner's uploads (session tag userId), narrowed by the worker's session policy to the job's one input.",
   },
-  { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) has no resource-level permission.' },
+  { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) and X-Ray tracing have no resource-level permission.' },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
-  { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
+  { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs (the sweep asks whether a silent queued job still waits for capacity) and X-Ray tracing have no resource-level permission.' },
+  // Active tracing on every function: xray:PutTraceSegments and PutTelemetryRecords have no resource-level permission.
+  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation'].map(
+    (path) => ({ path, id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permission.' }),
+  ),
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
   { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
   { path: BUCKET_DEPLOYMENT, id: 'AwsSolutions-IAM5[Resource::*]', reason: "CDK's web deployment function: CloudFront invalidation has no resource-level permission." },

@@ -81,9 +81,12 @@ export class CloudRenderStack extends Stack {
       },
     });
 
-    // What core/config.ts reads. The worker gets the part that does not name
-    // its own task definition.
+    // The business metrics' namespace, one per stage (observability/metrics.ts writes there, the monitoring reads there).
+    const metricsNamespace = `CloudRender/${settings.stage}`;
+    // What core/config.ts reads (and Powertools, the POWERTOOLS_ ones). The worker
+    // gets the part that does not name its own task definition.
     const sharedEnvironment: Record<string, string> = {
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
       TABLE_NAME: storage.table.tableName,
       UPLOADS_BUCKET: storage.uploadsBucket.bucketName,
       OUTPUTS_BUCKET: storage.outputsBucket.bucketName,
@@ -180,14 +183,17 @@ export class CloudRenderStack extends Stack {
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
     render.grantSweep(schedules.functions.StaleJobs.fn);
 
-    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: `CloudRender/${settings.stage}` });
+    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: metricsNamespace });
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
-    monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
+    monitoring.countWorkerMetrics(render.logGroup);
+    monitoring.watchRenderOutcomes();
     monitoring.watchTransactionConflicts(table);
+    // Last, so it shows every alarm. The render queue's widgets join once the stack has one.
+    monitoring.buildDashboard({ api: api.httpApi });
 
     if (!settings.stripePublishableKey) {
       Annotations.of(this).addWarningV2(

@@ -20,6 +20,8 @@ import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/ou
 import { stillToJpeg } from './delivery-formats';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
+import { log } from '../observability/logger';
+import { businessMetrics } from '../observability/metrics';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
@@ -35,6 +37,8 @@ export const FRAME_STORE_ATTEMPTS = 3;
  */
 export type ChunkOutcome = 'done' | 'retry' | 'failed' | 'stopped' | 'skipped';
 
+export const CHUNK_LOST_TOO_OFTEN =
+  'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
 export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
 
 export interface ChunkRunOptions {
@@ -61,9 +65,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   const claim = await claimChunk(jobId, index, options.workerId);
   if (!claim.claimed) {
     if (claim.reason !== 'exhausted') return 'skipped';
-    return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+    const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;
+    return (await failJob(job, reason, claim.cause, { whenStatusIn: ['queued', 'rendering'], errorType: claim.cause === 'input' ? 'WORKERS_LOST' : undefined })) ? 'failed' : 'stopped';
   }
   const chunk = claim.chunk;
+  // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
+  if (job.status === 'queued') businessMetrics.renderStarted(job.sceneId, job.mode);
   const giveUp = async (reason: string, cause: 'internal' | 'input') => {
     await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
     return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
@@ -96,7 +103,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         if (!held || !alive) stop.abort();
       })
       // A missed heartbeat is not fatal: the lease outlives several of them.
-      .catch((error) => console.error('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: index, error }));
   }, HEARTBEAT_MS);
 
   let blenderMs = 0;
@@ -156,7 +163,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         mainOutputType: format.contentType,
       });
       if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
       return 'done';
     }
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
@@ -168,9 +175,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
-    console.error(`Job ${jobId} chunk ${index} attempt ${chunk.attempts} failed`, error);
+    log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
     const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
-    if (next === 'pending') return 'retry';
+    if (next === 'pending') {
+      businessMetrics.chunkRetried();
+      return 'retry';
+    }
     if (next === 'failed') return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
     return 'stopped';
   } finally {
@@ -185,7 +195,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
  * under it), so the next worker need not wait for the lease to run out.
  */
 async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean): Promise<ChunkOutcome> {
-  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true }).catch(() => undefined);
+  // Stopped from outside (a pool shutdown, a Spot reclaim): not the render's fault, so not one of its attempts.
+  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true, lostToInfrastructure: bySignal }).catch(() => undefined);
   return 'stopped';
 }
 

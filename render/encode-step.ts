@@ -19,6 +19,7 @@ import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, deleteOutputsUnder, downloadInput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
 import { encodeMp4FromStreams, makeThumbnail } from './encode';
 import { HEARTBEAT_MS } from './chunk-runner';
+import { log } from '../observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
 async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {
@@ -44,7 +45,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
       .then(() => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
-      .catch((error) => console.error('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, error }));
   }, HEARTBEAT_MS);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
@@ -75,11 +76,11 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
     const main = chosen && chosen.contentType !== 'application/zip' ? chosen : files[0];
     const done = await completeJob((await getJob(jobId))!, { fileMetadata: files, mainOutputPath: main.key, mainOutputType: main.contentType });
     if (!done) return 'stopped';
-    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => console.error('Frames not deleted', error));
-    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => log.error('Frames not deleted', { jobId, error }));
+    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
     return 'done';
   } catch (error) {
-    console.error(`Job ${jobId}: encoding failed`, error);
+    log.error('Encoding failed', { jobId, error });
     const reason = `The render failed on our side while encoding the video: ${(error as Error)?.message ?? error}`;
     return (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'] })) ? 'failed' : 'stopped';
   } finally {

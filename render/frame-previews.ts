@@ -10,6 +10,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { framePreviewFile } from '../shared/render-contract';
 import { uploadOutput } from '../core/storage/storage';
+import { log } from '../observability/logger';
 
 /** Stores one frame's preview from the render's output folder; logs and carries on when that fails. */
 export async function storeFramePreview(userId: string, jobId: string, frame: number, outputDir: string): Promise<boolean> {
@@ -19,7 +20,7 @@ export async function storeFramePreview(userId: string, jobId: string, frame: nu
     await uploadOutput(userId, jobId, framePreviewFile(frame), jpeg, 'image/jpeg');
     return true;
   } catch (error) {
-    console.error(`Job ${jobId}: preview of frame ${frame} not stored`, error);
+    log.warn('Frame preview not stored', { jobId, frame, error });
     return false;
   }
 }

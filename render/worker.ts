@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { log, withLogScope } from '../observability/logger';
 import { composeServer } from '../composition/server';
 
 const EXIT_RETRY = 75;
@@ -31,7 +32,7 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
 composeServer();
 const work = task();
 if (!work) {
-  console.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
+  log.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
   process.exit(EXIT_USAGE);
 }
 
@@ -43,16 +44,18 @@ const stopping = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
 
 // One structured line per chunk: where its time went (log queries and the farm benchmark read it).
-const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => console.log(JSON.stringify({ event: 'chunk_timings', jobId: work.jobId, ...timings }));
-const run = work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId });
+const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => log.info('Chunk timings', { event: 'chunk_timings', ...timings });
+const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
+// Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
+const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-run.then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId }))).then(
   (outcome) => {
-    console.log(`Job ${work.jobId} ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}: ${outcome}`);
+    withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);
   },
   (error) => {
-    console.error(`Job ${work.jobId}: worker error`, error);
+    withLogScope(scope, () => log.error('Worker error', error));
     process.exit(1);
   },
 );

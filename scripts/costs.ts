@@ -48,7 +48,10 @@ export const AWS_PRICES = {
   logsIngestGb: 0.5,
   ecrGbMonth: 0.1,
   secretMonth: 0.4,
+  /** Per metric an alarm reads (a metric-math alarm pays for each metric in it). */
   alarmMonth: 0.1,
+  /** Beyond the account's first three dashboards of up to 50 metrics each, which are free. */
+  dashboardMonth: 3,
   wafWebAclMonth: 5,
   wafRuleMonth: 1,
   /** $0.045 an hour, before its data processing charge. */
@@ -165,10 +168,16 @@ export function idleCosts(): IdleLine[] {
   const p = AWS_PRICES;
   const scheduled = scheduledJobs.map((job) => invocationsPerMonth(job.schedule.expressionString)).reduce((a, b) => a + b, 0);
   const lambdaScheduled = scheduled * ((p.lambdaPerMillionRequests / 1e6) + 0.3 * USAGE.lambdaMemoryGb * p.lambdaArmGbSecond);
+  const alarmMetrics = Object.values(template.findResources('AWS::CloudWatch::Alarm')).reduce(
+    (sum, alarm) => sum + ((alarm.Properties.Metrics as { MetricStat?: unknown }[] | undefined)?.filter((metric) => metric.MetricStat).length ?? 1),
+    0,
+  );
   const lines: IdleLine[] = [
     { item: 'NAT gateways', count: count('AWS::EC2::NatGateway'), monthly: count('AWS::EC2::NatGateway') * p.natGatewayMonth, note: 'none: render tasks use public subnets and free S3/DynamoDB gateway endpoints' },
     { item: 'Always-on compute (ECS services, EC2 instances, load balancers)', count: count('AWS::ECS::Service') + count('AWS::EC2::Instance') + count('AWS::ElasticLoadBalancingV2::LoadBalancer'), monthly: 0, note: 'none: Fargate tasks run only while a job renders' },
-    { item: 'CloudWatch alarms', count: count('AWS::CloudWatch::Alarm'), monthly: count('AWS::CloudWatch::Alarm') * p.alarmMonth, note: `$${p.alarmMonth} per alarm-month` },
+    { item: 'CloudWatch alarm metrics', count: alarmMetrics, monthly: alarmMetrics * p.alarmMonth, note: `$${p.alarmMonth} per metric an alarm reads, a month (${count('AWS::CloudWatch::Alarm')} alarms)` },
+    { item: 'CloudWatch dashboard', count: count('AWS::CloudWatch::Dashboard'), monthly: 0, note: `free as one of the account's first three (up to 50 metrics each); $${p.dashboardMonth} a month otherwise` },
+    { item: 'Business metrics (EMF) and X-Ray traces', count: 0, monthly: 0, note: 'billed per metric that receives data and per trace recorded: nothing while idle' },
     { item: 'Secrets Manager secrets', count: count('AWS::SecretsManager::Secret'), monthly: count('AWS::SecretsManager::Secret') * p.secretMonth, note: `$${p.secretMonth} per secret-month (the Stripe keys and the CloudFront origin header; Google's adds one more)` },
     { item: 'AWS WAF web ACL', count: count('AWS::WAFv2::WebACL'), monthly: count('AWS::WAFv2::WebACL') * (p.wafWebAclMonth + 2 * p.wafRuleMonth), note: `$${p.wafWebAclMonth} per web ACL-month plus $${p.wafRuleMonth} per rule (the per-IP rate rule, the managed common rule set); none when the stack is outside us-east-1` },
     { item: 'Scheduled Lambda invocations', count: scheduled, monthly: lambdaScheduled, note: 'stale-job sweep every minute plus daily jobs, ~0.3 s at 512 MB each (inside the Lambda free tier in practice)' },

@@ -7,6 +7,8 @@ import { isConditionFailure, Transaction } from '../db/transaction';
 import { moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
 import type { TransactItem } from '../db/keys';
+import { log } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
 
@@ -56,14 +58,19 @@ export async function settleSucceededPayment(
         }),
         counterIncrement(now, { renders_started: 1, revenue_usd: amount }),
       ]);
-      if (queued === 'applied') await launchRender(job.jobId);
+      if (queued === 'applied') {
+        businessMetrics.renderQueued(job.sceneId, job.mode);
+        await launchRender(job.jobId);
+      }
       if (queued !== 'conflict') return queued;
     }
-    // The job is gone or was abandoned before the money arrived: keep the money as credits.
+    // The job is gone or was abandoned before the money arrived: keep the money as credits. Nothing was
+    // debited for it, so the entry is a credit of the payment, not a refund.
     await moveCredits(
-      { userId: payment.userId, amount, type: 'refund', jobId: payment.jobId, paymentId, now },
+      { userId: payment.userId, amount, type: 'payment_credit', jobId: payment.jobId, paymentId, now },
       new Transaction().add(...settleItems, counterIncrement(now, { revenue_usd: amount })),
     );
+    businessMetrics.creditedBack(amount);
     return 'applied';
   } catch (error) {
     if (isConditionFailure(error)) return 'duplicate';
@@ -97,7 +104,7 @@ async function applyOnce(items: TransactItem[]): Promise<'applied' | 'duplicate'
 }
 
 async function alertOwner(payment: PaymentRecord, observed: { amountCents: number; currency: string }) {
-  console.error('ALERT payment amount mismatch', { paymentId: payment.paymentId, expected: payment.amountCents, observed });
+  log.error('Payment amount mismatch', { paymentId: payment.paymentId, expected: payment.amountCents, observed });
   await sendMail({
     to: getConfig().OWNER_EMAIL,
     subject: `Payment amount mismatch on ${payment.paymentId}`,

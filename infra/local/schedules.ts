@@ -3,15 +3,16 @@ import { reconcileCredits } from '../../core/credits/reconciliation';
 import { runDailyRollup } from '../../core/analytics/rollup';
 import { applyRetention } from '../../core/analytics/retention';
 import { retryDueWebhooks } from '../../core/webhooks/webhooks';
+import { log, withLogScope } from '../../observability/logger';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the
  * stack's rules call on AWS. Daily jobs also run once at start, so a long
  * stopped dev stack catches up.
  */
-export function startSchedules(log: (line: string) => void = console.log): () => void {
+export function startSchedules(): () => void {
   const run = (name: string, task: () => Promise<unknown>) => () => {
-    task().catch((error) => log(`Scheduled ${name} failed: ${(error as Error).message}`));
+    withLogScope({ source: `schedule ${name}` }, () => task().catch((error) => log.error(`Scheduled ${name} failed`, error)));
   };
   const every = (ms: number, name: string, task: () => Promise<unknown>, now = false) => {
     if (now) run(name, task)();
