@@ -28,6 +28,7 @@ import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
+import { renderedResolution } from '../shared/files';
 import { toolEnvironment } from './tool-environment';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
 
@@ -157,7 +158,7 @@ export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
   const policy = scenePolicy(scene.id);
   const denoise = args.denoise ?? !args.isTest;
   const sampling = samplingFor(scene.id, { isTest: args.isTest, denoise });
-  const [resolutionX, resolutionY] = args.isTest ? capSide(args.resolutionX, args.resolutionY, policy.test.maxSide) : [args.resolutionX, args.resolutionY];
+  const { x: resolutionX, y: resolutionY } = renderedResolution({ resolution_x: args.resolutionX, resolution_y: args.resolutionY, isTest: Boolean(args.isTest) });
   return {
     ...args,
     customText: args.customText == null ? args.customText : Array.from(args.customText).slice(0, policy.textLimit).join(''),
@@ -172,12 +173,6 @@ export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
   };
 }
 
-/** Scales a size down so its longer side is at most maxSide; even sides keep the H.264 encoder happy without a rescale. */
-export function capSide(width: number, height: number, maxSide: number): [number, number] {
-  if (Math.max(width, height) <= maxSide) return [width, height];
-  const factor = maxSide / Math.max(width, height);
-  return [Math.max(16, Math.round((width * factor) / 2) * 2), Math.max(16, Math.round((height * factor) / 2) * 2)];
-}
 
 /** The file a scene writes for a still, or for one frame of an animation. */
 export function outputFile(outputDir: string, mode: RenderMode, frame = 1): string {

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
-import { FPS } from '../shared/files';
+import { FPS, renderedResolution } from '../shared/files';
 import { frameFile, segmentFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
@@ -225,8 +225,9 @@ function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null
     customText: job.custom_text ?? '',
     options: job.options,
     inputFile,
-    resolutionX: job.resolution_x,
-    resolutionY: job.resolution_y,
+    // A test render's size comes from the shared rule the pages show (the scene script caps it again, to the same numbers).
+    resolutionX: renderedResolution(job).x,
+    resolutionY: renderedResolution(job).y,
     mode: job.mode,
     frameStart: 1,
     frameEnd: job.isStillRender ? 1 : job.total_frames,

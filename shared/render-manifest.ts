@@ -9,6 +9,7 @@
  * in production); they are a measurement, not a policy, so a tool rewrites them.
  */
 import { scenes } from './catalogue';
+import { TEST_RENDER_MAX_SIDE } from './files';
 import measuredCosts from './render-manifest.costs.json';
 
 export interface FinalSampling {
@@ -50,8 +51,8 @@ export interface ScenePolicy {
  * the time of 96 undenoised samples (37.6 dB).
  */
 const DENOISED_FINAL: FinalSampling = { maxSamples: 32, noiseThreshold: 0.05 };
-/** Test renders are for judging the result before paying, not for keeping. */
-const TEST = { samples: 12, maxSide: 480 } as const;
+/** Test renders are for judging the result before paying, not for keeping (their size cap is shared/files.ts', which the web's preview and the worker apply). */
+const TEST = { samples: 12, maxSide: TEST_RENDER_MAX_SIDE } as const;
 export const TEXT_LIMIT = 200;
 const UNDENOISED_SAMPLES = 96;
 
