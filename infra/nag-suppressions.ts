@@ -46,6 +46,8 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Storage/UploadsBucket', id: 'AwsSolutions-S1', reason: 'Written only through presigned POSTs the API issues and logs per user; objects expire by lifecycle.' },
   { path: 'Storage/OutputsBucket', id: 'AwsSolutions-S1', reason: 'Read only through presigned GETs the API issues and logs per user after checking ownership.' },
   { path: 'Site/Distribution', id: 'AwsSolutions-CFR3', reason: 'The API behind /api/* logs every request in Lambda; static files need no per-request log bucket.' },
+  { path: 'RenderFunction/DeadLetters', id: 'AwsSolutions-SQS3', reason: "It is the dead-letter queue: the render function's failed asynchronous invocations land here (alarmed)." },
+  { path: 'RenderFunction/DeadLetters', id: 'Serverless-SQSRedrivePolicy', reason: "It is the dead-letter queue: the render function's failed asynchronous invocations land here (alarmed)." },
   { path: 'Render/Vpc', id: 'AwsSolutions-VPC7', reason: 'Public subnets for render workers that accept no inbound traffic; flow logs would cost per GB of frames uploaded.' },
 
   // TLS: CloudFront's default certificate cannot refuse TLS 1.0; a custom domain gets TLSv1.2_2021 (site.ts).
@@ -67,6 +69,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
 
   // Wildcards, each bounded to this stack's resources.
+  { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderFunctionF365A476.Arn>:*]', reason: "CDK's invoke grant on the render function covers its versions and aliases; no other function." },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${TABLE}.Arn>/index/*]`, reason: "The table's own secondary indexes (CDK grants); no other table." },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetObject*]', reason: 'CDK read grant (GetObject and its version/ACL/tagging reads) on this stack\'s buckets only.' },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: "CDK read grant (bucket location/metadata) on this stack's buckets only." },

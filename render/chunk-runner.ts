@@ -2,22 +2,25 @@
  * Renders one chunk of a job's frames: the code an AWS Batch array child runs, and
  * each process of the local worker pool. The chunk is claimed under a condition
  * first, so two workers never render the same frames; every frame is stored as
- * soon as Blender writes it, so a lost worker costs at most the frame in flight.
+ * soon as Blender writes it, so a lost worker costs at most the frame in flight; an
+ * animation's chunk then encodes its frames into a video segment, which the finishing
+ * step joins without re-encoding.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
-import { renderedResolution } from '../shared/files';
-import { frameFile } from '../shared/render-contract';
+import { FPS, renderedResolution } from '../shared/files';
+import { frameFile, segmentFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
-import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type ChunkRecord } from '../core/jobs/chunks';
+import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
+import { deleteInput, downloadInput, downloadOutput, uploadOutput } from '../core/storage/storage';
 import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
 import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
 import { stillToJpeg } from './delivery-formats';
+import { encodeSegment } from './encode';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import { log } from '../observability/logger';
@@ -131,7 +134,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
         signal: stop.signal,
         threads: options.threads,
-        timeoutMs: renderTimeLimitSeconds(frames.length, { resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) }) * 1000,
+        timeoutMs: renderTimeLimitSeconds(frames.length, { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }) * 1000,
         onLog: (message, level) => {
           loggedLines += 1;
           // The render loop starts after the scene is built: the first frame's time starts there.
@@ -166,6 +169,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
       return 'done';
     }
+    await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
@@ -198,6 +202,21 @@ async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean):
   // Stopped from outside (a pool shutdown, a Spot reclaim): not the render's fault, so not one of its attempts.
   await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true, lostToInfrastructure: bySignal }).catch(() => undefined);
   return 'stopped';
+}
+
+/**
+ * Encodes the chunk's frames into its video segment and stores it, so the finishing step
+ * only joins segments. Frames an earlier attempt stored (a lost worker's) are fetched back
+ * first: a segment always holds every frame of its chunk.
+ */
+async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: string, workDir: string): Promise<void> {
+  for (const frame of framesOf(chunk)) {
+    const file = join(framesDir, frameFile(frame).split('/').pop()!);
+    if (!(await stat(file).catch(() => undefined))) await downloadOutput(job.userId, job.jobId, frameFile(frame), file);
+  }
+  const segment = join(workDir, 'segment.mp4');
+  await encodeSegment(framesDir, chunk.frameStart, chunk.frameEnd, segment, FPS);
+  await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
 }
 
 function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {

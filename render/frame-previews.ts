@@ -1,6 +1,6 @@
 /**
  * The live preview of a render: the small JPEG the scene script writes beside each
- * frame (render/scenes/common.py, write_preview; Blender scales the frame it has at
+ * frame (render/scenes/protocol.py, write_preview; Blender scales the frame it has at
  * hand, measured cheaper than an ffmpeg process per frame by bench/frame-preview.ts),
  * stored next to the frame as soon as the frame is, so the job card can show the
  * render as it grows. A preview that is missing or cannot be stored costs the user

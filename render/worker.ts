@@ -9,12 +9,18 @@
  *
  * Exit code 75 asks for another attempt (Batch's retry strategy and the local pool both
  * read it); 0 means there is nothing more for this process to do.
+ *
+ * On Lambda (the fast path) the same image runs as a function: with AWS_LAMBDA_RUNTIME_API
+ * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
+ * or finishing step per invocation, so every render goes through the same chunk runner.
  */
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { invocationOf, serveInvocations } from './lambda-runtime';
 import { log, withLogScope } from '../observability/logger';
-import { composeServer } from '../composition/server';
+import { composeServer, resetClients } from '../composition/server';
+import { resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -30,6 +36,28 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
 }
 
 composeServer();
+if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
+    const work = invocationOf(event);
+    // The worker's credentials are narrowed to this invocation's job, as a Batch task's are to its own.
+    Object.assign(process.env, { JOB_ID: work.jobId, JOB_USER_ID: work.userId });
+    if (work.inputKey) process.env.JOB_INPUT_KEY = work.inputKey;
+    else delete process.env.JOB_INPUT_KEY;
+    resetConfig();
+    resetClients();
+    const threads = Number(process.env.RENDER_THREADS) || undefined;
+    // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
+    const workerId = `function-${randomUUID()}`;
+    const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads }) : runEncode(work.jobId, { workerId })));
+    // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
+    if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
+    // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
+    const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
+    return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
+  });
+}
+
 const work = task();
 if (!work) {
   log.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');

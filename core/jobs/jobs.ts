@@ -51,6 +51,8 @@ export interface JobRecord extends JobView {
   waitingForSlot?: string;
   /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
   farmJobIds?: string[];
+  /** The engine the job's chunks were planned for (a resume keeps it). */
+  farmEngine?: 'batch' | 'function' | 'local';
   /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
   webhookOutcome?: string;
   /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -71,7 +72,7 @@ export class Monitoring extends Construct {
   }
 
   /** Errors and throttles of one function, summed over five minutes. */
-  watchFunction(name: string, fn: ServerFunction): void {
+  watchFunction(name: string, fn: Pick<ServerFunction, 'fn'> | { fn: lambda.IFunction }): void {
     const period = Duration.minutes(5);
     this.alarm(`${name}Errors`, fn.fn.metricErrors({ period, statistic: 'Sum' }), `${name}: the function failed (${fn.fn.node.path})`);
     this.alarm(`${name}Throttles`, fn.fn.metricThrottles({ period, statistic: 'Sum' }), `${name}: invocations were throttled`);

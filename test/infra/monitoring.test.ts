@@ -21,9 +21,10 @@ describe('alarms', () => {
 
   it('when any product function fails or is throttled, an alarm fires', () => {
     const functionIds = resourcesOf(template, 'AWS::Lambda::Function')
-      .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'))
+      // The product's functions and the render function (the worker's image).
+      .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/') || fn.Properties.PackageType === 'Image')
       .map(([id]) => id);
-    expect(functionIds).toHaveLength(13);
+    expect(functionIds).toHaveLength(14);
     for (const metricName of ['Errors', 'Throttles']) {
       const watched = alarms()
         .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === metricName)

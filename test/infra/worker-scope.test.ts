@@ -47,17 +47,21 @@ describe('the render worker\'s rights', () => {
     expect(statements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [roleIdOf('WorkerJobScopeRole'), 'Arn'] }]);
   });
 
-  it('when the scope role is assumed, only the worker task role may, and only with non-empty jobId and userId session tags and no other tag', () => {
+  it('when the scope role is assumed, only the worker task role and the render function may, and only with non-empty jobId and userId session tags and no other tag', () => {
     const [, role] = resourcesOf(template, 'AWS::IAM::Role').find(([id]) => id.includes('WorkerJobScopeRole'))!;
     const trust = role.Properties.AssumeRolePolicyDocument.Statement as Statement[];
-    expect(trust).toHaveLength(1);
-    const [statement] = trust;
-    expect(list(statement.Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
-    expect(statement.Principal).toEqual({ AWS: { 'Fn::GetAtt': [roleIdOf('RenderWorkerRole'), 'Arn'] } });
-    expect(statement.Condition).toEqual({
-      StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
-      'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
-    });
+    expect(trust).toHaveLength(2);
+    expect(trust.map((statement) => statement.Principal)).toEqual([
+      { AWS: { 'Fn::GetAtt': [roleIdOf('RenderWorkerRole'), 'Arn'] } },
+      { AWS: resourcesOf(template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.PackageType === 'Image')![1].Properties.Role },
+    ]);
+    for (const statement of trust) {
+      expect(list(statement.Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+      expect(statement.Condition).toEqual({
+        StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
+        'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
+      });
+    }
     expect(role.Properties.MaxSessionDuration).toBe(3600);
   });
 

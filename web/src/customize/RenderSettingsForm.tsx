@@ -9,6 +9,7 @@ import { AlignmentPreview } from './AlignmentPreview';
 import { OptionsForm, hasOptions } from './OptionsForm';
 import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
+import { readyInSeconds } from '../../../shared/fast-path';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
 import { effectiveOutputFormat, formatMinutes, type FormState, type UploadState } from './form-state';
@@ -108,7 +109,12 @@ export function RenderSettingsForm({ scene, state, update, quote, errors, signed
           </fieldset>
 
           <div className="form-section">
-            <PriceEstimate quote={quote} frames={quote.frames} isTest={state.isTest} />
+            <PriceEstimate
+              quote={quote}
+              frames={quote.frames}
+              isTest={state.isTest}
+              readyIn={readyInSeconds({ sceneId: scene.id, resolutionX: clampResolution(state.resolutionX), resolutionY: clampResolution(state.resolutionY), isTest: state.isTest, totalFrames: state.mode === 'still' ? 1 : quote.frames, isStill: state.mode === 'still' })}
+            />
             <label className="checkbox" style={{ marginTop: 14 }}>
               <input type="checkbox" checked={state.isTest} onChange={(event) => update({ isTest: event.target.checked })} />
               <span>
