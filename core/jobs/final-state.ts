@@ -7,7 +7,7 @@
  * local stack (infra/local/stream-poller.ts) runs the same handler.
  *
  * Stream records can be delivered more than once and late (after a resume), so each
- * effect is guarded by a condition on the job item: the refund by refundDue, the
+ * effect is guarded by a condition on the job item: the refund by the attempt and refundedAt, the
  * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */

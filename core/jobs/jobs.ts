@@ -30,11 +30,6 @@ export interface JobRecord extends JobView {
   failureCause?: 'internal' | 'input';
   /** The automatic report's type for this failure (RENDER_ERROR, STALE_JOB...). */
   failureErrorType?: string;
-  /**
-   * Set with a paid job's failure on our side until its refund is written (by the
-   * job's final-state effects) or a resume takes the payment on to the new attempt.
-   */
-  refundDue?: boolean;
   /** Outcomes ('failed#2': status and attempt) whose effects have been applied: stream records may come twice. */
   finalStatesHandled?: Set<string>;
   fileMetadata?: OutputFile[];

@@ -1,15 +1,15 @@
 import { updateJob, type JobChange, type JobRecord } from './jobs';
 import { timeAccuracyRatio } from '../../shared/jobs';
-import { refundableAmount } from '../payments/fulfilment';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';
 
 /**
  * Marks a job failed (from the statuses given) with who the failure is down to.
- * Only the job's own item is written: the refund of a paid job failed on our side
- * (marked refundDue here), the counters and the automatic problem report follow
- * from the failed state in core/jobs/final-state.ts, outside the render worker.
+ * Only the job's own state is written, nothing that decides money: the refund of a
+ * paid job failed on our side (from the server's own payment records), the counters
+ * and the automatic problem report follow from the failed state in
+ * core/jobs/final-state.ts, outside the render worker.
  * Used by the worker and by the stale-job sweep.
  */
 export async function failJob(
@@ -26,10 +26,8 @@ export async function failJob(
     // ...or, for a job that is alive but makes no progress, only if no frame was stored since it looked.
     ...(options.stalledSince ? ['lastRenderActivity < :stalledSince'] : []),
   ];
-  const refundDue = cause === 'internal' && refundableAmount(job) > 0;
   const change: JobChange = {
-    set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType, ...(refundDue ? { refundDue: true } : {}) },
-    ...(refundDue ? {} : { remove: ['refundDue'] }),
+    set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType },
     whenStatusIn: options.whenStatusIn ?? ['queued', 'rendering'],
     ...(conditions.length ? { condition: conditions.join(' AND ') } : {}),
     conditionValues: {

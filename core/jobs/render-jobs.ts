@@ -227,8 +227,8 @@ export function resumePrice(job: JobRecord): number {
  * A failed or abandoned job goes back to the queue and its worker renders only
  * the frames still missing. A job whose price was refunded (or never paid) is
  * paid again with credits, at the quote for the missing frames, in the same
- * transaction. A job whose refund is still due keeps its payment for the new
- * attempt and the refund is cancelled in the same write. Every path is conditioned
+ * transaction. A job not refunded yet keeps its payment for the new attempt
+ * (the refund is for the failed attempt only, and that attempt is over). Every path is conditioned
  * on the payment status read here, so a payment change in between (a refund
  * landing) makes the resume a 409, never a free render.
  */
@@ -240,8 +240,8 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
-    // A refund still due is not written any more: the payment it would give back carries the new attempt.
-    remove: ['crashReason', 'abandonedAt', 'refundDue', 'failureCause', 'failureErrorType'] as (keyof JobRecord)[],
+    // A refund not written yet never will be: the payment it would give back carries the new attempt (refundFailedJob checks the attempt).
+    remove: ['crashReason', 'abandonedAt', 'failureCause', 'failureErrorType'] as (keyof JobRecord)[],
     whenStatusIn: ['failed', 'abandoned'] as const,
     condition: 'paymentStatus = :seenPaymentStatus',
     conditionValues: { ':seenPaymentStatus': job.paymentStatus },
