@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BatchClient, DescribeJobsCommand, SubmitJobCommand } from '@aws-sdk/client-batch';
 import { getConfig } from '../core/config';
-import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from '../core/jobs/jobs';
+import { changeJob, getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from '../core/jobs/jobs';
+import { newWorkerTicket } from '../core/jobs/worker-sessions';
 import { planOrResumeChunks } from '../core/jobs/chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from '../core/jobs/render-slots';
 import { LocalRenderPool } from './local-render-pool';
@@ -70,13 +71,16 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
 
 async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean): Promise<void> {
   const { jobId } = job;
-  // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
-  const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
   const config = getConfig();
   if (!config.RENDER_JOB_QUEUE || !config.RENDER_JOB_DEFINITION || !config.ENCODE_JOB_DEFINITION) {
     throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
   }
   batch ??= new BatchClient({ region: config.AWS_REGION });
+  // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
+  // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
+  const { ticket, hash } = newWorkerTicket();
+  if (!(await changeJob(jobId, { set: { workerTicketHash: hash }, whenStatusIn: ['queued', 'rendering'] }))) return;
+  const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'WORKER_TICKET', value: ticket }];
   // Batch job names allow letters, digits, hyphens and underscores, up to 128 characters.
   const name = `render-${jobId}`;
   let renderJobId: string | undefined;

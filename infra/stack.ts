@@ -191,6 +191,7 @@ export class CloudRenderStack extends Stack {
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('ApiKeyAuthorizer', apiKeyAuthorizer);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
+    monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
     monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
     monitoring.watchTransactionConflicts(table);

@@ -10,7 +10,7 @@ import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { frameFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
-import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
+import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
 import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
@@ -88,7 +88,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     const at = new Date();
     Promise.all([
       renewChunkLease(jobId, index, options.workerId, at),
-      updateJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
+      changeJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
     ])
       .then(([held, alive]) => {
         // Abandoned by the user, failed by the sweep, or the chunk given to another worker: stop rendering.

@@ -11,7 +11,7 @@ import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { frameFile } from '../shared/render-contract';
-import { getJob, updateJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
+import { getJob, changeJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
 import { claimEncode } from '../core/jobs/chunks';
@@ -43,7 +43,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
-      .then(() => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
+      .then(() => changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
       .catch((error) => console.error('Heartbeat failed', error));
   }, HEARTBEAT_MS);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));

@@ -13,6 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { guardTableWrites } from '../adapters/aws';
+import { refusedWorkerWrite } from '../core/jobs/worker-writes';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -32,6 +34,9 @@ if (!work) {
   console.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
   process.exit(EXIT_USAGE);
 }
+
+// The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
+guardTableWrites((write) => refusedWorkerWrite(work.jobId, write));
 
 const workerId = process.env.WORKER_ID ?? process.env.AWS_BATCH_JOB_ID ?? `worker-${randomUUID()}`;
 const threads = Number(process.env.RENDER_THREADS) || undefined;

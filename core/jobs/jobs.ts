@@ -45,6 +45,8 @@ export interface JobRecord extends JobView {
   waitingForSlot?: string;
   /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
   farmJobIds?: string[];
+  /** SHA-256 of the ticket the farm's current submission of the job shows for its credentials (core/jobs/worker-sessions.ts). */
+  workerTicketHash?: string;
   /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
   webhookOutcome?: string;
   /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */
@@ -213,6 +215,20 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
     return Attributes ? jobFromItem(Attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Applies a change without reading the item back (ReturnValues NONE), as a render
+ * worker's session must (its IAM policy refuses ALL_NEW); whether the condition held.
+ */
+export async function changeJob(jobId: string, change: JobChange): Promise<boolean> {
+  try {
+    await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'NONE' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { updateJob, type JobChange, type JobRecord } from './jobs';
+import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
 import { timeAccuracyRatio } from '../../shared/jobs';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
@@ -35,11 +35,10 @@ export async function failJob(
       ...(options.stalledSince ? { ':stalledSince': options.stalledSince } : {}),
     },
   };
-  const failed = await updateJob(job.jobId, change);
-  if (!failed) return undefined;
+  if (!(await changeJob(job.jobId, change))) return undefined;
   // One structured line per failed render: the stack's failed-render alarm counts these.
   console.log(JSON.stringify({ event: 'render_failed', jobId: job.jobId, cause, crashReason }));
-  return failed;
+  return getJob(job.jobId);
 }
 
 /**
@@ -51,7 +50,7 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
   const started = Date.parse(job.startTime ?? job.created_at);
   const actual = Math.max(0, (now.getTime() - started) / 60_000);
   const ratio = timeAccuracyRatio(actual, job.estimatedRenderTimeMinutes);
-  return updateJob(job.jobId, {
+  const done = await changeJob(job.jobId, {
     set: {
       status: 'done',
       completionTime: now.toISOString(),
@@ -66,4 +65,5 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
     remove: ['crashReason'],
     whenStatusIn: ['rendering'],
   });
+  return done ? getJob(job.jobId) : undefined;
 }
