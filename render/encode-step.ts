@@ -6,6 +6,7 @@
  * done job cannot be resumed, so nothing needs them any more).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { prepareForTool } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
@@ -54,6 +55,8 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
       audioFile = join(workDir, `input${extname(job.inputKey!).toLowerCase()}`);
       await downloadInput(job.inputKey!, audioFile);
     }
+    // ffmpeg (as the tools' user, in the worker) writes the video and the other formats here.
+    await prepareForTool([workDir]);
     const video = join(workDir, 'final.mp4');
     const openFrame = (frame: number) => readOutput(job.userId, jobId, frameFile(frame));
     async function* framesFromStorage() {

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { containTools } from './tool-environment';
 import { guardTableWrites } from '../adapters/aws';
 import { refusedWorkerWrite } from '../core/jobs/worker-writes';
 
@@ -35,6 +36,8 @@ if (!work) {
   process.exit(EXIT_USAGE);
 }
 
+// This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch.
+containTools();
 // The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
 guardTableWrites((write) => refusedWorkerWrite(work.jobId, write));
 
