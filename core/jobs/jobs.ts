@@ -71,8 +71,12 @@ function jobItem(job: JobRecord) {
 
 /** A job from its stored item (the key and index attributes dropped). */
 export function jobFromItem(item: Record<string, unknown>): JobRecord {
-  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
+  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, chunkFrameSeconds, ...job } = item;
   void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
+  // Stored per chunk (one path per finished chunk keeps its update small), read as one map by frame.
+  if (chunkFrameSeconds) {
+    job.frameRenderSeconds = Object.assign({}, job.frameRenderSeconds, ...Object.values(chunkFrameSeconds as Record<string, Record<string, number>>));
+  }
   return job as unknown as JobRecord;
 }
 

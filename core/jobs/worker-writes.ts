@@ -14,7 +14,7 @@ export const WORKER_WRITABLE_ATTRIBUTES = [
   'PK', 'SK', 'GSI2PK', 'GSI2SK',
   // The job's rendering state and progress.
   'status', 'startTime', 'lastHeartbeat', 'lastRenderActivity', 'lastActive', 'uploaded_frames', 'loggedLines',
-  'chunksTotal', 'chunksRunning', 'chunksDone', 'chunkSecondsDone', 'chunkFramesDone', 'frameRenderSeconds', 'encodeWorkerId', 'encodeLeaseUntil',
+  'chunksTotal', 'chunksRunning', 'chunksDone', 'chunkSecondsDone', 'chunkFramesDone', 'chunkFrameSeconds', 'encodeWorkerId', 'encodeLeaseUntil',
   // Its outcome: why it failed and who it is down to (the server checks its own records before any refund), or its files.
   'crashReason', 'failureCause', 'failureErrorType', 'completionTime', 'actualRenderTimeMinutes', 'timeAccuracy', 'fileMetadata', 'mainOutputPath', 'mainOutputType',
   // A chunk's lease and result.
