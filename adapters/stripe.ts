@@ -91,9 +91,9 @@ export async function retrieveCharge(id: string): Promise<{ paymentIntentId?: st
 }
 
 /** A dispute as Stripe holds it now: the amount the customer's bank disputes, and its PaymentIntent. */
-export async function retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number }> {
+export async function retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number; status: string }> {
   const dispute = await (await stripe()).disputes.retrieve(id);
-  return { paymentIntentId: idOf(dispute.payment_intent), amount: dispute.amount };
+  return { paymentIntentId: idOf(dispute.payment_intent), amount: dispute.amount, status: dispute.status };
 }
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);

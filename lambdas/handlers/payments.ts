@@ -7,7 +7,7 @@ import { getConfig } from '../../core/config';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
 import type Stripe from 'stripe';
 import { retrieveCharge, retrieveDispute, retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
-import { applyChargeback } from '../../core/payments/chargebacks';
+import { applyChargeback, reverseWonDispute } from '../../core/payments/chargebacks';
 import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
 import { getPayment } from '../../core/payments/payments';
 
@@ -56,20 +56,23 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   return json(200, { received: true, outcome });
 }
 
-/** Events by which the bank takes a card payment back. */
-const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
+/** Events by which the bank takes a card payment back, or gives it back (a dispute closed in our favour). */
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
 
 /** As for payments, the event only names the object: what is reversed is read from Stripe. */
 async function applyReversal(stripeEvent: Stripe.Event): Promise<string> {
   const objectId = (stripeEvent.data.object as { id: string }).id;
-  const { paymentIntentId, reversedCents } =
+  const { paymentIntentId, reversedCents, status } =
     stripeEvent.type === 'charge.refunded'
-      ? await retrieveCharge(objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded }))
-      : await retrieveDispute(objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount }));
+      ? await retrieveCharge(objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded, status: undefined }))
+      : await retrieveDispute(objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount, status: dispute.status }));
   if (!paymentIntentId) return 'ignored';
+  // A dispute closed as lost changes nothing: its money was taken back when it was opened.
+  if (stripeEvent.type === 'charge.dispute.closed' && status !== 'won') return 'ignored';
   const paymentId = (await retrievePaymentIntent(paymentIntentId)).metadata?.paymentId;
   // A payment that is not ours (another product on the same Stripe account) is not retried.
   if (!paymentId) return 'unknown-payment';
+  if (stripeEvent.type === 'charge.dispute.closed') return reverseWonDispute(stripeEvent.id, paymentId, reversedCents);
   return applyChargeback(stripeEvent.id, stripeEvent.type, paymentId, reversedCents);
 }
 
