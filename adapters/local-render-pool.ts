@@ -47,6 +47,8 @@ export class LocalRenderPool {
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly deathsBeforeClaim = new Map<string, number>();
+  /** Jobs whose render was called off: their stopped workers are not queued again. */
+  private readonly cancelled = new Set<string>();
   private starting = 0;
   private stopping = false;
   private waitingHeartbeat: NodeJS.Timeout | undefined;
@@ -57,6 +59,7 @@ export class LocalRenderPool {
   /** Queues chunks of a job (a resume passes only the unfinished ones); none queues its encode step. */
   submit(jobId: string, userId: string, chunkIndexes: number[]): void {
     this.stopping = false;
+    this.cancelled.delete(jobId);
     if (chunkIndexes.length === 0) this.queue.push({ kind: 'encode', jobId, userId });
     for (const index of chunkIndexes) {
       if (!this.queue.some((t) => t.kind === 'chunk' && t.jobId === jobId && t.index === index)) this.queue.push({ kind: 'chunk', jobId, userId, index });
@@ -72,6 +75,17 @@ export class LocalRenderPool {
   idle(): Promise<void> {
     if (this.queue.length === 0 && this.busy === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Calls a job's render off (it was abandoned): its queued tasks go and its running workers stop. Returns how many. */
+  cancel(jobId: string): number {
+    this.cancelled.add(jobId);
+    const before = this.queue.length;
+    this.queue.splice(0, this.queue.length, ...this.queue.filter((task) => task.jobId !== jobId));
+    const workers = [...this.running].filter(([, run]) => run.task.jobId === jobId).map(([child]) => child);
+    for (const child of workers) child.kill('SIGTERM');
+    this.settle();
+    return before - this.queue.length + workers.length;
   }
 
   /** Stops every worker this pool started and empties its queue. */
@@ -181,7 +195,7 @@ export class LocalRenderPool {
    * chunk is done the encode step is queued.
    */
   private async afterExit(task: PoolTask, workerId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    if (this.stopping || task.kind !== 'chunk') return;
+    if (this.stopping || task.kind !== 'chunk' || this.cancelled.has(task.jobId)) return;
     if (code === EXIT_RETRY) return this.requeue(task);
     if (code !== 0) {
       console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { BatchClient, DescribeJobsCommand, SubmitJobCommand } from '@aws-sdk/client-batch';
+import { BatchClient, DescribeJobsCommand, SubmitJobCommand, TerminateJobCommand } from '@aws-sdk/client-batch';
 import { getConfig } from '../core/config';
 import { changeJob, getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from '../core/jobs/jobs';
 import { newWorkerTicket } from '../core/jobs/worker-sessions';
@@ -115,6 +115,24 @@ async function submitToBatch(job: JobRecord, indexes: number[], encode: boolean)
     : undefined;
   const farmJobIds = [renderJobId, encodeJob?.jobId].filter((id): id is string => Boolean(id));
   await updateJob(jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+}
+
+/**
+ * Calls off a job's render on the farm (the user abandoned it): its submitted Batch
+ * jobs are terminated (a queued one is cancelled, a running one stopped, an array's
+ * children with it), or the local pool drops its tasks and stops its workers. A
+ * worker already running would stop at its next heartbeat anyway; this frees the
+ * farm at once, so abandoning and resuming in a loop cannot pile renders up.
+ */
+export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'farmJobIds'>): Promise<void> {
+  const config = getConfig();
+  if (config.RENDER_MODE === 'local') {
+    pool?.cancel(job.jobId);
+    return;
+  }
+  if (!job.farmJobIds?.length) return;
+  batch ??= new BatchClient({ region: config.AWS_REGION });
+  await Promise.all(job.farmJobIds.map((farmJobId) => batch!.send(new TerminateJobCommand({ jobId: farmJobId, reason: 'Abandoned by the user' }))));
 }
 
 /** Batch states in which a job waits for capacity or for the jobs it depends on: no worker runs it yet. */

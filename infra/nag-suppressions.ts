@@ -85,6 +85,11 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
   { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) has no resource-level permission.' },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
+  {
+    path: '',
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job/*]',
+    reason: "batch:TerminateJob on this account's Batch jobs: a job's id is made when it is submitted; the API terminates only the ids stored on the abandoned job.",
+  },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
   { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },

@@ -146,6 +146,8 @@ export class CloudRenderStack extends Stack {
       creator.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
       uploadsBucket.grantRead(creator, `${UPLOADS_PREFIX}*`);
       render.grantSubmit(creator);
+      // Abandoning a job (the web and the render API) calls its farm jobs off.
+      render.grantCancel(creator);
       // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
       if (ffprobeLayer) {
         creator.addLayers(ffprobeLayer);

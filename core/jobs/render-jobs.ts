@@ -14,7 +14,7 @@ import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-fo
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
-import { launchRender, releaseRenderSlotOf } from '../../adapters/render-launcher';
+import { cancelRender, launchRender, releaseRenderSlotOf } from '../../adapters/render-launcher';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement, incrementCounters } from '../analytics/counters';
@@ -200,14 +200,23 @@ async function measuredDuration(uploadKey: string): Promise<number> {
   return seconds;
 }
 
-/** The user gives up on a job; its worker stops at its next heartbeat. */
+/** Attempts of one job (its first included); a resume past it is refused. */
+export const MAX_ATTEMPTS = 10;
+/** Resumes and abandons of one user in an hour: each one starts or stops farm work. */
+export const RESUMES_PER_HOUR = 30;
+export const ABANDONS_PER_HOUR = 60;
+const TOO_MANY_STOPS = 'Too many renders stopped or resumed in the last hour. Please try again later.';
+
+/** The user gives up on a job: its farm work is called off (and its worker stops at its next heartbeat). */
 export async function abandonRenderJob(userId: string, jobId: string): Promise<JobRecord> {
   const job = await ownJob(userId, jobId);
   if (!canAbandon(job)) throw new ConflictError(`A job that is ${job.status} cannot be abandoned.`);
+  if (!(await consumeRateLimit('abandon', userId, ABANDONS_PER_HOUR, 3600))) throw new RateLimitedError(TOO_MANY_STOPS);
   const now = new Date().toISOString();
   const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
   if (!updated) throw new ConflictError(JOB_CHANGED);
   await releaseRenderSlotOf(updated);
+  await cancelRender(updated);
   return updated;
 }
 
@@ -236,7 +245,10 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   const job = await ownJob(requester.userId, jobId);
   requireVerified(requester);
   if (!canResume(job)) throw new ConflictError(`A job that is ${job.status} cannot be resumed.`);
+  // Each resume sends the job to the farm again: bounded per job, and per user over time.
+  if ((job.attempts ?? 1) >= MAX_ATTEMPTS) throw new ConflictError(`This render has been tried ${MAX_ATTEMPTS} times and cannot be resumed again. Start a new render instead.`);
   refuseWhileInDebt((await getUser(requester.userId))?.credits ?? 0);
+  if (!(await consumeRateLimit('resume', requester.userId, RESUMES_PER_HOUR, 3600))) throw new RateLimitedError(TOO_MANY_STOPS);
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },

@@ -237,6 +237,13 @@ export class RenderFarm extends Construct {
     );
   }
 
+  /** Terminate the farm's jobs of an abandoned render (adapters/render-launcher.ts, cancelRender). Batch job ids are made at submit, hence job/*. */
+  grantCancel(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['batch:TerminateJob'], resources: [Stack.of(this).formatArn({ service: 'batch', resource: 'job', resourceName: '*' })] }),
+    );
+  }
+
   /**
    * The stale-job sweep admits jobs waiting for their user's render slots, and asks
    * Batch whether a silent queued job is still waiting for capacity. DescribeJobs
