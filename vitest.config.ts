@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test tiers (STYLE.md): pure domain tests; the API against the local stack
+ * Test tiers (README.md, "Conventions"): pure domain tests; the API against the local stack
  * (DynamoDB Local, cognito-local, s3rver) started once by a global setup; real
  * Blender renders; CDK assertions; web components in jsdom; journeys in Chromium.
  */

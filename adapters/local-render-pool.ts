@@ -5,15 +5,26 @@ import { rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getJob, updateJob } from '../core/jobs/jobs';
-import { expireChunkLease, getChunk } from '../core/jobs/chunks';
 
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
 
 export type PoolTask = { kind: 'chunk'; jobId: string; userId: string; index: number } | { kind: 'encode'; jobId: string; userId: string };
 
+/** What the pool asks about a job between workers (core/jobs/launch.ts answers it). */
+export interface PoolJobState {
+  /** A job waiting in the queue keeps a fresh heartbeat. */
+  keepAlive(jobId: string): Promise<void>;
+  /** Ends a lost worker's lease at once; true when the chunk was that worker's and is pending again. */
+  expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean>;
+  isChunkPending(jobId: string, index: number): Promise<boolean>;
+  /** Every chunk of the job is done and it needs its encode step. */
+  readyToEncode(jobId: string): Promise<boolean>;
+}
+
 export interface LocalRenderPoolOptions {
+  /** Answers the pool's questions about a job. */
+  jobs: PoolJobState;
   /** Workers rendering at once: the farm's ceiling on this machine. */
   workers: number;
   /** At most this many jobs of one user render at once; the user's other jobs wait, in order. */
@@ -47,10 +58,9 @@ export class LocalRenderPool {
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly deathsBeforeClaim = new Map<string, number>();
-  /** Jobs whose render was called off: their stopped workers are not queued again. */
-  private readonly cancelled = new Set<string>();
   private starting = 0;
   private stopping = false;
+  private readonly cancelled = new Set<string>();
   private waitingHeartbeat: NodeJS.Timeout | undefined;
   private bundle: Promise<string> | undefined;
 
@@ -77,25 +87,26 @@ export class LocalRenderPool {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Calls a job's render off (it was abandoned): its queued tasks go and its running workers stop. Returns how many. */
-  cancel(jobId: string): number {
-    this.cancelled.add(jobId);
-    const before = this.queue.length;
-    this.queue.splice(0, this.queue.length, ...this.queue.filter((task) => task.jobId !== jobId));
-    const workers = [...this.running].filter(([, run]) => run.task.jobId === jobId).map(([child]) => child);
-    for (const child of workers) child.kill('SIGTERM');
-    this.settle();
-    return before - this.queue.length + workers.length;
-  }
-
   /** Stops every worker this pool started and empties its queue. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.queue.length = 0;
     clearInterval(this.waitingHeartbeat);
     this.waitingHeartbeat = undefined;
+    await this.kill([...this.running.keys()]);
+  }
+
+  /** Drops the job's queued tasks and stops its running workers; their exits queue nothing more for it. */
+  async cancel(jobId: string): Promise<void> {
+    this.cancelled.add(jobId);
+    for (let i = this.queue.length - 1; i >= 0; i -= 1) if (this.queue[i].jobId === jobId) this.queue.splice(i, 1);
+    await this.kill([...this.running].filter(([, run]) => run.task.jobId === jobId).map(([child]) => child));
+    this.pump();
+  }
+
+  private async kill(children: ChildProcess[]): Promise<void> {
     await Promise.all(
-      [...this.running.keys()].map(
+      children.map(
         (child) =>
           new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -142,8 +153,7 @@ export class LocalRenderPool {
   private keepWaitingJobsAlive(): void {
     if (this.queue.length > 0 && !this.waitingHeartbeat) {
       this.waitingHeartbeat = setInterval(() => {
-        const now = new Date().toISOString();
-        for (const jobId of new Set(this.queue.map((t) => t.jobId))) updateJob(jobId, { set: { lastHeartbeat: now }, whenStatusIn: ['queued', 'rendering'] }).catch(() => {});
+        for (const jobId of new Set(this.queue.map((t) => t.jobId))) this.options.jobs.keepAlive(jobId).catch(() => {});
       }, 60_000);
     } else if (this.queue.length === 0 && this.waitingHeartbeat) {
       clearInterval(this.waitingHeartbeat);
@@ -195,20 +205,19 @@ export class LocalRenderPool {
    * chunk is done the encode step is queued.
    */
   private async afterExit(task: PoolTask, workerId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    if (this.stopping || task.kind !== 'chunk' || this.cancelled.has(task.jobId)) return;
+    if (this.stopping || this.cancelled.has(task.jobId) || task.kind !== 'chunk') return;
     if (code === EXIT_RETRY) return this.requeue(task);
     if (code !== 0) {
       console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
-      if (workerId && (await expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
+      if (workerId && (await this.options.jobs.expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
       // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
       const key = `${task.jobId}#${task.index}`;
       const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
       this.deathsBeforeClaim.set(key, deaths);
-      if (deaths < 3 && (await getChunk(task.jobId, task.index))?.status === 'pending') this.requeue(task);
+      if (deaths < 3 && (await this.options.jobs.isChunkPending(task.jobId, task.index))) this.requeue(task);
       return;
     }
-    const job = await getJob(task.jobId);
-    if (job?.status === 'rendering' && !job.isStillRender && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal) {
+    if (await this.options.jobs.readyToEncode(task.jobId)) {
       const queued = this.queue.some((t) => t.kind === 'encode' && t.jobId === task.jobId);
       const encoding = [...this.running.values()].some((r) => r.task.kind === 'encode' && r.task.jobId === task.jobId);
       if (!queued && !encoding) this.queue.push({ kind: 'encode', jobId: task.jobId, userId: task.userId });
@@ -217,7 +226,7 @@ export class LocalRenderPool {
 
   private requeue(task: PoolTask): void {
     // A retried chunk goes first: its job has been running longest.
-    if (!this.stopping) this.queue.unshift(task);
+    if (!this.stopping && !this.cancelled.has(task.jobId)) this.queue.unshift(task);
   }
 
   /**
@@ -248,4 +257,17 @@ export class LocalRenderPool {
     this.bundle.catch(() => (this.bundle = undefined));
     return this.bundle;
   }
+}
+
+/** The pool as the core's Farm port: it keeps each user's line itself and has no ids of its own. */
+export function localFarm(pool: LocalRenderPool) {
+  return {
+    keepsOwnLine: true,
+    submit: async (job: { jobId: string; userId: string }, chunkIndexes: number[]): Promise<string[]> => {
+      pool.submit(job.jobId, job.userId, chunkIndexes);
+      return [];
+    },
+    isWaiting: async (): Promise<boolean> => false,
+    cancel: (job: { jobId: string }): Promise<void> => pool.cancel(job.jobId),
+  };
 }

@@ -2,7 +2,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { getConfig } from '../core/config';
 
 export interface MailMessage {
   to: string;
@@ -11,28 +10,30 @@ export interface MailMessage {
   replyTo?: string;
 }
 
-let ses: SESClient | undefined;
+/** Sends through SES (on AWS), from the configured address. */
+export function sesMailer(settings: { region: string; from: string }) {
+  let ses: SESClient | undefined;
+  return {
+    async send(message: MailMessage): Promise<void> {
+      ses ??= new SESClient({ region: settings.region });
+      await ses.send(
+        new SendEmailCommand({
+          Source: settings.from,
+          Destination: { ToAddresses: [message.to] },
+          ReplyToAddresses: message.replyTo ? [message.replyTo] : undefined,
+          Message: {
+            Subject: { Data: message.subject, Charset: 'UTF-8' },
+            Body: { Text: { Data: message.text, Charset: 'UTF-8' } },
+          },
+        }),
+      );
+    },
+  };
+}
 
-/** Sends one e-mail: through SES on AWS, as an .eml file in the local mail folder otherwise. */
-export async function sendMail(message: MailMessage): Promise<void> {
-  const config = getConfig();
-  if (config.MAIL_MODE === 'local') {
-    if (!config.MAIL_DIR) throw new Error('MAIL_DIR must be set when MAIL_MODE is local');
-    await writeLocalMail(config.MAIL_DIR, config.MAIL_FROM, message);
-    return;
-  }
-  ses ??= new SESClient({ region: config.AWS_REGION });
-  await ses.send(
-    new SendEmailCommand({
-      Source: config.MAIL_FROM,
-      Destination: { ToAddresses: [message.to] },
-      ReplyToAddresses: message.replyTo ? [message.replyTo] : undefined,
-      Message: {
-        Subject: { Data: message.subject, Charset: 'UTF-8' },
-        Body: { Text: { Data: message.text, Charset: 'UTF-8' } },
-      },
-    }),
-  );
+/** Local only: every message becomes an .eml file in the local mail folder. */
+export function localMailer(settings: { dir: string; from: string }) {
+  return { send: async (message: MailMessage): Promise<void> => void (await writeLocalMail(settings.dir, settings.from, message)) };
 }
 
 /** Local only: one RFC 822 file per message, named so that a listing sorts by time. */

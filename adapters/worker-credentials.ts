@@ -1,6 +1,5 @@
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { getConfig } from '../core/config';
+import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 
 /** The one job a render worker process serves: its partition, its outputs prefix, its input. */
 export interface WorkerScope {
@@ -66,33 +65,53 @@ export interface IssuedCredentials {
   expiration: string;
 }
 
+export interface ScopeIssuerSettings extends ScopedResources {
+  region: string;
+  /** The role taken for one job. */
+  roleArn: string;
+  /** Tests only: a local HTTP double of STS. */
+  stsEndpoint?: string;
+}
+
 /**
  * The session broker's side (AWS only): the scope role, taken for the job the
  * server's records name, tagged with it and narrowed by the session policy.
  */
-export function stsScopeIssuer(): (scope: WorkerScope) => Promise<IssuedCredentials> {
-  const config = getConfig();
-  if (!config.WORKER_SCOPE_ROLE_ARN) throw new Error('WORKER_SCOPE_ROLE_ARN must be set for the worker session broker');
-  const roleArn = config.WORKER_SCOPE_ROLE_ARN;
+export function stsScopeIssuer(settings: ScopeIssuerSettings): (scope: WorkerScope) => Promise<IssuedCredentials> {
   return async (scope) => {
     const credentials = await fromTemporaryCredentials({
       params: {
-        RoleArn: roleArn,
+        RoleArn: settings.roleArn,
         // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
         RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
         Tags: workerSessionTags(scope),
-        Policy: JSON.stringify(workerSessionPolicy(scope, { tableName: config.TABLE_NAME, outputsBucket: config.OUTPUTS_BUCKET, uploadsBucket: config.UPLOADS_BUCKET })),
+        Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
         // A role taken from another role's session is capped at one hour; the worker asks again before it ends.
         DurationSeconds: 3600,
       },
-      clientConfig: { region: config.AWS_REGION, ...(config.STS_ENDPOINT ? { endpoint: config.STS_ENDPOINT } : {}) },
+      clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
     })();
-    return { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken ?? '', expiration: (credentials.expiration ?? new Date(Date.now() + 3600_000)).toISOString() };
+    return {
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      sessionToken: credentials.sessionToken ?? '',
+      expiration: (credentials.expiration ?? new Date(Date.now() + 3600_000)).toISOString(),
+    };
   };
 }
 
-type CredentialProvider = () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }>;
-let provider: CredentialProvider | undefined;
+export interface WorkerCredentialSettings {
+  region: string;
+  /** The session broker's function; unset elsewhere (the API, the local stack). */
+  sessionFunction?: string;
+  jobId?: string;
+  /** The ticket the worker's farm submission carries. */
+  ticket?: string;
+  /** Tests only: a local HTTP double of Lambda's Invoke. */
+  lambdaEndpoint?: string;
+}
+
+export type WorkerCredentialProvider = () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }>;
 
 /** Credentials are asked for again this long before they expire. */
 const REFRESH_BEFORE_MS = 5 * 60_000;
@@ -104,27 +123,21 @@ const BROKER_DEADLINE_MS = 10_000;
  * role's session for its job, from the session broker (a Lambda function of ours),
  * which the worker shows the ticket its farm submission carries; asked for again
  * before it expires. The task role itself may do nothing but call the broker.
- * Undefined elsewhere (the API, the local stack), where the default credentials apply.
+ * Undefined without a broker, where the default credentials apply.
  */
-export function workerCredentials(): CredentialProvider | undefined {
-  const config = getConfig();
-  if (!config.WORKER_SESSION_FUNCTION) return undefined;
-  if (!config.JOB_ID || !config.WORKER_TICKET) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
-  const request = { jobId: config.JOB_ID, ticket: config.WORKER_TICKET };
-  const broker = new LambdaClient({ region: config.AWS_REGION, ...(config.LAMBDA_ENDPOINT ? { endpoint: config.LAMBDA_ENDPOINT } : {}) });
-  let current: Awaited<ReturnType<CredentialProvider>> | undefined;
-  provider ??= async () => {
+export function workerCredentials(settings: WorkerCredentialSettings): WorkerCredentialProvider | undefined {
+  if (!settings.sessionFunction) return undefined;
+  if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
+  const request = { jobId: settings.jobId, ticket: settings.ticket };
+  const broker = new LambdaClient({ region: settings.region, ...(settings.lambdaEndpoint ? { endpoint: settings.lambdaEndpoint } : {}) });
+  let current: Awaited<ReturnType<WorkerCredentialProvider>> | undefined;
+  return async () => {
     if (current && current.expiration.getTime() - Date.now() > REFRESH_BEFORE_MS) return current;
-    const answer = await broker.send(new InvokeCommand({ FunctionName: config.WORKER_SESSION_FUNCTION, Payload: Buffer.from(JSON.stringify(request)) }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
+    const answer = await broker.send(new InvokeCommand({ FunctionName: settings.sessionFunction, Payload: Buffer.from(JSON.stringify(request)) }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
     const body = answer.Payload ? Buffer.from(answer.Payload).toString('utf8') : '';
     if (answer.FunctionError) throw new Error(`The worker session broker refused: ${body}`);
     const issued = JSON.parse(body) as IssuedCredentials;
     current = { ...issued, expiration: new Date(issued.expiration) };
     return current;
   };
-  return provider;
-}
-/** For tests that change the worker's settings within one process. */
-export function resetWorkerCredentials(): void {
-  provider = undefined;
 }

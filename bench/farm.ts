@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startLocalStack } from '../infra/local/stack';
 import { LocalRenderPool } from '../adapters/local-render-pool';
+import { farmJobState } from '../core/jobs/launch';
 import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { planOrResumeChunks } from '../core/jobs/chunks';
 import { findBlender } from '../render/blender';
@@ -63,7 +64,7 @@ async function renderThroughPool(workers: number, cores: number, userId: string,
   await createJob(job);
   const chunks = await planOrResumeChunks(job, { targetChunkSeconds: 1e-6, maxChunks: FRAMES / FRAMES_PER_CHUNK });
   const overheads: number[] = [];
-  const pool = new LocalRenderPool({ workers, cores, jobsPerUser: 1, jobsDir });
+  const pool = new LocalRenderPool({ jobs: farmJobState, workers, cores, jobsPerUser: 1, jobsDir });
   const started = performance.now();
   pool.submit(job.jobId, userId, chunks.map((c) => c.index));
   await pool.idle();

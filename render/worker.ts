@@ -14,8 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { containTools } from './tool-environment';
-import { guardTableWrites } from '../adapters/aws';
-import { refusedWorkerWrite } from '../core/jobs/worker-writes';
+import { composeServer, holdWorkerToItsJob } from '../composition/server';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -30,6 +29,7 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
   return Number.isInteger(index) && index >= 0 ? { step, jobId, index } : undefined;
 }
 
+composeServer();
 const work = task();
 if (!work) {
   console.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
@@ -39,7 +39,7 @@ if (!work) {
 // This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch.
 containTools();
 // The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
-guardTableWrites((write) => refusedWorkerWrite(work.jobId, write));
+holdWorkerToItsJob(work.jobId);
 
 const workerId = process.env.WORKER_ID ?? process.env.AWS_BATCH_JOB_ID ?? `worker-${randomUUID()}`;
 const threads = Number(process.env.RENDER_THREADS) || undefined;

@@ -18,7 +18,6 @@ const variablesField = z.union([createJobRequest.shape.options, z.record(z.strin
 
 // Everything the web app's job request holds, except what the API decides: it is never a free test and always paid with credits.
 const { isTest: _isTest, paymentMethod: _paymentMethod, options: _options, ...jobFields } = createJobRequest.shape;
-void _isTest, _paymentMethod, _options;
 
 /** One render as a row of a batch (no webhook: a batch is followed on the web page). */
 export const renderSettingsRequest = z.strictObject({ ...jobFields, options: variablesField.default('') });

@@ -6,7 +6,6 @@
  */
 import { BACKGROUND_STYLE_OPTION, type SceneDefinition } from './catalogue';
 import { FPS } from './files';
-import type { OptionValues } from './options';
 
 /** Where a scene writes a still and the frames of an animation, relative to its output folder (printf style). */
 export const STILL_FILE = 'still.png';

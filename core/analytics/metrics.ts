@@ -1,6 +1,7 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsKind } from '../../shared/analytics';
-import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/analytics-api';
@@ -39,7 +40,6 @@ export async function latestMetricInRange<K extends MetricKind>(kind: K, fromDay
   );
   if (Items.length === 0) return null;
   const { PK, SK, entity, kind: storedKind, expiresAt, ...record } = Items[0];
-  void PK, SK, entity, storedKind, expiresAt;
   return record as MetricRecords[K];
 }
 

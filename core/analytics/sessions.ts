@@ -1,11 +1,11 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionRecord } from '../../shared/schemas';
 import type { ClientSession } from '../../shared/analytics';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { deletePartitionItems } from './metrics';
-import { isConditionFailure } from '../db/transaction';
+import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 
 /**
  * Visitor session records (the original's client_analytics):
@@ -55,20 +55,12 @@ export async function saveSession(record: SessionRecord, now = new Date()): Prom
     if (!pointer) {
       const fresh: Pointer = { day: dayOf(now), created_at: now.toISOString() };
       try {
-        await documentClient().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: tableName(),
-                  Item: { ...keys.clientSessionPointer(record.session_id), entity: 'clientSessionPointer', ...fresh, expiresAt: Math.floor(now.getTime() / 1000) + POINTER_SECONDS },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-              { Put: { TableName: tableName(), Item: sessionItem(record, fresh, now), ConditionExpression: 'attribute_not_exists(PK)' } },
-            ],
-          }),
-        );
+        await new Transaction()
+          .add(
+            newItem({ ...keys.clientSessionPointer(record.session_id), entity: 'clientSessionPointer', ...fresh, expiresAt: Math.floor(now.getTime() / 1000) + POINTER_SECONDS }),
+            newItem(sessionItem(record, fresh, now)),
+          )
+          .commit();
         return 'created';
       } catch (error) {
         // A concurrent first copy won the race: go round and update the record it created.
@@ -104,7 +96,6 @@ function isTransactionConflict(error: unknown): boolean {
 
 function sessionFields(item: Record<string, unknown>): ClientSession {
   const { PK, SK, entity, expiresAt, updated_at, ...session } = item;
-  void PK, SK, entity, expiresAt, updated_at;
   return session as unknown as ClientSession;
 }
 

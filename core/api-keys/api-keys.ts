@@ -7,9 +7,9 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
-import { isConditionFailure, Transaction } from '../db/transaction';
+import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 import { ConflictError, NotFoundError } from '../errors';
 
 export const API_KEY_PREFIX = 'rk_live_';
@@ -58,8 +58,8 @@ export async function createApiKey(owner: { userId: string; email: string }, nam
   const key: ApiKeyRecord = { keyId: randomUUID(), name, hint: secret.slice(0, API_KEY_PREFIX.length + 4), createdAt: now.toISOString() };
   await new Transaction()
     .add(
-      { Put: { TableName: tableName(), Item: { ...keys.apiKey(owner.userId, key.keyId), entity: 'apiKey', ...key, secretHash }, ConditionExpression: 'attribute_not_exists(PK)' } },
-      { Put: { TableName: tableName(), Item: { ...keys.apiKeyLookup(secretHash), entity: 'apiKeyLookup', userId: owner.userId, email: owner.email, keyId: key.keyId }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      newItem({ ...keys.apiKey(owner.userId, key.keyId), entity: 'apiKey', ...key, secretHash }),
+      newItem({ ...keys.apiKeyLookup(secretHash), entity: 'apiKeyLookup', userId: owner.userId, email: owner.email, keyId: key.keyId }),
     )
     .commit();
   return { key, secret };

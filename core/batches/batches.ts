@@ -13,7 +13,7 @@ import { getScene } from '../../shared/catalogue';
 import { planRender } from '../../shared/pricing';
 import type { CreateJobRequest } from '../../shared/schemas';
 import type { BatchView } from '../../shared/api-types';
-import { documentClient, s3Client, tableName } from '../../adapters/aws';
+import { documentClient, s3Client, tableName } from '../ports';
 import { getConfig } from '../config';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';

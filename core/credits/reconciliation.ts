@@ -1,7 +1,7 @@
 import { listAllUsers } from '../users/users';
 import { listAllCreditHistory } from './credits';
 import { getConfig } from '../config';
-import { sendMail } from '../../adapters/mailer';
+import { sendMail } from '../ports';
 
 export interface Mismatch {
   userId: string;

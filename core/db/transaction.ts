@@ -1,5 +1,5 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../adapters/aws';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '../ports';
 import type { TransactItem } from './keys';
 
 /**
@@ -23,6 +23,45 @@ export class Transaction {
   /** Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes. */
   async commit(first: readonly TransactItem[] = []): Promise<void> {
     await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes] }));
+  }
+}
+
+/** A transaction's write of an item that must not exist yet (its creation happens once). */
+export function newItem(item: Record<string, unknown>): TransactItem {
+  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** The attribute name most conditions test: `#status` in an expression. */
+export const STATUS = { '#status': 'status' } as const;
+
+/**
+ * One update of an item under a condition, by expression: alone (updateWhen) or as a
+ * transaction's write (`{ Update: guardedUpdate(...) }`).
+ */
+export function guardedUpdate(key: Record<string, string>, update: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) {
+  return {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ...(names ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** Sends one guarded update; false when its condition did not hold. */
+export async function updateWhen(input: ReturnType<typeof guardedUpdate>): Promise<boolean> {
+  return holds(documentClient().send(new UpdateCommand(input)));
+}
+
+/** Waits for a write: false when its condition (or a condition in its transaction) did not hold. */
+export async function holds(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
   }
 }
 

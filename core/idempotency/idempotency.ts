@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys, type TransactItem } from '../db/keys';
 import { ConflictError } from '../errors';
 

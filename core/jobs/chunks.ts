@@ -7,10 +7,11 @@
  * left are computed from.
  */
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, queryPages, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks, TEST_SAMPLES, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
-import { isConditionFailure, Transaction } from '../db/transaction';
+import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
 
 export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
@@ -35,11 +36,13 @@ export const CHUNK_MAX_ATTEMPTS = 3;
 /** Workers renew their lease every few seconds; a minute of silence means the worker is gone. */
 export const CHUNK_LEASE_MS = 60_000;
 
+/** The condition of every write by the worker holding a chunk. */
+const HELD_BY_WORKER = '#status = :rendering AND workerId = :worker';
+
 const leaseUntil = (now: Date) => new Date(now.getTime() + CHUNK_LEASE_MS).toISOString();
 
 function chunkFields(item: Record<string, unknown>): ChunkRecord {
   const { PK, SK, entity, ...chunk } = item;
-  void PK, SK, entity;
   return chunk as unknown as ChunkRecord;
 }
 
@@ -92,14 +95,9 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
   const unfinished = existing.filter((chunk) => chunk.status !== 'done');
   for (const chunk of unfinished) {
     await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chunk(job.jobId, chunk.index),
-        UpdateExpression: 'SET #status = :pending, attempts = :zero REMOVE workerId, leaseUntil, lastError',
-        ConditionExpression: '#status <> :done',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':done': 'done' },
-      }),
+      new UpdateCommand(
+        guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
+      ),
     );
   }
   const done = existing.filter((chunk) => chunk.status === 'done');
@@ -114,14 +112,14 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
 
 async function setJobFarmCounters(jobId: string, counters: { chunksTotal: number; chunksDone: number; chunkSecondsDone: number; chunkFramesDone: number }) {
   await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.job(jobId),
-      UpdateExpression:
+    new UpdateCommand(
+      guardedUpdate(
+        keys.job(jobId),
         'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, chunkFrameSeconds = if_not_exists(chunkFrameSeconds, :empty) REMOVE encodeWorkerId, encodeLeaseUntil',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
-    }),
+        'attribute_exists(PK)',
+        { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
+      ),
+    ),
   );
 }
 
@@ -151,25 +149,23 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
     await new Transaction()
       .add(
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.chunk(jobId, index),
-            UpdateExpression: 'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
-            ConditionExpression: '#status = :seen AND attempts = :seenAttempts',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
-          },
+          Update: guardedUpdate(
+            keys.chunk(jobId, index),
+            'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
+            '#status = :seen AND attempts = :seenAttempts',
+            { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
+            STATUS,
+          ),
         },
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.job(jobId),
+          Update: guardedUpdate(
+            keys.job(jobId),
             // A lost worker's chunk was already counted as running.
-            UpdateExpression: 'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
-            ConditionExpression: '#status IN (:queued, :rendering)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
-          },
+            'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
+            '#status IN (:queued, :rendering)',
+            { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
+            STATUS,
+          ),
         },
       )
       .commit();
@@ -183,22 +179,7 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
 
 /** Keeps a claim alive; false when the chunk is no longer this worker's (it was given up as lost). */
 export async function renewChunkLease(jobId: string, index: number, workerId: string, now = new Date()): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chunk(jobId, index),
-        UpdateExpression: 'SET leaseUntil = :lease',
-        ConditionExpression: '#status = :rendering AND workerId = :worker',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':lease': leaseUntil(now), ':rendering': 'rendering', ':worker': workerId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateWhen(guardedUpdate(keys.chunk(jobId, index), 'SET leaseUntil = :lease', HELD_BY_WORKER, { ':lease': leaseUntil(now), ':rendering': 'rendering', ':worker': workerId }, STATUS));
 }
 
 /**
@@ -211,38 +192,32 @@ export async function finishChunk(jobId: string, index: number, workerId: string
   const at = now.toISOString();
   // The chunk's frame times go in as one value under the chunk's name: an update naming each frame
   // passes DynamoDB's 4 KB expression limit at about 120 frames.
-  const jobNames: Record<string, string> = { '#status': 'status', '#chunk': `c${index}` };
+  const jobNames: Record<string, string> = { ...STATUS, '#chunk': `c${index}` };
   const jobValues: Record<string, unknown> = { ':now': at, ':rendering': 'rendering', ':seconds': seconds, ':frames': Object.keys(frameSeconds).length, ':one': 1, ':minusOne': -1, ':chunkSeconds': frameSeconds };
-  try {
-    await new Transaction()
+  return holds(
+    new Transaction()
       .add(
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.chunk(jobId, index),
-            UpdateExpression: 'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
-            ConditionExpression: '#status = :rendering AND workerId = :worker',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
-          },
+          Update: guardedUpdate(
+            keys.chunk(jobId, index),
+            'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
+            HELD_BY_WORKER,
+            { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
+            STATUS,
+          ),
         },
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.job(jobId),
-            UpdateExpression: 'SET lastRenderActivity = :now, lastHeartbeat = :now, GSI2SK = :now, chunkFrameSeconds.#chunk = :chunkSeconds ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames',
-            ConditionExpression: '#status = :rendering',
-            ExpressionAttributeNames: jobNames,
-            ExpressionAttributeValues: jobValues,
-          },
+          Update: guardedUpdate(
+            keys.job(jobId),
+            'SET lastRenderActivity = :now, lastHeartbeat = :now, GSI2SK = :now, chunkFrameSeconds.#chunk = :chunkSeconds ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames',
+            '#status = :rendering',
+            jobValues,
+            jobNames,
+          ),
         },
       )
-      .commit();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+      .commit(),
+  );
 }
 
 /**
@@ -254,35 +229,23 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
   const chunk = await getChunk(jobId, index);
   if (!chunk || chunk.status !== 'rendering' || chunk.workerId !== workerId) return undefined;
   const next: ChunkStatus = options.retry && chunk.attempts < (options.maxAttempts ?? CHUNK_MAX_ATTEMPTS) ? 'pending' : 'failed';
-  try {
-    await new Transaction()
+  const released = await holds(
+    new Transaction()
       .add(
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.chunk(jobId, index),
-            UpdateExpression: 'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
-            ConditionExpression: '#status = :rendering AND workerId = :worker',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
-          },
+          Update: guardedUpdate(
+            keys.chunk(jobId, index),
+            'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
+            HELD_BY_WORKER,
+            { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
+            STATUS,
+          ),
         },
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.job(jobId),
-            UpdateExpression: 'ADD chunksRunning :minusOne',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':minusOne': -1 },
-          },
-        },
+        { Update: guardedUpdate(keys.job(jobId), 'ADD chunksRunning :minusOne', 'attribute_exists(PK)', { ':minusOne': -1 }) },
       )
-      .commit();
-  } catch (failure) {
-    if (isConditionFailure(failure)) return undefined;
-    throw failure;
-  }
-  return next;
+      .commit(),
+  );
+  return released ? next : undefined;
 }
 
 /**
@@ -291,22 +254,15 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
  * the job if that was the last one. False when that worker did not hold the chunk.
  */
 export async function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.chunk(jobId, index),
-        UpdateExpression: 'SET leaseUntil = :expired, lastError = :error',
-        ConditionExpression: '#status = :rendering AND workerId = :worker',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':expired': new Date(0).toISOString(), ':error': 'worker lost', ':rendering': 'rendering', ':worker': workerId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateWhen(
+    guardedUpdate(
+      keys.chunk(jobId, index),
+      'SET leaseUntil = :expired, lastError = :error',
+      HELD_BY_WORKER,
+      { ':expired': new Date(0).toISOString(), ':error': 'worker lost', ':rendering': 'rendering', ':worker': workerId },
+      STATUS,
+    ),
+  );
 }
 
 /**
@@ -314,20 +270,13 @@ export async function expireChunkLease(jobId: string, index: number, workerId: s
  * and a lost encoder's claim can be taken over once its lease has run out.
  */
 export async function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.job(jobId),
-        UpdateExpression: 'SET encodeWorkerId = :worker, encodeLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
-        ConditionExpression: '#status = :rendering AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ':rendering': 'rendering' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateWhen(
+    guardedUpdate(
+      keys.job(jobId),
+      'SET encodeWorkerId = :worker, encodeLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
+      '#status = :rendering AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)',
+      { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ':rendering': 'rendering' },
+      STATUS,
+    ),
+  );
 }

@@ -14,7 +14,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '../../shared/jobs';
-import { tableName } from '../../adapters/aws';
+import { tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
@@ -23,7 +23,7 @@ import { jobFromItem, updateJob, type JobRecord } from './jobs';
 import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
-import { releaseRenderSlotOf } from '../../adapters/render-launcher';
+import { releaseRenderSlotOf } from './launch';
 
 /** The statuses whose arrival has effects. */
 export const FINAL_STATUSES = ['done', 'failed'] as const;

@@ -1,9 +1,10 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
-import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { keys, type TransactItem } from '../db/keys';
-import { isConditionFailure } from '../db/transaction';
+import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
 
 export interface OutputFile {
   name: string;
@@ -72,7 +73,6 @@ function jobItem(job: JobRecord) {
 /** A job from its stored item (the key and index attributes dropped). */
 export function jobFromItem(item: Record<string, unknown>): JobRecord {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, chunkFrameSeconds, ...job } = item;
-  void PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity;
   // Stored per chunk (one path per finished chunk keeps its update small), read as one map by frame.
   if (chunkFrameSeconds) {
     job.frameRenderSeconds = Object.assign({}, job.frameRenderSeconds, ...Object.values(chunkFrameSeconds as Record<string, Record<string, number>>));
@@ -82,7 +82,7 @@ export function jobFromItem(item: Record<string, unknown>): JobRecord {
 
 /** The Put that creates a job, for a transaction that must create it with a payment. */
 export function createJobItem(job: JobRecord): TransactItem {
-  return { Put: { TableName: tableName(), Item: jobItem(job), ConditionExpression: 'attribute_not_exists(PK)' } };
+  return newItem(jobItem(job));
 }
 
 export async function createJob(job: JobRecord): Promise<void> {
@@ -243,21 +243,13 @@ export async function changeJob(jobId: string, change: JobChange): Promise<boole
  * makes this fail, which tells the worker to stop).
  */
 export async function recordRenderedFrame(jobId: string, frame: number, loggedLines: number, now = new Date()): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.job(jobId),
-        UpdateExpression:
-          'SET uploaded_frames = list_append(uploaded_frames, :frame), loggedLines = :lines, lastRenderActivity = :now, lastHeartbeat = :now, lastActive = :now, GSI2SK = :now',
-        ConditionExpression: '#status = :rendering AND NOT contains(uploaded_frames, :n)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':frame': [frame], ':n': frame, ':lines': loggedLines, ':now': now.toISOString(), ':rendering': 'rendering' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateWhen(
+    guardedUpdate(
+      keys.job(jobId),
+      'SET uploaded_frames = list_append(uploaded_frames, :frame), loggedLines = :lines, lastRenderActivity = :now, lastHeartbeat = :now, lastActive = :now, GSI2SK = :now',
+      '#status = :rendering AND NOT contains(uploaded_frames, :n)',
+      { ':frame': [frame], ':n': frame, ':lines': loggedLines, ':now': now.toISOString(), ':rendering': 'rendering' },
+      STATUS,
+    ),
+  );
 }

@@ -12,7 +12,7 @@
 import { getScene } from '../../shared/catalogue';
 import { latestFrame } from '../../shared/live-preview';
 import { OUTPUT_FORMATS, outputFormatOf } from '../../shared/output-formats';
-import { sendMail } from '../../adapters/mailer';
+import { sendMail } from '../ports';
 import { DOWNLOAD_URL_SECONDS, outputExists, presignInline } from '../storage/storage';
 import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';

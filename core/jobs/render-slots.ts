@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
-import { isConditionFailure } from '../db/transaction';
+import { guardedUpdate, updateWhen } from '../db/transaction';
 import { getJob } from './jobs';
 
 /**
@@ -11,38 +11,19 @@ import { getJob } from './jobs';
  * or giving back the same job's slot twice changes nothing.
  */
 export async function takeRenderSlot(userId: string, jobId: string, limit: number): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.renderSlots(userId),
-        UpdateExpression: 'ADD jobIds :job SET entity = :entity',
-        ConditionExpression: 'attribute_not_exists(jobIds) OR size(jobIds) < :limit OR contains(jobIds, :jobId)',
-        ExpressionAttributeValues: { ':job': new Set([jobId]), ':jobId': jobId, ':limit': limit, ':entity': 'renderSlots' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateWhen(
+    guardedUpdate(keys.renderSlots(userId), 'ADD jobIds :job SET entity = :entity', 'attribute_not_exists(jobIds) OR size(jobIds) < :limit OR contains(jobIds, :jobId)', {
+      ':job': new Set([jobId]),
+      ':jobId': jobId,
+      ':limit': limit,
+      ':entity': 'renderSlots',
+    }),
+  );
 }
 
 /** Gives a job's slot back (nothing happens when it held none, e.g. on the local pool, which keeps its own line). */
 export async function releaseRenderSlot(userId: string, jobId: string): Promise<void> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.renderSlots(userId),
-        UpdateExpression: 'DELETE jobIds :job',
-        ConditionExpression: 'contains(jobIds, :jobId)',
-        ExpressionAttributeValues: { ':job': new Set([jobId]), ':jobId': jobId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateWhen(guardedUpdate(keys.renderSlots(userId), 'DELETE jobIds :job', 'contains(jobIds, :jobId)', { ':job': new Set([jobId]), ':jobId': jobId }));
 }
 
 export async function jobsHoldingSlots(userId: string): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { getConfig } from '../config';
-import { sendMail } from '../../adapters/mailer';
+import { sendMail } from '../ports';
 import type { JobRecord } from './jobs';
 
 export type ReportType = 'manual' | 'automatic' | 'time_accuracy';

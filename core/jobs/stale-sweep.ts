@@ -3,7 +3,7 @@ import { renderTimeLimitSeconds } from '../../shared/render-plan';
 import { samplesOf } from './chunks';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
-import { admitWaitingJobs, waitingOnFarm } from '../../adapters/render-launcher';
+import { admitWaitingJobs, waitingOnFarm } from './launch';
 import { listActiveJobs, listActiveJobsSilentSince, updateJob } from './jobs';
 
 /** The crash reason a user reads when workers report but no frame has been stored for too long. */

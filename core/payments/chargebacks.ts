@@ -3,7 +3,7 @@
  * Stripe, or the customer disputed it). Credits it bought are taken back, even
  * when that leaves the balance negative, and the owner is told.
  */
-import { sendMail } from '../../adapters/mailer';
+import { sendMail } from '../ports';
 import { getConfig } from '../config';
 import { counterIncrement } from '../analytics/counters';
 import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../credits/credits';

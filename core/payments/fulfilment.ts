@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
-import { sendMail } from '../../adapters/mailer';
-import { launchRender } from '../../adapters/render-launcher';
+import { sendMail } from '../ports';
+import { launchRender } from '../jobs/launch';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
 import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
 import { isConditionFailure, Transaction } from '../db/transaction';

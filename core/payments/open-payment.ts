@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentTicket } from '../../shared/api-types';
-import { documentClient } from '../../adapters/aws';
+import { documentClient, ports } from '../ports';
 import { getConfig } from '../config';
-import { createPaymentIntent, retrievePaymentIntent } from '../../adapters/stripe';
 import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { Transaction } from '../db/transaction';
 
@@ -36,7 +35,7 @@ export async function openPayment(request: PaymentRequest, tx = new Transaction(
   await tx.commit([createPaymentItem(payment)]);
   const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: 'usd' as const };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
-  const intent = await createPaymentIntent({ ...request, paymentId: payment.paymentId });
+  const intent = await ports().payments().createPaymentIntent({ ...request, paymentId: payment.paymentId });
   await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
   return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
 }
@@ -48,11 +47,11 @@ export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTick
   if (!payment.providerPaymentId) {
     // The request that recorded the payment did not get to open it (it failed, or it is still running):
     // Stripe's idempotency key on the create makes both end with the same PaymentIntent.
-    const intent = await createPaymentIntent(payment);
+    const intent = await ports().payments().createPaymentIntent(payment);
     await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
     return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
   }
-  const intent = await retrievePaymentIntent(payment.providerPaymentId);
-  if (!intent.client_secret) throw new Error('Failed to create payment intent');
-  return { ...ticket, clientSecret: intent.client_secret, mode: 'stripe' };
+  const intent = await ports().payments().retrievePaymentIntent(payment.providerPaymentId);
+  if (!intent.clientSecret) throw new Error('Failed to create payment intent');
+  return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
 }

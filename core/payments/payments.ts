@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys, type TransactItem } from '../db/keys';
+import { newItem } from '../db/transaction';
 
 /** What the server asked a payment provider to collect, and for what. */
 export interface PaymentRecord {
@@ -28,14 +29,13 @@ export async function createPayment(payment: PaymentRecord): Promise<void> {
 }
 
 export function createPaymentItem(payment: PaymentRecord): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' } };
+  return newItem({ ...keys.payment(payment.paymentId), entity: 'payment', ...payment });
 }
 
 export async function getPayment(paymentId: string): Promise<PaymentRecord | undefined> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(paymentId), ConsistentRead: true }));
   if (!Item) return undefined;
   const { PK, SK, entity, ...payment } = Item;
-  void PK, SK, entity;
   return payment as PaymentRecord;
 }
 

@@ -10,8 +10,7 @@ import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObject
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3Client } from '../../adapters/aws';
-import { probeMediaDuration } from '../../adapters/media-probe';
+import { ports, s3Client } from '../ports';
 import { getConfig } from '../config';
 import type { UploadTicket } from '../../shared/api-types';
 
@@ -106,6 +105,9 @@ export async function downloadOutput(userId: string, jobId: string, name: string
   await pipeline(Body as Readable, createWriteStream(file));
 }
 
+/** The stored upload is not audio that can be measured. */
+export class MediaUnreadableError extends Error {}
+
 /**
  * The duration of an uploaded audio file, measured on the stored object (never the
  * client's claim): downloaded to a temporary folder, probed, removed.
@@ -115,7 +117,9 @@ export async function measureInputDuration(key: string): Promise<number> {
   try {
     const file = join(dir, `input${extname(key).toLowerCase()}`);
     await downloadInput(key, file);
-    return await probeMediaDuration(file);
+    const measured = await ports().mediaDuration(file);
+    if ('unreadable' in measured) throw new MediaUnreadableError(measured.unreadable);
+    return measured.seconds;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

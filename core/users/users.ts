@@ -1,7 +1,8 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName, queryPages } from '../../adapters/aws';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '../ports';
+import { queryPages } from '../db/query';
 import { keys } from '../db/keys';
-import { isConditionFailure } from '../db/transaction';
+import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 import { counterIncrement } from '../analytics/counters';
 
 export interface UserRecord {
@@ -55,20 +56,7 @@ export async function ensureUser(userId: string, email: string, now = new Date()
   const createdAt = now.toISOString();
   const user: UserRecord = { userId, email, credits: 0, createdAt };
   try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.user(userId), ...keys.userDirectory(createdAt, userId), entity: 'user', ...user },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          counterIncrement(now, { new_signups: 1 }),
-        ],
-      }),
-    );
+    await new Transaction().add(newItem({ ...keys.user(userId), ...keys.userDirectory(createdAt, userId), entity: 'user', ...user }), counterIncrement(now, { new_signups: 1 })).commit();
     return { user, created: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

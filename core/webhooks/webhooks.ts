@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery } from '../../shared/api-types';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJob, type JobRecord } from '../jobs/jobs';

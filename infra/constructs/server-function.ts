@@ -55,7 +55,7 @@ export class ServerFunction extends Construct {
         // The SDK is bundled at the version package-lock.json pins (the runtime's
         // copy lacks some packages we use, e.g. the presigned POST helper).
         bundleAwsSDK: true,
-        // Only the local render launcher loads esbuild (to bundle the local worker); never on Lambda.
+        // Only the local render pool loads esbuild (to bundle the local worker); never on Lambda.
         externalModules: ['esbuild'],
       },
     });

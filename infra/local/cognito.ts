@@ -68,17 +68,17 @@ export async function startCognitoLocal(options: { port: number; dataDir: string
   const router: typeof route = (target) => {
     const handler = route(target);
     if (target === 'ConfirmSignUp') {
-      return async (ctx, req) => {
-        const result = await handler(ctx, req);
-        const pool = await cognito.getUserPoolForClientId(ctx, req.ClientId);
-        const user = await pool.getUserByUsername(ctx, req.Username);
-        if (user) await pool.saveUser(ctx, { ...user, Attributes: attributesAppend(user.Attributes, attribute('email_verified', 'true')) });
+      return async (requestCtx, req) => {
+        const result = await handler(requestCtx, req);
+        const pool = await cognito.getUserPoolForClientId(requestCtx, req.ClientId);
+        const user = await pool.getUserByUsername(requestCtx, req.Username);
+        if (user) await pool.saveUser(requestCtx, { ...user, Attributes: attributesAppend(user.Attributes, attribute('email_verified', 'true')) });
         return result;
       };
     }
     if (target === 'InitiateAuth' || target === 'AdminInitiateAuth' || target === 'ChangePassword') {
-      return (ctx, req) =>
-        handler(ctx, req).catch(async (error: { code?: string }) => {
+      return (requestCtx, req) =>
+        handler(requestCtx, req).catch(async (error: { code?: string }) => {
           if (error?.code === 'InvalidPasswordException') throw new NotAuthorizedError('Incorrect username or password.');
           const username = 'AuthFlow' in req && req.AuthFlow === 'USER_PASSWORD_AUTH' ? req.AuthParameters?.USERNAME : undefined;
           if (error?.code === 'NotAuthorizedException' && username && 'ClientId' in req && req.ClientId) {

@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
-import { resetClients } from '../../adapters/aws';
-import { stopLocalWorkers } from '../../adapters/render-launcher';
+import { composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
 import { startDynamoDbLocal } from './dynamodb';
 import { startCognitoLocal } from './cognito';
 import { startS3rver, corsConfiguration } from './s3';
@@ -106,6 +105,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     Object.assign(process.env, env);
     resetConfig();
     resetClients();
+    // The handlers, the stream poller and the schedules run in this process: it is their entry point.
+    composeServer();
     // What follows a job's done or failed state runs off the table's stream, as on AWS.
     services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 

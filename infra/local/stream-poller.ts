@@ -34,7 +34,8 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
   /** Each shard's next iterator; null once the shard is closed and read to its end. */
   const iterators = new Map<string, string | null>();
   const attempts = new Map<string, number>();
-  let running = true;
+  // Read by the poll loop, cleared by stop(): an object, since the loop itself never changes it.
+  const state = { running: true };
 
   async function shards(): Promise<Shard[]> {
     const all: Shard[] = [];
@@ -71,7 +72,7 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
   }
 
   async function poll(): Promise<void> {
-    while (running) {
+    while (state.running) {
       let read = 0;
       try {
         for (const shard of await shards()) {
@@ -85,9 +86,9 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
           read += await readShard(shardId);
         }
       } catch (error) {
-        if (running) log(`Stream poller: ${(error as Error).message}`);
+        if (state.running) log(`Stream poller: ${(error as Error).message}`);
       }
-      if (read === 0 && running) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      if (read === 0 && state.running) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     }
   }
 
@@ -96,7 +97,7 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
     name: 'Table stream poller',
     endpoint: streamArn,
     stop: async () => {
-      running = false;
+      state.running = false;
       await loop;
       streams.destroy();
     },

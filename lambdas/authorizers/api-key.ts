@@ -1,5 +1,9 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 /**
  * The Lambda REQUEST authorizer (simple responses) of the `apiKey` routes.

@@ -1,5 +1,9 @@
 import { createFunction } from '../lib/http';
 import { creditHistory, deleteFavorite, getProfile, listFavorites, putFavorite, recordSignIn, updateSettings } from '../handlers/accounts';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 export const handler = createFunction('accounts', {
   'GET /api/me': getProfile,

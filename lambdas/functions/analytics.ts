@@ -1,5 +1,9 @@
 import { createFunction } from '../lib/http';
 import { adminAnalytics, adminClientAnalytics, clearAnalytics, importAnalytics, postPageView, postSession } from '../handlers/analytics';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 export const handler = createFunction('analytics', {
   'POST /api/sessions': postSession,

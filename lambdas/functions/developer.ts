@@ -4,6 +4,10 @@ import { createUpload } from '../handlers/jobs';
 import {
   apiScenes, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
 } from '../handlers/developer';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 export const handler = createFunction('developer', {
   'GET /api/api-keys': listApiKeys,

@@ -1,5 +1,9 @@
 import { createFunction } from '../lib/http';
 import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob, jobFrames, jobQueuePlace } from '../handlers/jobs';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 export const handler = createFunction('jobs', {
   'POST /api/uploads': createUpload,

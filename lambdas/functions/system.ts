@@ -2,6 +2,10 @@ import { createFunction, json } from '../lib/http';
 import { health } from '../handlers/health';
 import { recordHealthSample } from '../../core/analytics/metrics';
 import { listScenes, quote } from '../handlers/catalogue';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 export const handler = createFunction('system', {
   'GET /api/health': async () => {

@@ -16,18 +16,13 @@ import {
   signupConversion,
   topScenes,
   uniqueVisitors,
-  type AnalyticsKind,
-  type Conversion,
-  type FunnelStep,
-  type RecentSessionRow,
-  type SceneCount,
 } from '../../shared/analytics';
 import { pageView, sessionRecord } from '../../shared/schemas';
 import { caller, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
 import { ForbiddenError, RateLimitedError } from '../../core/errors';
 import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
 import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
-import { clearAnalyticsKind, latestMetricInRange, type MetricKind, type MetricRecords } from '../../core/analytics/metrics';
+import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '../../core/analytics/metrics';
 import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../../core/analytics/sessions';
 import { runRollup } from '../../core/analytics/rollup';
 import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../shared/analytics-api';

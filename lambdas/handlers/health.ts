@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import { documentClient, s3Client, tableName } from '../../adapters/aws';
+import { documentClient, s3Client, tableName } from '../../core/ports';
 import { getConfig } from '../../core/config';
 import { findBlender, BLENDER_MISSING_MESSAGE } from '../../render/blender-install';
 

@@ -5,9 +5,7 @@ import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type 
 import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
 import { getConfig } from '../../core/config';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
-import type Stripe from 'stripe';
-import { retrieveCharge, retrieveDispute, retrievePaymentIntent, verifyWebhook } from '../../adapters/stripe';
-import { applyChargeback, reverseWonDispute } from '../../core/payments/chargebacks';
+import { applyStripeEvent, verifyStripeEvent } from '../../core/payments/stripe-events';
 import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
 import { getPayment } from '../../core/payments/payments';
 
@@ -23,57 +21,20 @@ export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseRe
 const WEBHOOK_MAX_BYTES = 256 * 1024;
 
 /**
- * POST /api/payments/webhook: verified on the raw body with the webhook secret.
- * Whatever the event says, the PaymentIntent's real state is fetched from Stripe
- * and settled on, so events arriving out of order cannot undo one another.
+ * POST /api/payments/webhook: verified on the raw body with the webhook secret,
+ * then decided by core/payments/stripe-events.ts.
  */
 export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   if (getConfig().PAYMENTS_MODE !== 'stripe') throw new NotFoundError();
   const body = rawBody(event, WEBHOOK_MAX_BYTES);
   let stripeEvent;
   try {
-    stripeEvent = await verifyWebhook(body, event.headers['stripe-signature']);
+    stripeEvent = await verifyStripeEvent(body, event.headers['stripe-signature']);
   } catch (error) {
     throw new InvalidRequestError(`Webhook signature verification failed: ${(error as Error).message}`);
   }
-  if (REVERSAL_EVENTS.has(stripeEvent.type)) return json(200, { received: true, outcome: await applyReversal(stripeEvent) });
-  if (!stripeEvent.type.startsWith('payment_intent.')) return json(200, { received: true, ignored: stripeEvent.type });
-  const intentId = (stripeEvent.data.object as { id: string }).id;
-  const intent = await retrievePaymentIntent(intentId);
-  const paymentId = intent.metadata?.paymentId;
-  if (!paymentId || !(await getPayment(paymentId))) {
-    // Not ours yet (or at all): answer non-2xx so Stripe retries later, and write nothing.
-    return json(409, { message: 'Unknown payment; retry later' });
-  }
-  let outcome;
-  if (intent.status === 'succeeded') {
-    outcome = await settleSucceededPayment(stripeEvent.id, paymentId, { amountCents: intent.amount_received || intent.amount, currency: intent.currency });
-  } else if (intent.status === 'requires_payment_method' && intent.last_payment_error) {
-    outcome = await settleFailedPayment(stripeEvent.id, paymentId, intent.last_payment_error.message ?? 'Payment failed');
-  } else {
-    outcome = 'ignored';
-  }
-  return json(200, { received: true, outcome });
-}
-
-/** Events by which the bank takes a card payment back, or gives it back (a dispute closed in our favour). */
-const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
-
-/** As for payments, the event only names the object: what is reversed is read from Stripe. */
-async function applyReversal(stripeEvent: Stripe.Event): Promise<string> {
-  const objectId = (stripeEvent.data.object as { id: string }).id;
-  const { paymentIntentId, reversedCents, status } =
-    stripeEvent.type === 'charge.refunded'
-      ? await retrieveCharge(objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded, status: undefined }))
-      : await retrieveDispute(objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount, status: dispute.status }));
-  if (!paymentIntentId) return 'ignored';
-  // A dispute closed as lost changes nothing: its money was taken back when it was opened.
-  if (stripeEvent.type === 'charge.dispute.closed' && status !== 'won') return 'ignored';
-  const paymentId = (await retrievePaymentIntent(paymentIntentId)).metadata?.paymentId;
-  // A payment that is not ours (another product on the same Stripe account) is not retried.
-  if (!paymentId) return 'unknown-payment';
-  if (stripeEvent.type === 'charge.dispute.closed') return reverseWonDispute(stripeEvent.id, paymentId, reversedCents);
-  return applyChargeback(stripeEvent.id, stripeEvent.type, paymentId, reversedCents);
+  const { status, ...answer } = await applyStripeEvent(stripeEvent);
+  return json(status, status === 200 ? { received: true, ...answer } : answer);
 }
 
 /**

@@ -1,4 +1,8 @@
 import { runDailyRollup } from '../../core/analytics/rollup';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 /**
  * The daily EventBridge rule. Its event's `time` (the scheduled time) is the

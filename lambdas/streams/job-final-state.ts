@@ -1,5 +1,9 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { handleTableStreamBatch, type TableStreamRecord } from '../../core/jobs/final-state';
+import { composeServer } from '../../composition/server';
+
+// This module is a Lambda entry point: its adapters are bound here, once.
+composeServer();
 
 /**
  * The table's stream, filtered by the event source mapping to jobs arriving in done

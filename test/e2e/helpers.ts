@@ -111,7 +111,7 @@ export async function waitForMail(match: (mail: Mail) => boolean, timeoutMs = 20
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Polls a condition (for system-side facts: a record, a file) until it holds. */
 export async function eventually<T>(what: string, read: () => Promise<T> | T, until: (value: T) => boolean, timeoutMs = 180_000, everyMs = 250): Promise<T> {

@@ -173,7 +173,7 @@ it("a newcomer's start: a fresh clone, the README's dev command until /api/healt
   expect(code, `after Ctrl-C; output in ${logFile}`).not.toBe('still running');
   await sleep(1000);
   expect(processesUnder(clone)).toEqual([]);
-  for (const [name, port] of Object.entries(ports)) expect(await portOpen(port), `${name} ${port} still open after Ctrl-C`).toBe(false);
+  for (const [name, number] of Object.entries(ports)) expect(await portOpen(number), `${name} ${number} still open after Ctrl-C`).toBe(false);
   expect(output).toContain('Stopping...');
   log.end();
   shell = undefined;

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../core/config';
-import { resetClients } from '../../adapters/aws';
+import { composeServer, resetClients } from '../../composition/server';
 
 // What the journeys do in-process (the stale-job sweep, creating users, reading records)
 // talks to the same table, buckets and pool as the API the browser uses.
@@ -9,3 +9,4 @@ Object.assign(process.env, inject('stackEnv'));
 process.env.BASE_URL = inject('webUrl');
 resetConfig();
 resetClients();
+composeServer();

@@ -85,7 +85,7 @@ describe('jobs function', () => {
   it('when the functions that create jobs (web and render API) read an uploaded model of up to 100 MB, they have 1536 MB of memory; the other API functions keep 512 MB', () => {
     const creators = ['lambdas/functions/jobs.ts', 'lambdas/functions/developer.ts'];
     for (const entry of creators) expect(functionOf(entry).Properties.MemorySize, entry).toBe(1536);
-    for (const entry of apiEntries.filter((entry) => !creators.includes(entry))) expect(functionOf(entry).Properties.MemorySize, entry).toBe(512);
+    for (const entry of apiEntries.filter((apiEntry) => !creators.includes(apiEntry))) expect(functionOf(entry).Properties.MemorySize, entry).toBe(512);
   });
 
   it('when an ffprobe layer is configured, only the functions that create jobs (web and render API) get it and are told where ffprobe is', () => {

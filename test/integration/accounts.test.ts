@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../../core/ports';
 import { keys } from '../../core/db/keys';
 import { dayOf } from '../../core/analytics/counters';
 import { moveCredits } from '../../core/credits/credits';

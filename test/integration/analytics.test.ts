@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ANALYTICS_KINDS } from '../../shared/analytics';
 import { sessionRecord, type SessionEvent, type SessionRecord } from '../../shared/schemas';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../../core/ports';
 import { keys } from '../../core/db/keys';
 import { Transaction } from '../../core/db/transaction';
 import { counterIncrement, dayOf, incrementCounters, listDailyCounters, visitorSaltOf, type CounterName } from '../../core/analytics/counters';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../adapters/aws';
+import { s3Client } from '../../core/ports';
 import { getConfig } from '../../core/config';
 import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, storedJobOnce, verifiedUser } from './helpers';
 

@@ -42,7 +42,8 @@ export function queuedJob(overrides: Partial<JobRecord> = {}): JobRecord {
 /**
  * A Blender that records which frames it was asked for (one JSON line per run in
  * BLENDER_CALLS_LOG) and then runs the real one. With BLENDER_FAIL_FRAME set, a run
- * asked for that frame crashes instead, as a broken machine would.
+ * asked for that frame crashes instead, as a broken machine would. With BLENDER_HANG
+ * set, a run records its frames and then renders nothing until it is stopped.
  */
 export function recordingBlender(dir: string, realBlender: string): string {
   const file = join(dir, 'blender');
@@ -58,9 +59,14 @@ if (last.endsWith('.json')) {
   appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n');
   if (process.env.BLENDER_FAIL_FRAME && (frames ?? []).includes(Number(process.env.BLENDER_FAIL_FRAME))) process.exit(1);
 }
-const child = spawn(${JSON.stringify(realBlender)}, args, { stdio: 'inherit' });
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? 1));
+if (process.env.BLENDER_HANG && last.endsWith('.json')) {
+  setInterval(() => {}, 1000);
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(1));
+} else {
+  const child = spawn(${JSON.stringify(realBlender)}, args, { stdio: 'inherit' });
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 1));
+}
 `,
   );
   chmodSync(file, 0o755);

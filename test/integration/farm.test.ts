@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../adapters/aws';
+import { s3Client } from '../../core/ports';
 import { LocalRenderPool, type PoolTask } from '../../adapters/local-render-pool';
 import { getConfig } from '../../core/config';
 import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
@@ -12,7 +12,8 @@ import { resumeRenderJob } from '../../core/jobs/render-jobs';
 import { findBlender } from '../../render/blender';
 import { runChunk } from '../../render/chunk-runner';
 import { resetConfig } from '../../core/config';
-import { resetClients } from '../../adapters/aws';
+import { localPool, resetClients } from '../../composition/server';
+import { farmJobState } from '../../core/jobs/launch';
 import { freePort } from '../../infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
 import { framePreviewFile } from '../../shared/render-contract';
@@ -30,6 +31,7 @@ beforeAll(async () => {
 function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void) {
   const log = join(dir, `${name}.calls`);
   const workers = new LocalRenderPool({
+    jobs: farmJobState,
     workers: 2,
     jobsPerUser: 2,
     jobsDir: join(dir, 'jobs'),
@@ -78,6 +80,22 @@ describe('the local render farm', () => {
     expect(Object.values(done.frameRenderSeconds!).every((s) => s > 0)).toBe(true);
     expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
     expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
+  });
+
+  it('when a job is cancelled on the local farm, its running workers stop and its queued chunks never start', async () => {
+    const { workers, log } = pool('cancel', { BLENDER_HANG: '1' });
+    pools.push(workers);
+    const job = await smallAnimation();
+    workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+    // Both workers are inside Blender, the two other chunks wait in the queue.
+    for (let waited = 0; blenderCalls(log).length < 2; waited += 250) {
+      if (waited > 120_000) throw new Error('the workers never reached Blender');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await workers.cancel(job.jobId);
+    await workers.idle();
+    expect(workers.busy).toBe(0);
+    expect(blenderCalls(log).map((call) => call.frames)).toHaveLength(2);
   });
 
   it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
@@ -137,7 +155,6 @@ describe('the local render farm', () => {
     Object.assign(process.env, { BLENDER_PATH: blender, BLENDER_CALLS_LOG: calls, LOCAL_JOBS_DIR: join(dir, 'jobs') });
     try {
       await resumeRenderJob({ userId: job.userId, email: job.userEmail, emailVerified: true }, job.jobId);
-      const { localPool } = await import('../../adapters/render-launcher');
       pools.push(localPool());
       await localPool().idle();
     } finally {

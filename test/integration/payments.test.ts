@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import Stripe from 'stripe';
+import { Stripe } from 'stripe';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { getScene } from '../../shared/catalogue';
 import { quoteRender, toCents } from '../../shared/pricing';
 import { resetConfig } from '../../core/config';
-import { resetStripe } from '../../adapters/stripe';
+import { resetClients } from '../../composition/server';
 import { getJob } from '../../core/jobs/jobs';
 import { failJob } from '../../core/jobs/outcomes';
 import { getUser } from '../../core/users/users';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   await stripeDouble.start();
   Object.assign(process.env, { PAYMENTS_MODE: 'stripe', STRIPE_SECRET_KEY: 'sk_test_local', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_HOST: `127.0.0.1:${stripeDouble.port}` });
   resetConfig();
-  resetStripe();
+  resetClients();
   handler = (await import('../../lambdas/functions/payments')).handler as typeof handler;
   jobsHandler = (await import('../../lambdas/functions/jobs')).handler as typeof handler;
 });

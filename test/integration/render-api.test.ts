@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser } from './helpers';
 import { SIGNATURE_HEADER, notifyJobOutcome, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
 import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
-import { documentClient, tableName } from '../../adapters/aws';
+import { documentClient, tableName } from '../../core/ports';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';

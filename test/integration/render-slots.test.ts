@@ -6,7 +6,7 @@ import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
 import { jobsHoldingSlots, takeRenderSlot } from '../../core/jobs/render-slots';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { launchRender, releaseRenderSlotOf } from '../../adapters/render-launcher';
+import { launchRender, releaseRenderSlotOf } from '../../core/jobs/launch';
 import { queuedJob } from './farm-helpers';
 
 /**

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../adapters/aws';
+import { s3Client } from '../../core/ports';
 import { getConfig } from '../../core/config';
-import { getJob } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
 import { abandonAndWaitForWorker, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../core/config';
-import { resetWorkerCredentials, stsScopeIssuer, workerCredentials, workerSessionPolicy } from '../../adapters/worker-credentials';
-import { documentClient, resetClients, s3Client } from '../../adapters/aws';
+import { workerSessionPolicy } from '../../adapters/worker-credentials';
+import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, workerCredentials } from '../../composition/server';
+import { documentClient, s3Client } from '../../core/ports';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
 let server: Server;
@@ -59,6 +60,7 @@ beforeAll(async () => {
   }
   resetConfig();
   resetWorkerCredentials();
+  composeServer();
 });
 
 afterAll(async () => {
@@ -73,7 +75,7 @@ afterAll(async () => {
 
 describe('the render worker\'s credentials on AWS', () => {
   it('when the session broker takes the scope role, it tags the session with the job and owner it was given and adds the job\'s session policy', async () => {
-    const credentials = await stsScopeIssuer()(scope);
+    const credentials = await scopeIssuer()(scope);
     expect(credentials).toMatchObject({ accessKeyId: 'ASIASCOPED', sessionToken: 'scoped-token' });
     const asked = requests.at(-1)!;
     expect(asked.get('Action')).toBe('AssumeRole');

@@ -1,0 +1,147 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { getConfig, type Config } from '../core/config';
+import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
+import { farmJobState } from '../core/jobs/launch';
+import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
+import { refusedWorkerWrite } from '../core/jobs/worker-writes';
+import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
+import { localMailer, sesMailer } from '../adapters/mailer';
+import { probeMediaDuration } from '../adapters/media-probe';
+import { stripePayments } from '../adapters/stripe';
+import { BatchFarm } from '../adapters/batch-farm';
+import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
+
+/**
+ * The composition: which adapter serves which of the core's ports, with the
+ * settings read from the environment (core/config.ts). Every entry point calls
+ * composeServer() once: the Lambda modules, the local stack, the render worker.
+ * Adapters are made on first use and kept until the configuration they were made
+ * from is reset (tests and the local stack set the environment after import).
+ */
+let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm } | undefined;
+let credentials: ReturnType<typeof scopedCredentials> | undefined;
+let pool: LocalRenderPool | undefined;
+
+/** The adapters made from the current configuration (a new configuration starts afresh). */
+function current() {
+  const config = getConfig();
+  if (made?.config !== config) made = { config };
+  return made;
+}
+
+export function composeServer(): void {
+  bindPorts({
+    documentClient: () => (current().ddb ??= createDocumentClient(awsSettings())),
+    s3Client: () => (current().s3 ??= createS3Client(awsSettings())),
+    tableName: () => getConfig().TABLE_NAME,
+    mailer: () => {
+      const adapters = current();
+      const { config } = adapters;
+      if (config.MAIL_MODE === 'local') {
+        if (!config.MAIL_DIR) throw new Error('MAIL_DIR must be set when MAIL_MODE is local');
+        return (adapters.mailer ??= localMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM }));
+      }
+      return (adapters.mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM }));
+    },
+    mediaDuration: (file) => probeMediaDuration(file, getConfig().FFPROBE_PATH),
+    payments: () => {
+      const adapters = current();
+      const { config } = adapters;
+      return (adapters.payments ??= stripePayments({
+        region: config.AWS_REGION,
+        secretArn: config.STRIPE_SECRET_ARN,
+        secretKey: config.STRIPE_SECRET_KEY,
+        webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+        apiHost: config.STRIPE_API_HOST,
+      }));
+    },
+    farm: (engine) => {
+      const adapters = current();
+      const { config } = adapters;
+      if (engine === 'local') return localFarm(localPool());
+      return (adapters.batch ??= new BatchFarm({
+        region: config.AWS_REGION,
+        jobQueue: config.RENDER_JOB_QUEUE,
+        renderJobDefinition: config.RENDER_JOB_DEFINITION,
+        encodeJobDefinition: config.ENCODE_JOB_DEFINITION,
+      }));
+    },
+  });
+}
+
+function awsSettings(): AwsClientSettings {
+  const config = getConfig();
+  const scoped = workerCredentials();
+  return { region: config.AWS_REGION, dynamodbEndpoint: config.DYNAMODB_ENDPOINT, s3Endpoint: config.S3_ENDPOINT, ...(scoped ? { credentials: scoped } : {}) };
+}
+
+/**
+ * On AWS, the render worker's credentials for its one job, from the session broker
+ * (see adapters/worker-credentials.ts); undefined elsewhere.
+ */
+export function workerCredentials(): ReturnType<typeof scopedCredentials> | undefined {
+  const config = getConfig();
+  if (!config.WORKER_SESSION_FUNCTION) return undefined;
+  credentials ??= scopedCredentials({
+    region: config.AWS_REGION,
+    sessionFunction: config.WORKER_SESSION_FUNCTION,
+    jobId: config.JOB_ID,
+    ticket: config.WORKER_TICKET,
+    lambdaEndpoint: config.LAMBDA_ENDPOINT,
+  });
+  return credentials;
+}
+
+/** The session broker's port to STS (lambdas/farm/worker-session.ts): the scope role, taken for one job. */
+export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
+  const config = getConfig();
+  if (!config.WORKER_SCOPE_ROLE_ARN) throw new Error('WORKER_SCOPE_ROLE_ARN must be set for the worker session broker');
+  return stsScopeIssuer({
+    region: config.AWS_REGION,
+    roleArn: config.WORKER_SCOPE_ROLE_ARN,
+    tableName: config.TABLE_NAME,
+    outputsBucket: config.OUTPUTS_BUCKET,
+    uploadsBucket: config.UPLOADS_BUCKET,
+    stsEndpoint: config.STS_ENDPOINT,
+  });
+}
+
+/**
+ * The render worker's table client refuses, before sending, every write its scope
+ * role's IAM policy refuses on AWS (core/jobs/worker-writes.ts), so the local stack,
+ * which has no IAM, holds the worker to the same rule.
+ */
+export function holdWorkerToItsJob(jobId: string): void {
+  guardTableWrites(ports().documentClient(), (write) => refusedWorkerWrite(jobId, write));
+}
+
+/** For tests that change the worker's settings within one process. */
+export function resetWorkerCredentials(): void {
+  credentials = undefined;
+}
+
+/** For tests and the local stack, which switch stacks within one process: the SDK clients are made again. */
+export function resetClients(): void {
+  made = undefined;
+}
+
+/** Local only: the machine's render farm, as wide as its cores unless LOCAL_RENDER_WORKERS says otherwise. */
+export function localPool(): LocalRenderPool {
+  const config = getConfig();
+  pool ??= new LocalRenderPool({
+    jobs: farmJobState,
+    workers: config.LOCAL_RENDER_WORKERS ?? availableParallelism(),
+    jobsPerUser: config.RENDER_JOBS_PER_USER,
+    jobsDir: process.env.LOCAL_JOBS_DIR ?? resolve('.local/jobs'),
+  });
+  return pool;
+}
+
+/** Local only: stops the workers this process started and empties the queue (when the local stack stops). */
+export async function stopLocalWorkers(): Promise<void> {
+  await pool?.stop();
+  pool = undefined;
+}

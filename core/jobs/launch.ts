@@ -1,0 +1,118 @@
+import { getConfig } from '../config';
+import { ports, type Farm } from '../ports';
+import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
+import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
+import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
+import { newWorkerTicket } from './worker-sessions';
+
+/**
+ * The launch decision: which chunks of a queued job run (a resumed job keeps its
+ * done ones), whether the job may go to the farm now (at most RENDER_JOBS_PER_USER
+ * jobs of one user at once, held as render slots in the table; the others wait in
+ * line, queued with `waitingForSlot`, until one of the user's jobs ends), and which
+ * farm runs it (chosenFarm: AWS Batch, or the local pool, which keeps the same line
+ * in memory; composition/server.ts binds one adapter per engine to the Farm port).
+ */
+export async function launchRender(jobId: string): Promise<void> {
+  const job = await getJob(jobId);
+  if (!job) throw new Error(`Job ${jobId} not found`);
+  if (chosenFarm().keepsOwnLine) return submitToFarm(job);
+  // Every job joins the end of its user's line, so a new job never overtakes one already waiting.
+  const joined = await updateJob(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
+  if (joined) await admitWaitingJobs(job.userId);
+}
+
+/**
+ * A job of the user reached an end (done, failed, abandoned): its slot goes back
+ * (a job on a farm that keeps its own line holds none) and the user's next waiting
+ * job, if any, goes to the farm. Safe to call twice.
+ */
+export async function releaseRenderSlotOf(job: Pick<JobRecord, 'jobId' | 'userId'>): Promise<void> {
+  await releaseRenderSlot(job.userId, job.jobId);
+  if (!chosenFarm().keepsOwnLine) await admitWaitingJobs(job.userId);
+}
+
+/**
+ * Sends the user's waiting jobs to the farm, first in line first, while a slot is
+ * free. The stale-job sweep calls it too, after giving back slots whose release
+ * was lost, so a line never stalls.
+ */
+export async function admitWaitingJobs(userId: string, { reconcile = false } = {}): Promise<string[]> {
+  if (reconcile) await releaseSlotsOfEndedJobs(userId);
+  const admitted: string[] = [];
+  for (const waiting of await listJobsWaitingForSlot(userId)) {
+    if (!(await takeRenderSlot(userId, waiting.jobId, getConfig().RENDER_JOBS_PER_USER))) break;
+    // Leaving the line is conditional: of two admitters, one submits; a job abandoned meanwhile gives its slot back.
+    const now = new Date().toISOString();
+    const left = await updateJob(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], whenStatusIn: ['queued'], condition: 'attribute_exists(waitingForSlot)' });
+    if (!left) {
+      const current = await getJob(waiting.jobId);
+      if (current?.status !== 'queued' && current?.status !== 'rendering') await releaseRenderSlot(userId, waiting.jobId);
+      continue;
+    }
+    await submitToFarm(left);
+    admitted.push(left.jobId);
+  }
+  return admitted;
+}
+
+/** Plans the job's chunks and hands those still to render to the farm; the farm's ids are kept on the job. */
+async function submitToFarm(job: JobRecord): Promise<void> {
+  const config = getConfig();
+  const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
+  // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
+  // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
+  const { ticket, hash } = newWorkerTicket();
+  if (!(await updateJob(job.jobId, { set: { workerTicketHash: hash }, whenStatusIn: ['queued', 'rendering'] }))) return;
+  const farmJobIds = await chosenFarm().submit(
+    { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
+    pending.map((chunk) => chunk.index),
+    { encode: !job.isStillRender },
+  );
+  if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+}
+
+/**
+ * Calls off a job's render (the user abandoned it): the farm drops what it holds
+ * for the job and stops its workers at once, so abandoning and resuming in a loop
+ * cannot pile renders up (a worker would otherwise only stop at its next heartbeat).
+ */
+export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'farmJobIds'>): Promise<void> {
+  await chosenFarm().cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
+}
+
+/**
+ * The farm that runs this deployment's renders: RENDER_MODE names its engine. A
+ * choice per job (a fast path for small renders) belongs here, recorded on the job
+ * so that isWaiting and cancel ask the farm that has it.
+ */
+function chosenFarm(): Farm {
+  return ports().farm(getConfig().RENDER_MODE);
+}
+
+/**
+ * Whether a queued job's render is still waiting in the farm's queue: a job that
+ * waits for capacity has no worker to report, which is not a lost worker.
+ */
+export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'>): Promise<boolean> {
+  if (job.status !== 'queued' || !job.farmJobIds?.length) return false;
+  const farm = chosenFarm();
+  return !farm.keepsOwnLine && farm.isWaiting(job.farmJobIds);
+}
+
+/**
+ * What a farm that runs the chunk worker itself (the local pool) asks the core
+ * about a job between workers. composition/server.ts hands it to the pool.
+ */
+export const farmJobState = {
+  /** A job waiting in the pool's queue keeps a fresh heartbeat, so the stale-job sweep does not take it for lost. */
+  keepAlive: (jobId: string) => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
+  /** A lost worker's lease ends at once; true when the chunk was that worker's and is pending again. */
+  expireChunkLease,
+  isChunkPending: async (jobId: string, index: number) => (await getChunk(jobId, index))?.status === 'pending',
+  /** Every chunk of an animation is done: its encode step may run. */
+  readyToEncode: async (jobId: string) => {
+    const job = await getJob(jobId);
+    return job?.status === 'rendering' && !job.isStillRender && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal;
+  },
+};

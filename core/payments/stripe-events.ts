@@ -1,0 +1,57 @@
+import { ports, type PaymentEvent } from '../ports';
+import { applyChargeback, reverseWonDispute } from './chargebacks';
+import { settleFailedPayment, settleSucceededPayment } from './fulfilment';
+import { getPayment } from './payments';
+
+/** What the webhook answers Stripe: 200 with the outcome, or 409 to be asked again later. */
+export type StripeEventResult = { status: 200; outcome?: string; ignored?: string } | { status: 409; message: string };
+
+/** Events by which the bank takes a card payment back, or gives it back (a dispute closed in our favour). */
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
+
+/** Checks the event's signature on the raw body with the webhook secret; throws when it does not hold. */
+export function verifyStripeEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent> {
+  return ports().payments().verifyEvent(rawBody, signature);
+}
+
+/**
+ * Applies one verified Stripe event. Whatever the event says, the PaymentIntent's
+ * real state is fetched from Stripe and settled on, so events arriving out of
+ * order cannot undo one another.
+ */
+export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEventResult> {
+  if (REVERSAL_EVENTS.has(event.type)) return { status: 200, outcome: await applyReversal(event) };
+  if (!event.type.startsWith('payment_intent.')) return { status: 200, ignored: event.type };
+  const intent = await ports().payments().retrievePaymentIntent(event.objectId);
+  const paymentId = intent.paymentId;
+  if (!paymentId || !(await getPayment(paymentId))) {
+    // Not ours yet (or at all): answer non-2xx so Stripe retries later, and write nothing.
+    return { status: 409, message: 'Unknown payment; retry later' };
+  }
+  let outcome;
+  if (intent.status === 'succeeded') {
+    outcome = await settleSucceededPayment(event.id, paymentId, { amountCents: intent.amountReceived || intent.amount, currency: intent.currency });
+  } else if (intent.status === 'requires_payment_method' && intent.lastErrorMessage !== undefined) {
+    outcome = await settleFailedPayment(event.id, paymentId, intent.lastErrorMessage ?? 'Payment failed');
+  } else {
+    outcome = 'ignored';
+  }
+  return { status: 200, outcome };
+}
+
+/** As for payments, the event only names the object: what is reversed is read from Stripe. */
+async function applyReversal(event: PaymentEvent): Promise<string> {
+  const provider = ports().payments();
+  const { paymentIntentId, reversedCents, status } =
+    event.type === 'charge.refunded'
+      ? await provider.retrieveCharge(event.objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded, status: undefined }))
+      : await provider.retrieveDispute(event.objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount, status: dispute.status }));
+  if (!paymentIntentId) return 'ignored';
+  // A dispute closed as lost changes nothing: its money was taken back when it was opened.
+  if (event.type === 'charge.dispute.closed' && status !== 'won') return 'ignored';
+  const { paymentId } = await provider.retrievePaymentIntent(paymentIntentId);
+  // A payment that is not ours (another product on the same Stripe account) is not retried.
+  if (!paymentId) return 'unknown-payment';
+  if (event.type === 'charge.dispute.closed') return reverseWonDispute(event.id, paymentId, reversedCents);
+  return applyChargeback(event.id, event.type, paymentId, reversedCents);
+}

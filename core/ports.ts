@@ -1,0 +1,133 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * The ports: what the core asks of the outside world, declared here so the core
+ * decides and the adapters only reach out. Adapters (adapters/) implement these
+ * shapes without importing the core; each entry point (a Lambda module, the local
+ * stack, the render worker) binds them once through composition/server.ts.
+ */
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+/** An uploaded audio file's length, or why it could not be read as audio. */
+export type MediaDuration = { seconds: number } | { unreadable: string };
+
+export interface IntentRequest {
+  paymentId: string;
+  amountCents: number;
+  userId: string;
+  purpose: 'render' | 'credits';
+  jobId?: string;
+  credits?: number;
+}
+
+/** A PaymentIntent as the core reads it. */
+export interface ProviderIntent {
+  id: string;
+  status: string;
+  amount: number;
+  amountReceived: number;
+  currency: string;
+  clientSecret: string | null;
+  paymentId?: string;
+  lastErrorMessage?: string | null;
+}
+
+/** A verified provider event: it only names the object, whose state is read from the provider. */
+export interface PaymentEvent {
+  id: string;
+  type: string;
+  objectId: string;
+}
+
+/** The card payment provider (Stripe on AWS; the local provider needs none). */
+export interface PaymentProvider {
+  /** Opens a PaymentIntent in USD; a retried create with the same payment id returns the same intent. */
+  createPaymentIntent(request: IntentRequest): Promise<{ id: string; clientSecret: string }>;
+  retrievePaymentIntent(id: string): Promise<ProviderIntent>;
+  /** How much of a charge was refunded, and its PaymentIntent. */
+  retrieveCharge(id: string): Promise<{ paymentIntentId?: string; amountRefunded: number }>;
+  /** The amount a dispute takes back, its PaymentIntent, and its status (won once closed in our favour). */
+  retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number; status: string }>;
+  /** Checks the signature on the raw body; throws on a bad signature or a stale timestamp. */
+  verifyEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent>;
+}
+
+/** The farm engines a deployment may have; core/jobs/launch.ts chooses among them. */
+export type FarmEngine = 'batch' | 'local';
+
+/** The job as a farm needs it: which job, whose outputs prefix, which uploaded input it may read. */
+export interface FarmJob {
+  jobId: string;
+  userId: string;
+  inputKey?: string;
+  /** The secret this submission's workers show the session broker for their job's credentials (core/jobs/worker-sessions.ts). */
+  workerTicket?: string;
+}
+
+/**
+ * A render farm: where render/worker.ts runs a job's chunks and its encode step. The
+ * core decides what runs (core/jobs/launch.ts: which chunks, admission against the
+ * user's render slots); a farm only runs it. One adapter per engine: AWS Batch, the
+ * local pool.
+ */
+export interface Farm {
+  /**
+   * True when the farm keeps each user's line itself (the local pool, in memory):
+   * the core then takes no render slot and hands it every job at once.
+   */
+  readonly keepsOwnLine: boolean;
+  /**
+   * Runs the given chunks of the job, and the encode step once they are all done
+   * when `encode` (none to render: the encode step alone). Answers the farm's own
+   * ids for what it started (the core records them on the job for isWaiting and
+   * cancel); a farm without ids answers none.
+   */
+  submit(job: FarmJob, chunkIndexes: number[], options: { encode: boolean }): Promise<string[]>;
+  /** Whether what the ids name still waits for capacity or for its dependencies: no worker runs it yet. */
+  isWaiting(farmJobIds: string[]): Promise<boolean>;
+  /**
+   * Stops whatever the farm runs or holds for the job (its queued chunks, its
+   * running workers, the ids submitted for it). Safe to call twice, or for a job
+   * the farm never saw.
+   */
+  cancel(job: FarmJob, farmJobIds: string[], reason: string): Promise<void>;
+}
+
+export interface Ports {
+  documentClient(): DynamoDBDocumentClient;
+  s3Client(): S3Client;
+  tableName(): string;
+  mailer(): Mailer;
+  mediaDuration(file: string): Promise<MediaDuration>;
+  payments(): PaymentProvider;
+  /** The farm of that engine: one adapter per engine, made on first use. */
+  farm(engine: FarmEngine): Farm;
+}
+
+let bound: Ports | undefined;
+
+/** Called by composition/server.ts, once per entry point. */
+export function bindPorts(adapters: Ports): void {
+  bound = adapters;
+}
+
+export function ports(): Ports {
+  if (!bound) throw new Error('No adapters are bound to the core\'s ports: the entry point must call composeServer() (composition/server.ts) first');
+  return bound;
+}
+
+export const documentClient = (): DynamoDBDocumentClient => ports().documentClient();
+export const s3Client = (): S3Client => ports().s3Client();
+export const tableName = (): string => ports().tableName();
+export const sendMail = (message: MailMessage): Promise<void> => ports().mailer().send(message);
