@@ -200,7 +200,7 @@ describe('POST /api/v1/renders', () => {
     expect((await api('/api/v1/renders', { token: strangerKey })).body.renders).toEqual([]);
   });
 
-  it.each(['https://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://10.1.2.3/hook', 'ftp://example.com/x'])(
+  it.each(['https://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://[::127.0.0.1]/hook', 'https://10.1.2.3/hook', 'ftp://example.com/x'])(
     'when the webhook URL is %s, the render is refused with a 400 and nothing is charged',
     async (webhookUrl) => {
       const before = await balanceOf(owner);
