@@ -33,49 +33,21 @@ export function createS3Client(settings: AwsClientSettings): S3Client {
   });
 }
 
-/** One write to the table as a guard sees it (the table's partition key read from the request, marshalled or not). */
-export interface GuardedWrite {
-  operation: string;
-  partitionKey?: string;
-  updateExpression?: string;
-  conditionExpression?: string;
-  names?: Record<string, string>;
-  returnValues?: string;
-}
-
 class RefusedWriteError extends Error {
   override name = 'RefusedWriteError';
 }
 
 /**
- * Every write this process sends to the table passes `refuse` first and is not sent
- * when it answers a reason. The render worker holds itself to its IAM policy this way,
- * so the local stack (which has no IAM) refuses what AWS would.
+ * Every request this process sends to the table passes `refuse` first (with the
+ * SDK's command name and its input) and is not sent when it answers a reason. The
+ * render worker holds itself to its IAM policy this way, so the local stack (which
+ * has no IAM) refuses what AWS would.
  */
-export function guardTableWrites(client: DynamoDBDocumentClient, refuse: (write: GuardedWrite) => string | undefined): void {
-  const key = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
-  const writesOf = (command: string, input: Record<string, any>): GuardedWrite[] => {
-    const operation = command.replace(/Command$/, '').replace(/^(Update|Put|Delete)$/, '$1Item').replace(/^(TransactWrite|BatchWrite)$/, '$1Items');
-    if (operation === 'TransactWriteItems') {
-      return (input.TransactItems as Record<string, any>[]).flatMap((item) =>
-        Object.entries(item).map(([kind, write]) => ({
-          operation: kind === 'Update' ? 'UpdateItem' : kind === 'Put' ? 'PutItem' : kind === 'Delete' ? 'DeleteItem' : kind,
-          partitionKey: key(write.Key?.PK ?? write.Item?.PK),
-          updateExpression: write.UpdateExpression,
-          conditionExpression: write.ConditionExpression,
-          names: write.ExpressionAttributeNames,
-        })),
-      );
-    }
-    if (!/^(UpdateItem|PutItem|DeleteItem|BatchWriteItems|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)$/.test(operation)) return [];
-    return [{ operation, partitionKey: key(input.Key?.PK ?? input.Item?.PK), updateExpression: input.UpdateExpression, conditionExpression: input.ConditionExpression, names: input.ExpressionAttributeNames, returnValues: input.ReturnValues }];
-  };
+export function guardTableWrites(client: DynamoDBDocumentClient, refuse: (command: string, input: Record<string, unknown>) => string | undefined): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      for (const write of writesOf(context.commandName ?? '', args.input as Record<string, any>)) {
-        const reason = refuse(write);
-        if (reason) throw new RefusedWriteError(reason);
-      }
+      const reason = refuse(context.commandName ?? '', args.input as Record<string, unknown>);
+      if (reason) throw new RefusedWriteError(reason);
       return next(args);
     },
     { step: 'initialize', name: 'guardTableWrites', override: true },

@@ -6,7 +6,7 @@ import { getConfig, type Config } from '../core/config';
 import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
-import { refusedWorkerWrite } from '../core/jobs/worker-writes';
+import { refusedWorkerRequest } from '../core/jobs/worker-writes';
 import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
 import { localMailer, sesMailer } from '../adapters/mailer';
 import { probeMediaDuration } from '../adapters/media-probe';
@@ -115,7 +115,7 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
  * which has no IAM, holds the worker to the same rule.
  */
 export function holdWorkerToItsJob(jobId: string): void {
-  guardTableWrites(ports().documentClient(), (write) => refusedWorkerWrite(jobId, write));
+  guardTableWrites(ports().documentClient(), (command, input) => refusedWorkerRequest(jobId, command, input));
 }
 
 /** For tests that change the worker's settings within one process. */

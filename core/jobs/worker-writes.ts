@@ -61,3 +61,31 @@ export function refusedWorkerWrite(jobId: string, write: TableWrite): string | u
   const refused = attributesNamedIn([write.updateExpression, write.conditionExpression], write.names).filter((name) => !allowed.has(name));
   return refused.length ? `a render worker may not write ${refused.join(', ')}` : undefined;
 }
+
+/** The writes a request to the table makes, as IAM sees them (an SDK command's name and input, marshalled or not). */
+export function writesOfRequest(command: string, input: Record<string, any>): TableWrite[] {
+  const key = (value: unknown) => (typeof value === 'string' ? value : (value as { S?: string } | undefined)?.S);
+  const operation = command.replace(/Command$/, '').replace(/^(Update|Put|Delete)$/, '$1Item').replace(/^(TransactWrite|BatchWrite)$/, '$1Items');
+  if (operation === 'TransactWriteItems') {
+    return (input.TransactItems as Record<string, any>[]).flatMap((item) =>
+      Object.entries(item).map(([kind, write]) => ({
+        operation: kind === 'Update' ? 'UpdateItem' : kind === 'Put' ? 'PutItem' : kind === 'Delete' ? 'DeleteItem' : kind,
+        partitionKey: key(write.Key?.PK ?? write.Item?.PK),
+        updateExpression: write.UpdateExpression,
+        conditionExpression: write.ConditionExpression,
+        names: write.ExpressionAttributeNames,
+      })),
+    );
+  }
+  if (!/^(UpdateItem|PutItem|DeleteItem|BatchWriteItems|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)$/.test(operation)) return [];
+  return [{ operation, partitionKey: key(input.Key?.PK ?? input.Item?.PK), updateExpression: input.UpdateExpression, conditionExpression: input.ConditionExpression, names: input.ExpressionAttributeNames, returnValues: input.ReturnValues }];
+}
+
+/** Why the worker of `jobId` may not send this request to the table, or undefined when it may. */
+export function refusedWorkerRequest(jobId: string, command: string, input: Record<string, unknown>): string | undefined {
+  for (const write of writesOfRequest(command, input)) {
+    const reason = refusedWorkerWrite(jobId, write);
+    if (reason) return reason;
+  }
+  return undefined;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributesNamedIn, refusedWorkerWrite } from '../../core/jobs/worker-writes';
+import { attributesNamedIn, refusedWorkerRequest, refusedWorkerWrite } from '../../core/jobs/worker-writes';
 import { createJob, getJob, jobUpdate, changeJob, updateJob } from '../../core/jobs/jobs';
 import { guardTableWrites } from '../../adapters/aws';
 import { documentClient } from '../../core/ports';
@@ -43,7 +43,7 @@ describe('a render worker\'s table client', () => {
   it('when the worker\'s client is guarded and it writes refundDue, paymentStatus or creditsUsed on its own job, the write is refused and the item unchanged', async () => {
     const own = randomUUID();
     await createJob({ jobId: own, userId: 'u1', status: 'rendering', paymentStatus: 'confirmed', creditsUsed: 2, created_at: new Date().toISOString() } as never);
-    guardTableWrites(documentClient(), (write) => refusedWorkerWrite(own, write));
+    guardTableWrites(documentClient(), (command, input) => refusedWorkerRequest(own, command, input));
     expect(await changeJob(own, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] })).toBe(true);
     await expect(changeJob(own, { set: { creditsUsed: 500 } })).rejects.toThrow(/may not write creditsUsed/);
     await expect(changeJob(own, { set: { paymentStatus: 'refunded' } })).rejects.toThrow(/may not write paymentStatus/);
