@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_KEY_REQUESTS_PER_SECOND, RENDERS_AT_ONCE_PER_ACCOUNT } from '../shared/rate-limit';
 
 /**
  * Server configuration, read once from the environment and validated. On AWS the
@@ -40,7 +41,9 @@ const configSchema = z.object({
   /** No job is split into more chunks than this. */
   RENDER_MAX_CHUNKS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How many jobs of one user render at once; the rest wait in order. */
-  RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(2),
+  RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(RENDERS_AT_ONCE_PER_ACCOUNT),
+  /** The render API's budget per key; the served OpenAPI document states this value. */
+  API_KEY_REQUESTS_PER_SECOND: z.coerce.number().int().min(1).default(API_KEY_REQUESTS_PER_SECOND),
   /** On AWS: chunk workers the farm runs at once (its vCPU ceiling over each worker's vCPUs); the queue's wait is estimated from it. */
   RENDER_FARM_WORKERS: z.coerce.number().int().min(1).optional(),
   LOCAL_RENDER_WORKERS: z.coerce.number().int().min(1).optional(), // local only: workers at once (default: the machine's cores)

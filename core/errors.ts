@@ -63,8 +63,18 @@ export class PayloadTooLargeError extends DomainError {
   }
 }
 
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(message = 'The body must be JSON, sent with Content-Type: application/json.') {
+    super('unsupported_media_type', message);
+  }
+}
+
 export class RateLimitedError extends DomainError {
-  constructor(message = 'Too Many Requests') {
+  constructor(
+    message = 'Too Many Requests',
+    /** Seconds until the budget allows another try (the `Retry-After` header), when known. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super('rate_limited', message);
   }
 }

@@ -173,15 +173,10 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(apiFunctions.analytics.fn);
     // The render API also writes the ZIPs of CSV batches.
     outputsBucket.grantReadWrite(apiFunctions.developer.fn);
-    // Reads a key's lookup item and writes its "last used" (at most once a minute).
-    const apiKeyAuthorizer = new ServerFunction(this, 'ApiKeyAuthorizerFunction', { entry: 'lambdas/authorizers/api-key.ts', environment: serverEnvironment, timeout: Duration.seconds(5) });
-    table.grantReadWriteData(apiKeyAuthorizer.fn);
-
     api.addRoutesFromTable(
       Object.fromEntries(functionNames.map((name) => [name, apiFunctions[name].fn])) as Record<FunctionName, ServerFunction['fn']>,
       auth.userPool,
       auth.client,
-      apiKeyAuthorizer.fn,
     );
 
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
@@ -191,7 +186,6 @@ export class CloudRenderStack extends Stack {
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
-    monitoring.watchFunction('ApiKeyAuthorizer', apiKeyAuthorizer);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
     monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);

@@ -8,7 +8,7 @@
  *  - user:   a valid Cognito id token (checked by the JWT authorizer).
  *  - admin:  a valid token, and the handler checks admin rights (403 otherwise).
  *  - apiKey: a developer's API key (`Authorization: Bearer rk_live_...`), checked by the
- *            API key authorizer (lambdas/authorizers/api-key.ts); it acts as its owner, never as an admin.
+ *            developer function itself (lambdas/lib/http.ts, with its rate limit); it acts as its owner, never as an admin.
  * Rules finer than that (a verified e-mail to start a render) live in the handlers.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

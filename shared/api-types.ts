@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'payment_required'
   | 'insufficient_credits'
   | 'too_large'
+  | 'unsupported_media_type'
   | 'rate_limited'
   | 'unavailable'
   | 'internal';

@@ -13,10 +13,19 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** A CSV batch makes at most this many jobs. */
 export const MAX_BATCH_ROWS = 100;
 
-/** Scene variables may be sent as an object ({ textColor: '#ff0055' }) or in the job's own 'key:value;...' form. */
-const variablesField = z.union([createJobRequest.shape.options, z.record(z.string().max(64), z.union([z.string().max(200), z.number()]))]);
+/** No scene has more variables than this; the bound keeps a request's size in the document. */
+export const MAX_VARIABLES = 32;
 
-// Everything the web app's job request holds, except what the API decides: it is never a free test and always paid with credits.
+/** Scene variables may be sent as an object ({ textColor: '#ff0055' }) or in the job's own 'key:value;...' form. */
+const variablesField = z.union([
+  createJobRequest.shape.options,
+  z
+    .record(z.string().max(64), z.union([z.string().max(200), z.number()]))
+    .refine((variables) => Object.keys(variables).length <= MAX_VARIABLES, `At most ${MAX_VARIABLES} variables.`)
+    .meta({ maxProperties: MAX_VARIABLES }),
+]);
+
+// Everything the web app's job request holds, except what the API decides: it is always paid with credits, and a free test is asked for with `test`.
 const { isTest: _isTest, paymentMethod: _paymentMethod, options: _options, ...jobFields } = createJobRequest.shape;
 
 /** One render as a row of a batch (no webhook: a batch is followed on the web page). */
@@ -27,6 +36,8 @@ export const renderRequest = z.strictObject({
   ...renderSettingsRequest.shape,
   /** POSTed with the render's outcome when it is done or failed. */
   webhook_url: z.string().max(WEBHOOK_URL_MAX_LENGTH).optional(),
+  /** A free test render: small, watermarked, a few per day, never charged. */
+  test: z.boolean().optional(),
 });
 
 export type RenderSettingsRequest = z.infer<typeof renderSettingsRequest>;
@@ -37,9 +48,9 @@ export type RenderRequest = z.infer<typeof renderRequest>;
  * again with every rule it has (scene, mode, options, upload), so the API
  * follows the very same validation as the web form.
  */
-export function toJobRequest(request: RenderSettingsRequest): CreateJobRequest {
+export function toJobRequest(request: RenderSettingsRequest, isTest = false): CreateJobRequest {
   const { options, ...rest } = request;
-  const job = { ...rest, options: typeof options === 'string' ? options : serializeOptions(options), isTest: false, paymentMethod: 'credits' };
+  const job = { ...rest, options: typeof options === 'string' ? options : serializeOptions(options), isTest, paymentMethod: 'credits' };
   const parsed = createJobRequest.safeParse(job);
   if (!parsed.success) throw parsed.error;
   return parsed.data;
@@ -57,6 +68,146 @@ export const uploadTicketRequest = z.strictObject({
   contentType: z.string().trim().max(255),
   size: z.number().int().positive(),
 });
+
+// ---------------------------------------------------------------- answers
+
+/*
+ * What each /api/v1 operation answers. The handlers pass every answer through
+ * these schemas (unknown fields are dropped), and the OpenAPI document is built
+ * from them, so the document describes exactly what is sent.
+ */
+
+const isoTime = z.string().describe('ISO 8601 time');
+
+export const errorAnswer = z
+  .object({
+    code: z.string().describe('Stable, machine-readable: invalid_request, unauthenticated, insufficient_credits, not_found, conflict, too_large, unsupported_media_type, rate_limited, unavailable, internal...'),
+    message: z.string().describe('For people; may change.'),
+    field: z.string().optional().describe('The request field an invalid_request is about.'),
+  });
+
+const sceneVariableAnswer = z.object({
+  name: z.string(),
+  type: z.enum(['text', 'choice', 'color', 'number', 'file']),
+  description: z.string(),
+  required: z.boolean(),
+  choices: z.array(z.string()).optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  step: z.number().optional(),
+  default: z.union([z.string(), z.number()]).optional(),
+  maxLength: z.number().int().optional(),
+  extensions: z.array(z.string()).optional(),
+  maxBytes: z.number().int().optional(),
+});
+
+export const sceneAnswer = z
+  .object({
+    id: z.number().int(),
+    slug: z.string(),
+    title: z.string(),
+    type: z.string(),
+    description: z.string(),
+    modes: z.array(z.enum(['still', 'animation'])),
+    resolution: z.object({ min: z.number().int(), max: z.number().int(), default: z.object({ x: z.number().int(), y: z.number().int() }) }),
+    price: z.number().describe('The catalogue price in USD; the price of a render depends on its settings (ask for a quote).'),
+    variables: z.array(sceneVariableAnswer),
+  });
+
+export const scenesAnswer = z.object({ scenes: z.array(sceneAnswer) });
+
+export const quoteAnswer = z
+  .object({
+    finalPrice: z.number().describe('What the render costs, in USD (credits are cents of a dollar: 1.00 USD = 100 credits)'),
+    frames: z.number().int(),
+    estimatedRenderTimeMinutes: z.number(),
+    totalBillableTimeMinutes: z.number(),
+    cloudRunCost: z.number(),
+    infrastructureCost: z.number(),
+    priceBeforeFees: z.number(),
+    stripeFeeAmount: z.number(),
+  });
+
+export const uploadTicketAnswer = z
+  .object({
+    url: z.string().describe('POST the fields, then the file (last), as multipart/form-data to this URL.'),
+    fields: z.record(z.string(), z.string()),
+    key: z.string().describe('Send it as uploadKey in the render request.'),
+    maxBytes: z.number().int(),
+    fileName: z.string(),
+  });
+
+export const webhookDeliveryAnswer = z.object({
+  attempt: z.number().int(),
+  event: z.enum(['render.done', 'render.failed']),
+  at: isoTime,
+  ok: z.boolean(),
+  statusCode: z.number().int().optional(),
+  error: z.string().optional(),
+  nextAttemptAt: isoTime.optional(),
+});
+
+export const renderAnswer = z
+  .object({
+    jobId: z.string(),
+    sceneId: z.number().int(),
+    status: z.enum(['awaiting_payment', 'queued', 'rendering', 'done', 'failed', 'abandoned']),
+    mode: z.enum(['still', 'animation']),
+    isTest: z.boolean(),
+    resolution_x: z.number().int(),
+    resolution_y: z.number().int(),
+    custom_text: z.string().optional(),
+    options: z.string().describe('The scene variables, as "name:value;name:value".'),
+    outputFormat: z.string().optional(),
+    total_frames: z.number().int(),
+    uploaded_frames: z.array(z.number().int()).describe('The frames rendered so far.'),
+    created_at: isoTime,
+    startTime: isoTime.optional(),
+    completionTime: isoTime.optional(),
+    crashReason: z.string().optional().describe('Why a failed render failed.'),
+    estimatedPrice: z.number(),
+    estimatedRenderTimeMinutes: z.number(),
+    paymentMethod: z.enum(['credits', 'card', 'free']),
+    paymentStatus: z.enum(['awaiting', 'confirmed', 'free', 'refunded']),
+    creditsUsed: z.number().optional(),
+    refundCredits: z.number().optional(),
+    frameRenderSeconds: z.record(z.string(), z.number()).optional().describe('Seconds Blender spent on each rendered frame, by frame number.'),
+    webhook_url: z.string().optional(),
+    webhookDeliveries: z.array(webhookDeliveryAnswer).optional(),
+    batchId: z.string().optional(),
+  });
+
+export const createdRenderAnswer = z.object({ render: renderAnswer });
+
+export const renderListAnswer = z.object({ renders: z.array(renderAnswer) });
+
+export const outputFileAnswer = z.object({ name: z.string(), contentType: z.string(), size: z.number().int(), url: z.string().describe('A download link, valid for a while.') });
+
+export const renderDetailAnswer = z.object({ render: renderAnswer, files: z.array(outputFileAnswer) });
+
+/** The body POSTed to a render's webhook_url (core/webhooks builds it). */
+export const webhookEventAnswer = z
+  .object({
+    id: z.string().describe('Also in the Render-Event-Id header; the same for every retry of one event.'),
+    type: z.enum(['render.done', 'render.failed']),
+    created: z.number().int().describe('Unix seconds; the t= of the signature.'),
+    data: z.object({
+      render: z.object({
+        id: z.string(),
+        status: z.string(),
+        sceneId: z.number().int(),
+        mode: z.enum(['still', 'animation']),
+        createdAt: isoTime,
+        completedAt: isoTime.optional(),
+        failureReason: z.string().optional(),
+        creditsUsed: z.number().optional(),
+        refunded: z.boolean(),
+        batchId: z.string().optional(),
+      }),
+    }),
+  });
+
+export type WebhookEventAnswer = z.infer<typeof webhookEventAnswer>;
 
 // ---------------------------------------------------------------- scene variables
 

@@ -1,10 +1,10 @@
 import { findApiKeyOwner, type ApiKeyOwner } from './api-keys';
 
 /**
- * The API key authorizer's decision, from the request's headers: a valid
+ * Whether a request's API key is good, from its headers: a valid
  * `Authorization: Bearer rk_live_...` yields the key's owner as the context the
- * handlers read as the caller. The Lambda authorizer on AWS and the local API
- * server both call this.
+ * handlers read as the caller. The functions serving 'apiKey' routes call this
+ * (lambdas/lib/http.ts), on AWS and locally alike.
  */
 export async function authorizeApiKeyRequest(headers: Record<string, string | undefined> | undefined): Promise<{ isAuthorized: true; context: ApiKeyOwner } | { isAuthorized: false; context: Record<string, never> }> {
   const header = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1] ?? '';

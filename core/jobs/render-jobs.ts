@@ -21,7 +21,7 @@ import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
-import { consumeRateLimit } from '../rate-limits/rate-limits';
+import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, inputPrefix, measureInputDuration, MediaUnreadableError } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
@@ -107,8 +107,9 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   refuseWhileInDebt(user.credits);
   // Before a free test is counted or anything is charged: a model naming local files, or an image or model over the caps, is refused here.
   if (request.uploadKey) await refuseUnsafeUpload(request.uploadKey, requiredUploadKind(scene)!);
-  if (request.isTest && !(await consumeRateLimit('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400))) {
-    throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.');
+  if (request.isTest) {
+    const today = await consumeWindow('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400);
+    if (!today.allowed) throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
   }
   // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
   const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
@@ -210,7 +211,8 @@ const TOO_MANY_STOPS = 'Too many renders stopped or resumed in the last hour. Pl
 export async function abandonRenderJob(userId: string, jobId: string): Promise<JobRecord> {
   const job = await ownJob(userId, jobId);
   if (!canAbandon(job)) throw new ConflictError(`A job that is ${job.status} cannot be abandoned.`);
-  if (!(await consumeRateLimit('abandon', userId, ABANDONS_PER_HOUR, 3600))) throw new RateLimitedError(TOO_MANY_STOPS);
+  const abandons = await consumeWindow('abandon', userId, ABANDONS_PER_HOUR, 3600);
+  if (!abandons.allowed) throw new RateLimitedError(TOO_MANY_STOPS, abandons.resetSeconds);
   const now = new Date().toISOString();
   const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
   if (!updated) throw new ConflictError(JOB_CHANGED);
@@ -247,7 +249,8 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   // Each resume sends the job to the farm again: bounded per job, and per user over time.
   if ((job.attempts ?? 1) >= MAX_ATTEMPTS) throw new ConflictError(`This render has been tried ${MAX_ATTEMPTS} times and cannot be resumed again. Start a new render instead.`);
   refuseWhileInDebt((await getUser(requester.userId))?.credits ?? 0);
-  if (!(await consumeRateLimit('resume', requester.userId, RESUMES_PER_HOUR, 3600))) throw new RateLimitedError(TOO_MANY_STOPS);
+  const resumes = await consumeWindow('resume', requester.userId, RESUMES_PER_HOUR, 3600);
+  if (!resumes.allowed) throw new RateLimitedError(TOO_MANY_STOPS, resumes.resetSeconds);
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },

@@ -9,9 +9,23 @@ import { isConditionFailure } from '../db/transaction';
  * Returns false when the subject has used up the window.
  */
 export async function consumeRateLimit(scope: string, subject: string, limit: number, windowSeconds: number, now = new Date()): Promise<boolean> {
+  return (await consumeWindow(scope, subject, limit, windowSeconds, now)).allowed;
+}
+
+export interface WindowUse {
+  allowed: boolean;
+  /** Requests counted in this window, this one included when allowed. */
+  used: number;
+  /** Whole seconds until the next window starts (at least 1). */
+  resetSeconds: number;
+}
+
+/** The same fixed window, telling how much of it is used, for the RateLimit headers. */
+export async function consumeWindow(scope: string, subject: string, limit: number, windowSeconds: number, now = new Date()): Promise<WindowUse> {
   const window = Math.floor(now.getTime() / 1000 / windowSeconds);
+  const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now.getTime() / 1000));
   try {
-    await documentClient().send(
+    const { Attributes } = await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.rateWindow(scope, subject, window),
@@ -19,11 +33,12 @@ export async function consumeRateLimit(scope: string, subject: string, limit: nu
         ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
         ExpressionAttributeNames: { '#count': 'count' },
         ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': (window + 2) * windowSeconds },
+        ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return true;
+    return { allowed: true, used: Number(Attributes?.count ?? 1), resetSeconds };
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return { allowed: false, used: limit, resetSeconds };
     throw error;
   }
 }

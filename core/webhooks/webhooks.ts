@@ -11,6 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery } from '../../shared/api-types';
+import type { WebhookEventAnswer } from '../../shared/render-api';
 import { documentClient, tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
@@ -67,25 +68,8 @@ export function verifySignature(secret: string, header: string, body: string, to
 
 export type WebhookEventType = WebhookDelivery['event'];
 
-export interface WebhookEvent {
-  id: string;
-  type: WebhookEventType;
-  created: number;
-  data: {
-    render: {
-      id: string;
-      status: JobRecord['status'];
-      sceneId: number;
-      mode: JobRecord['mode'];
-      createdAt: string;
-      completedAt?: string;
-      failureReason?: string;
-      creditsUsed?: number;
-      refunded: boolean;
-      batchId?: string;
-    };
-  };
-}
+/** The body POSTed to a webhook: the OpenAPI document's WebhookEvent, from the same schema. */
+export type WebhookEvent = WebhookEventAnswer;
 
 function eventOf(job: JobRecord, now: Date): WebhookEvent {
   return {

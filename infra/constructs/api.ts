@@ -1,7 +1,7 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaAuthorizer, HttpLambdaResponseType, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -67,20 +67,18 @@ export class Api extends Construct {
   /**
    * One route per entry of lambdas/routes.ts: 'user' and 'admin' routes carry the
    * JWT authorizer (the browser sends the Cognito ID token, whose audience is the
-   * web client); 'apiKey' routes the API key authorizer; 'public' routes none.
-   * Admin rights are checked by the handlers (a key never has them).
+   * web client); 'public' and 'apiKey' routes none. An 'apiKey' route's function
+   * checks the key and its rate limit itself (lambdas/lib/http.ts): an HTTP API
+   * has no Gateway Responses, so a gateway authorizer's refusal would be its own
+   * `{"message":"Unauthorized"}`, not the API's documented error, and it has no
+   * per-key throttling either. Admin rights are checked by the handlers (a key never has them).
+   * Every other request reaches the `system` function on the $default route, which
+   * answers the documented 404 instead of API Gateway's `{"message":"Not Found"}`.
    */
-  addRoutesFromTable(functions: Record<FunctionName, lambda.IFunction>, userPool: cognito.IUserPool, client: cognito.IUserPoolClient, apiKeyAuthorizerFn: lambda.IFunction): void {
+  addRoutesFromTable(functions: Record<FunctionName, lambda.IFunction>, userPool: cognito.IUserPool, client: cognito.IUserPoolClient): void {
     const authorizer = new HttpUserPoolAuthorizer('CognitoAuthorizer', userPool, {
       userPoolClients: [client],
       identitySource: ['$request.header.Authorization'],
-    });
-    // 'apiKey' routes: the render API's keys, checked by a Lambda (core/api-keys). The answer is
-    // cached per Authorization header for a minute, which bounds both the lookups and how long a revoked key lingers.
-    const apiKeyAuthorizer = new HttpLambdaAuthorizer('ApiKeyAuthorizer', apiKeyAuthorizerFn, {
-      responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: ['$request.header.Authorization'],
-      resultsCacheTtl: Duration.minutes(1),
     });
     // One integration (and one invoke permission for the whole API) per function,
     // rather than one permission per route, which would crowd each function's policy.
@@ -98,8 +96,9 @@ export class Api extends Construct {
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],
         integration: integrationOf(route.fn),
-        authorizer: route.access === 'public' ? new apigw.HttpNoneAuthorizer() : route.access === 'apiKey' ? apiKeyAuthorizer : authorizer,
+        authorizer: route.access === 'public' || route.access === 'apiKey' ? new apigw.HttpNoneAuthorizer() : authorizer,
       });
     }
+    new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.httpApi, routeKey: apigw.HttpRouteKey.DEFAULT, integration: integrationOf('system') });
   }
 }

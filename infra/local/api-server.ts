@@ -5,7 +5,6 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
-import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -50,17 +49,13 @@ export async function startApiServer(options: {
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (options.extraRoutes && (await options.extraRoutes(req, res, url))) return;
         const match = findRoute(req.method ?? 'GET', url.pathname);
-        if (!match) return send(res, { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' });
+        // As the $default route on AWS: the API's own error shape.
+        if (!match) return send(res, errorAnswer(404, 'not_found', `No such route: ${req.method} ${url.pathname}`));
         const body = await readBody(req);
-        if (body === null) return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: '{"message":"Request Entity Too Large"}' });
+        if (body === null) return send(res, errorAnswer(413, 'too_large', 'Request body too large'));
         let claims: Record<string, string | number | boolean | string[]> | undefined;
-        let keyContext: Record<string, string> | undefined;
-        if (match.route.access === 'apiKey') {
-          // The same function API Gateway runs as the Lambda authorizer of these routes.
-          const answer = await authorizeApiKeyRequest(req.headers as Record<string, string>);
-          if (!answer.isAuthorized) return send(res, { statusCode: 401, headers: { 'content-type': 'application/json' }, body: '{"message":"Unauthorized"}' });
-          keyContext = { ...answer.context };
-        } else if (match.route.access !== 'public') {
+        // 'apiKey' routes check their key in the function itself (lambdas/lib/http.ts), as on AWS.
+        if (match.route.access !== 'public' && match.route.access !== 'apiKey') {
           const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
           try {
             if (!token) throw new Error('missing token');
@@ -69,11 +64,11 @@ export async function startApiServer(options: {
             return send(res, { statusCode: 401, headers: { 'content-type': 'application/json' }, body: '{"message":"Unauthorized"}' });
           }
         }
-        const event = toEvent(req, url, match.route, match.params, body, claims, keyContext);
+        const event = toEvent(req, url, match.route, match.params, body, claims);
         send(res, await (await handlerFor(match.route.fn))(event));
       } catch (error) {
         console.error('Local API server error', error);
-        send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
+        send(res, errorAnswer(500, 'internal', 'Internal server error'));
       }
     },
     options.port,
@@ -123,7 +118,6 @@ function toEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
   claims: Record<string, string | number | boolean | string[]> | undefined,
-  keyContext?: Record<string, string>,
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
@@ -153,10 +147,11 @@ function toEvent(
       timeEpoch: now,
       // Public routes have no authorizer on API Gateway, so the event carries none.
       ...(claims ? { authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: claims as Record<string, string>, scopes: [] } } } : {}),
-      ...(keyContext ? { authorizer: { lambda: keyContext } } : {}),
     },
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
 }
+
+const errorAnswer = (statusCode: number, code: string, message: string): ApiResult => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, message }) });
 
 function send(res: ServerResponse, result: ApiResult) {
   res.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>);

@@ -1,8 +1,6 @@
 import { createFunction } from '../lib/http';
-import { quote } from '../handlers/catalogue';
-import { createUpload } from '../handlers/jobs';
 import {
-  apiScenes, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
+  apiQuote, apiScenes, apiUpload, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
 } from '../handlers/developer';
 import { composeServer } from '../../composition/server';
 
@@ -19,8 +17,8 @@ export const handler = createFunction('developer', {
   'POST /api/batches/{batchId}/archive': batchArchive,
   'GET /api/v1/openapi.json': async () => openApiDocument(),
   'GET /api/v1/scenes': apiScenes,
-  'POST /api/v1/quotes': quote,
-  'POST /api/v1/uploads': createUpload,
+  'POST /api/v1/quotes': apiQuote,
+  'POST /api/v1/uploads': apiUpload,
   'POST /api/v1/renders': createApiRender,
   'GET /api/v1/renders': listApiRenders,
   'GET /api/v1/renders/{renderId}': getApiRender,

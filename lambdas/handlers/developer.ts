@@ -1,9 +1,15 @@
 import { scenes } from '../../shared/catalogue';
-import { apiKeyRequest, apiScene, batchRequest, listRendersQuery, renderRequest, toJobRequest } from '../../shared/render-api';
+import { z } from 'zod';
+import {
+  apiKeyRequest, apiScene, batchRequest, createdRenderAnswer, listRendersQuery, quoteAnswer, renderDetailAnswer, renderListAnswer, renderRequest, scenesAnswer, toJobRequest, uploadTicketAnswer,
+} from '../../shared/render-api';
 import { buildOpenApiDocument } from '../../shared/openapi';
-import type { JobView, OutputFileView } from '../../shared/api-types';
+import type { JobView } from '../../shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, pathParam, queryParams, type ApiEvent, type ApiResult } from '../lib/http';
+import { quote } from './catalogue';
+import { createUpload } from './jobs';
 import { ForbiddenError, InvalidRequestError } from '../../core/errors';
+import { getConfig } from '../../core/config';
 import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '../../core/api-keys/api-keys';
 import { getSigningSecret } from '../../core/webhooks/webhooks';
 import { checkWebhookUrl, WebhookAddressError } from '../../core/webhooks/webhook-address';
@@ -71,19 +77,39 @@ export async function batchArchive(event: ApiEvent): Promise<{ url: string; name
 // ---------------------------------------------------------------- the render API (API key)
 
 export function openApiDocument(): ApiResult {
-  return json(200, buildOpenApiDocument(), { 'cache-control': 'public, max-age=300' });
+  const config = getConfig();
+  return json(200, buildOpenApiDocument({ requestsPerSecond: config.API_KEY_REQUESTS_PER_SECOND, rendersAtOnce: config.RENDER_JOBS_PER_USER }), { 'cache-control': 'public, max-age=300' });
 }
 
+/* Every /api/v1 answer passes through its schema in shared/render-api.ts, the one the OpenAPI document is built from. */
+
+/** Operations without query parameters refuse any, as the document says. */
+const noQuery = z.strictObject({});
+
 /** GET /api/v1/scenes */
-export async function apiScenes() {
-  return { scenes: scenes.map(apiScene) };
+export async function apiScenes(event: ApiEvent) {
+  queryParams(event, noQuery);
+  return scenesAnswer.parse({ scenes: scenes.map(apiScene) });
+}
+
+/** POST /api/v1/quotes: the web app's quote, as the API documents it. */
+export async function apiQuote(event: ApiEvent) {
+  queryParams(event, noQuery);
+  return quoteAnswer.parse(await quote(event));
+}
+
+/** POST /api/v1/uploads */
+export async function apiUpload(event: ApiEvent) {
+  queryParams(event, noQuery);
+  return uploadTicketAnswer.parse(await createUpload(event));
 }
 
 /** POST /api/v1/renders: the web app's job creation (same checks, price, debit and Idempotency-Key), paid with credits. */
 export async function createApiRender(event: ApiEvent): Promise<ApiResult> {
+  queryParams(event, noQuery);
   const me = caller(event);
-  const { webhook_url: webhookUrl, ...settings } = jsonBody(event, renderRequest);
-  const request = toJobRequest(settings);
+  const { webhook_url: webhookUrl, test, ...settings } = jsonBody(event, renderRequest);
+  const request = toJobRequest(settings, test === true);
   if (webhookUrl !== undefined) {
     try {
       await checkWebhookUrl(webhookUrl);
@@ -93,18 +119,19 @@ export async function createApiRender(event: ApiEvent): Promise<ApiResult> {
     }
   }
   const { job } = await startRenderJob(me, request, idempotencyKeyOf(event), webhookUrl ? { webhookUrl } : {});
-  return json(201, { render: jobView(job) });
+  return json(201, createdRenderAnswer.parse({ render: jobView(job) }), { Location: `/api/v1/renders/${encodeURIComponent(job.jobId)}` });
 }
 
 /** GET /api/v1/renders */
-export async function listApiRenders(event: ApiEvent): Promise<{ renders: JobView[] }> {
+export async function listApiRenders(event: ApiEvent) {
   const { limit } = queryParams(event, listRendersQuery);
-  return { renders: (await listJobsNewestFirst(caller(event).userId, limit)).map(jobView) };
+  return renderListAnswer.parse({ renders: (await listJobsNewestFirst(caller(event).userId, limit)).map(jobView) });
 }
 
 /** GET /api/v1/renders/{renderId}: the render and, once done, its files with download links. */
-export async function getApiRender(event: ApiEvent): Promise<{ render: JobView; files: OutputFileView[] }> {
+export async function getApiRender(event: ApiEvent) {
+  queryParams(event, noQuery);
   const job = await ownJob(caller(event).userId, pathParam(event, 'renderId'));
   const { files } = await listJobFiles({ ...event, pathParameters: { jobId: job.jobId } });
-  return { render: jobView(job), files };
+  return renderDetailAnswer.parse({ render: jobView(job), files });
 }

@@ -6,7 +6,10 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, ServiceUnavailableError, UnauthenticatedError, type ErrorCode } from '../../core/errors';
+import { DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
+import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
+import { spendKeyBudget, type KeyBudget } from '../../core/api-keys/budget';
+import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -25,6 +28,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
 };
@@ -33,7 +37,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 export function errorResponse(error: unknown): ApiResult | undefined {
   if (error instanceof z.ZodError) error = zodError(error);
   if (!(error instanceof DomainError)) return undefined;
-  const headers: Record<string, string> = error instanceof ServiceUnavailableError ? { 'Retry-After': String(error.retryAfterSeconds) } : {};
+  const retryAfter = error instanceof ServiceUnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+  const headers: Record<string, string> = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {};
   return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message }, headers);
 }
 
@@ -160,17 +165,66 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
     // The API's own endpoint is public; only requests CloudFront forwarded are served.
     if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
-    if (!operation) return json(404, { code: 'not_found', message: 'Not found' });
-    try {
+    // API Gateway's $default route sends every unknown route here (the local server answers the same itself).
+    if (!operation) return json(404, { code: 'not_found', message: `No such route: ${event.requestContext.http?.method ?? ''} ${event.rawPath ?? ''}`.trim() });
+    const run = async (): Promise<ApiResult> => {
       const result = await operation(event);
       return isResult(result) ? result : json(200, result ?? { ok: true });
+    };
+    try {
+      return API_KEY_ROUTES.has(event.routeKey) ? await serveWithApiKey(event, run) : await run();
     } catch (error) {
-      const response = errorResponse(error);
-      if (response) return response;
-      console.error(`Unhandled error in ${event.routeKey}`, error);
-      return json(500, { code: 'internal', message: 'Internal server error' });
+      return answerError(event, error);
     }
   };
+}
+
+function answerError(event: ApiEvent, error: unknown): ApiResult {
+  const response = errorResponse(error);
+  if (response) return response;
+  console.error(`Unhandled error in ${event.routeKey}`, error);
+  return json(500, { code: 'internal', message: 'Internal server error' });
+}
+
+const API_KEY_ROUTES = new Set(routes.filter((route) => route.access === 'apiKey').map(routeKey));
+
+/**
+ * An API key route: the key is checked here, not by an API Gateway authorizer, so
+ * that every refusal is the API's own `{ code, message }` (a gateway authorizer
+ * answers its own body), then one request is spent from the key's budget, whose
+ * RateLimit headers go on every answer, errors included.
+ */
+async function serveWithApiKey(event: ApiEvent, run: () => Promise<ApiResult>): Promise<ApiResult> {
+  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  if (!authorization) throw new UnauthenticatedError('Missing API key: send Authorization: Bearer rk_live_...');
+  const answer = await authorizeApiKeyRequest(event.headers);
+  if (!answer.isAuthorized) throw new UnauthenticatedError('Unknown, revoked or malformed API key.');
+  (event.requestContext as { authorizer?: unknown }).authorizer = { lambda: answer.context };
+  const budget = await spendKeyBudget(answer.context.keyId);
+  let result: ApiResult;
+  try {
+    if (!budget.allowed) throw new RateLimitedError(`This API key may make ${budget.limit} requests per second. Please wait ${budget.resetSeconds} s.`, budget.resetSeconds);
+    if (event.requestContext.http?.method === 'POST') requireJson(event);
+    result = await run();
+  } catch (error) {
+    result = answerError(event, error);
+  }
+  return { ...result, headers: { ...result.headers, ...rateLimitHeaders(budget) } };
+}
+
+function rateLimitHeaders(budget: KeyBudget): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(budget.limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, budget.limit - budget.used)),
+    [RATE_LIMIT_HEADERS.reset]: String(budget.resetSeconds),
+  };
+}
+
+/** A JSON operation reads only JSON: another content type is refused before anything happens (or is charged). */
+function requireJson(event: ApiEvent): void {
+  const contentType = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  if (mediaType !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(mediaType)) throw new UnsupportedMediaTypeError();
 }
 
 function isResult(value: unknown): value is ApiResult {

@@ -11,7 +11,6 @@ beforeAll(() => {
 const apiEntries = functionNames.map((name) => `lambdas/functions/${name}.ts`);
 const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'webhook-retries', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
 const triggerEntry = 'lambdas/triggers/custom-message.ts';
-const authorizerEntry = 'lambdas/authorizers/api-key.ts';
 const sessionBrokerEntry = 'lambdas/farm/worker-session.ts';
 const streamEntry = 'lambdas/streams/job-final-state.ts';
 
@@ -46,8 +45,8 @@ const productFunctions = (): Resource[] =>
 const functionOf = (entry: string) => productFunctions().find((fn) => fn.Properties.Description === entry)!;
 
 describe('Lambda functions', () => {
-  it('when the stack is synthesised, it has one function per API function, scheduled job, Cognito trigger, table stream, the API key authorizer and the render workers\' session broker', () => {
-    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry, streamEntry, authorizerEntry, sessionBrokerEntry].sort());
+  it('when the stack is synthesised, it has one function per API function, scheduled job, Cognito trigger, table stream and the render workers\' session broker (API keys are checked by the developer function, not a gateway authorizer)', () => {
+    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry, streamEntry, sessionBrokerEntry].sort());
   });
 
   it('when any product function runs, it is Node.js 24 on arm64 with source maps enabled', () => {
@@ -60,7 +59,7 @@ describe('Lambda functions', () => {
   });
 
   it('when an API or scheduled function reads its configuration, it finds exactly the server settings', () => {
-    for (const entry of [...apiEntries, ...scheduledEntries, streamEntry, authorizerEntry]) {
+    for (const entry of [...apiEntries, ...scheduledEntries, streamEntry]) {
       const variables = functionOf(entry).Properties.Environment.Variables;
       expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS'].sort());
       expect(variables.MAIL_MODE).toBe('ses');

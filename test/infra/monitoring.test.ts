@@ -22,7 +22,7 @@ describe('alarms', () => {
     const functionIds = resourcesOf(template, 'AWS::Lambda::Function')
       .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'))
       .map(([id]) => id);
-    expect(functionIds).toHaveLength(15);
+    expect(functionIds).toHaveLength(14);
     for (const metricName of ['Errors', 'Throttles']) {
       const watched = alarms()
         .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === metricName)

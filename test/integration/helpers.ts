@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ensureVerifiedUser } from '../../infra/local/bootstrap';
 import { getJob, type JobRecord } from '../../core/jobs/jobs';
+import { assertAnswerMatchesDocument } from '../contract';
 
 export const apiUrl = () => inject('apiUrl');
 const env = () => inject('stackEnv');
@@ -18,12 +19,14 @@ const env = () => inject('stackEnv');
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
+  headers: Headers;
 }
 
-/** Calls the local API as the browser does. */
+/** Calls the local API as the browser does; every /api/v1 answer is checked against the OpenAPI document. */
 export async function api<T = any>(path: string, options: { method?: string; token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  const method = options.method ?? (options.body !== undefined || options.rawBody !== undefined ? 'POST' : 'GET');
   const response = await fetch(`${apiUrl()}${path}`, {
-    method: options.method ?? (options.body !== undefined || options.rawBody !== undefined ? 'POST' : 'GET'),
+    method,
     headers: {
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...(options.body !== undefined || options.rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -38,7 +41,8 @@ export async function api<T = any>(path: string, options: { method?: string; tok
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.status, body: body as T };
+  assertAnswerMatchesDocument(method, path, response.status, response.headers, body);
+  return { status: response.status, body: body as T, headers: response.headers };
 }
 
 const cognito = () =>

@@ -15,6 +15,7 @@ import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';
 import { parseCsv } from '../../shared/csv';
 import { rowToRenderSettings } from '../../shared/render-api';
 import { getScene } from '../../shared/catalogue';
+import { assertWebhookMatchesDocument } from '../contract';
 
 /** The smallest still the API accepts: the cheapest real render. */
 const tinyStill = (overrides: Record<string, unknown> = {}) => ({ sceneId: 1, mode: 'still', resolutionX: 128, resolutionY: 128, customText: 'API', options: { backgroundStyle: 'hot', textColor: '#ff0055' }, ...overrides });
@@ -185,6 +186,8 @@ describe('POST /api/v1/renders', () => {
       expect(verifySignature(secret, String(delivery.headers[SIGNATURE_HEADER.toLowerCase()]), delivery.body)).toBe(true);
       expect(verifySignature(secret, String(delivery.headers[SIGNATURE_HEADER.toLowerCase()]), delivery.body.replace('done', 'dome'))).toBe(false);
       expect(JSON.parse(delivery.body)).toMatchObject({ type: 'render.done', data: { render: { id: render.jobId, status: 'done' } } });
+      assertWebhookMatchesDocument(JSON.parse(delivery.body));
+      expect(delivery.headers['render-event-id']).toBe(JSON.parse(delivery.body).id);
     }
     const detail = (await api(`/api/v1/renders/${render.jobId}`, { token: key })).body;
     expect(detail.render.webhookDeliveries.map((d: { ok: boolean }) => d.ok)).toEqual([false, true]);

@@ -21,8 +21,17 @@ export const developerApi = {
   openApi: () => apiRequest<OpenApiDocument>('GET', '/v1/openapi.json', undefined, { auth: false }),
 };
 
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  requestBody?: { content: { 'application/json': { schema: { $ref: string } } } };
+  responses: Record<string, { description: string }>;
+}
+
 export interface OpenApiDocument {
   info: { title: string; version: string; description: string };
-  paths: Record<string, Record<string, { operationId: string; summary: string; requestBody?: { content: { 'application/json': { schema: { $ref: string } } } } }>>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  webhooks?: Record<string, { post: OpenApiOperation }>;
   components: { schemas: Record<string, { properties?: Record<string, { type?: string; maxLength?: number; minimum?: number; maximum?: number; enum?: unknown[] }>; required?: string[] }> };
 }
