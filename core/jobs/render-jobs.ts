@@ -22,7 +22,7 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow } from '../rate-limits/rate-limits';
-import { headInput, inputPrefix, measureInputDuration, MediaUnreadableError } from '../storage/storage';
+import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
@@ -97,7 +97,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   let inputName: string | undefined;
   if (request.uploadKey) {
     // Only the caller's own uploads can be rendered: another prefix is as good as missing.
-    if (!request.uploadKey.startsWith(inputPrefix(requester.userId)) || !(await headInput(request.uploadKey))) {
+    if (!isOwnInputKey(requester.userId, request.uploadKey) || !(await headInput(request.uploadKey))) {
       throw new InvalidRequestError(UPLOAD_MISSING);
     }
     inputName = request.uploadKey.split('/').pop();

@@ -21,6 +21,19 @@ export const DOWNLOAD_URL_SECONDS = 7 * 24 * 3600;
 
 /** Every input lives under its owner's prefix; the server picks the whole key. */
 export const inputPrefix = (userId: string) => `uploads/${userId}/`;
+
+/**
+ * Whether a key is one presignUpload could have made for this user: exactly
+ * uploads/<user>/<uuid>/<file name>, parsed, never compared as a prefix (a `..`
+ * segment would pass a prefix and reach another user's upload where keys are
+ * paths, as on the local stack's storage).
+ */
+export function isOwnInputKey(userId: string, key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length !== 4) return false;
+  const [top, owner, id, fileName] = parts;
+  return top === 'uploads' && owner === userId && /^[0-9a-f-]{36}$/.test(id) && fileName !== '' && fileName !== '.' && fileName !== '..';
+}
 export const outputPrefix = (userId: string, jobId: string) => `users/${userId}/jobs/${jobId}/`;
 
 /**
