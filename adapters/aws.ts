@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { clientSettings, instrument, type CallSettings } from './clients';
 
 export interface AwsClientSettings {
   region: string;
@@ -10,27 +11,33 @@ export interface AwsClientSettings {
   s3Endpoint?: string;
   /** The render worker's job-scoped session on AWS; the default credentials otherwise. */
   credentials?: DynamoDBClientConfig['credentials'];
+  /** Deadlines, retries and (tests, local stack) injected faults: adapters/clients.ts. */
+  calls?: CallSettings;
 }
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export function createDocumentClient(settings: AwsClientSettings): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
+    ...clientSettings(settings.calls),
     region: settings.region,
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
     ...(settings.dynamodbEndpoint ? { endpoint: settings.dynamodbEndpoint, credentials: localCredentials } : {}),
   });
+  instrument(client, 'database', 'ddb', settings.calls);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 export function createS3Client(settings: AwsClientSettings): S3Client {
-  return new S3Client({
+  const client = new S3Client({
+    ...clientSettings(settings.calls),
     region: settings.region,
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
     ...(settings.s3Endpoint
       ? { endpoint: settings.s3Endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }
       : {}),
   });
+  return instrument(client, 'storage', 's3', settings.calls);
 }
 
 class RefusedWriteError extends Error {

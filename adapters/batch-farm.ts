@@ -1,4 +1,5 @@
 import { BatchClient, DescribeJobsCommand, SubmitJobCommand, TerminateJobCommand } from '@aws-sdk/client-batch';
+import { clientSettings, instrument, type CallSettings } from './clients';
 
 export interface BatchFarmSettings {
   region: string;
@@ -8,6 +9,8 @@ export interface BatchFarmSettings {
   renderJobDefinition?: string;
   /** The encode job definition's ARN. */
   encodeJobDefinition?: string;
+  /** Deadlines and retries: adapters/clients.ts. */
+  calls?: CallSettings;
 }
 
 /** Batch states in which a job waits for capacity or for the jobs it depends on: no worker runs it yet. */
@@ -24,7 +27,7 @@ export class BatchFarm {
   constructor(private readonly settings: BatchFarmSettings) {}
 
   private batch(): BatchClient {
-    this.client ??= new BatchClient({ region: this.settings.region });
+    this.client ??= instrument(new BatchClient({ ...clientSettings(this.settings.calls), region: this.settings.region }), 'farm', undefined);
     return this.client;
   }
 

@@ -17,7 +17,8 @@ export interface PoolJobState {
   keepAlive(jobId: string): Promise<void>;
   /** Ends a lost worker's lease at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean>;
-  isChunkPending(jobId: string, index: number): Promise<boolean>;
+  /** The chunk is pending, or its lost worker's lease ran out: the next worker may take it at once. */
+  isChunkFree(jobId: string, index: number): Promise<boolean>;
   /** Every chunk of the job is done and it needs its encode step. */
   readyToEncode(jobId: string): Promise<boolean>;
 }
@@ -58,7 +59,8 @@ export class LocalRenderPool {
   private readonly running = new Map<ChildProcess, Running>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly deathsBeforeClaim = new Map<string, number>();
-  private starting = 0;
+  /** Tasks picked and not yet running (their worker is being built or spawned): they hold their user's place already. */
+  private readonly starting = new Set<PoolTask>();
   private stopping = false;
   private readonly cancelled = new Set<string>();
   private waitingHeartbeat: NodeJS.Timeout | undefined;
@@ -78,7 +80,7 @@ export class LocalRenderPool {
   }
 
   get busy(): number {
-    return this.running.size + this.starting;
+    return this.running.size + this.starting.size;
   }
 
   /** Resolves once nothing is queued or running. */
@@ -117,9 +119,13 @@ export class LocalRenderPool {
     );
   }
 
-  /** The next task whose user is under the per-user limit, keeping each user's order. */
+  /**
+   * The next task whose user is under the per-user limit, keeping each user's order. The check and
+   * the claim are one synchronous step: a picked task counts at once, though its worker starts later.
+   */
   private nextTask(): PoolTask | undefined {
-    const activeJobsOf = (userId: string) => new Set([...this.running.values()].filter((r) => r.task.userId === userId).map((r) => r.task.jobId));
+    const taken = [...[...this.running.values()].map((r) => r.task), ...this.starting];
+    const activeJobsOf = (userId: string) => new Set(taken.filter((task) => task.userId === userId).map((task) => task.jobId));
     const position = this.queue.findIndex((task) => {
       const active = activeJobsOf(task.userId);
       return active.has(task.jobId) || active.size < this.options.jobsPerUser;
@@ -131,14 +137,14 @@ export class LocalRenderPool {
     while (!this.stopping && this.busy < this.options.workers) {
       const task = this.nextTask();
       if (!task) break;
-      this.starting += 1;
+      this.starting.add(task);
       this.start(task)
         .catch((error) => {
           console.error(`Render worker for job ${task.jobId} could not start`, error);
           this.afterExit(task, '', null, null).catch(() => {});
         })
         .finally(() => {
-          this.starting -= 1;
+          this.starting.delete(task);
           this.settle();
         });
     }
@@ -172,11 +178,14 @@ export class LocalRenderPool {
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
     const bundle = await this.workerBundle();
+    // Stopped while the bundle was being built: the task was dropped with the queue.
+    if (this.stopping) return;
     const startedAt = performance.now();
     const child = spawn(process.execPath, [bundle, ...args], {
       env: {
         ...(this.options.env ?? process.env),
         WORKER_ID: workerId,
+        CALL_BUDGET: 'worker',
         RENDER_THREADS: String(threads),
         // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
         RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),
@@ -210,11 +219,12 @@ export class LocalRenderPool {
     if (code !== 0) {
       console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
       if (workerId && (await this.options.jobs.expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
-      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep.
+      // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep. A chunk
+      // whose earlier worker was lost (its lease ran out) is as free to take as a pending one.
       const key = `${task.jobId}#${task.index}`;
       const deaths = (this.deathsBeforeClaim.get(key) ?? 0) + 1;
       this.deathsBeforeClaim.set(key, deaths);
-      if (deaths < 3 && (await this.options.jobs.isChunkPending(task.jobId, task.index))) this.requeue(task);
+      if (deaths < 3 && (await this.options.jobs.isChunkFree(task.jobId, task.index))) this.requeue(task);
       return;
     }
     if (await this.options.jobs.readyToEncode(task.jobId)) {

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { clientSettings, instrument, type CallSettings } from './clients';
 
 export interface MailMessage {
   to: string;
@@ -11,11 +12,11 @@ export interface MailMessage {
 }
 
 /** Sends through SES (on AWS), from the configured address. */
-export function sesMailer(settings: { region: string; from: string }) {
+export function sesMailer(settings: { region: string; from: string; calls?: CallSettings }) {
   let ses: SESClient | undefined;
   return {
     async send(message: MailMessage): Promise<void> {
-      ses ??= new SESClient({ region: settings.region });
+      ses ??= instrument(new SESClient({ ...clientSettings(settings.calls), region: settings.region }), 'mail', undefined);
       await ses.send(
         new SendEmailCommand({
           Source: settings.from,

@@ -1,5 +1,6 @@
 import { Stripe } from 'stripe';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { clientSettings, instrument, stripeSettings, type CallSettings } from './clients';
 
 interface StripeSecrets {
   secretKey: string;
@@ -14,6 +15,8 @@ export interface StripeSettings {
   webhookSecret?: string;
   /** Tests only: host:port of a local HTTP double of Stripe's API. */
   apiHost?: string;
+  /** Deadlines and retries: adapters/clients.ts. */
+  calls?: CallSettings;
 }
 
 /** What a PaymentIntent is opened for; its metadata names our payment, so events can be settled on it. */
@@ -30,7 +33,7 @@ export function stripePayments(settings: StripeSettings) {
   const stripeSecrets = (): Promise<StripeSecrets> => {
     secrets ??= (async () => {
       if (settings.secretArn) {
-        const { SecretString } = await new SecretsManagerClient({ region: settings.region }).send(new GetSecretValueCommand({ SecretId: settings.secretArn }));
+        const { SecretString } = await instrument(new SecretsManagerClient({ ...clientSettings(settings.calls), region: settings.region }), 'payments', undefined).send(new GetSecretValueCommand({ SecretId: settings.secretArn }));
         const parsed = JSON.parse(SecretString ?? '{}') as Partial<StripeSecrets>;
         if (!parsed.secretKey || !parsed.webhookSecret) throw new Error('The Stripe secret must hold secretKey and webhookSecret');
         return { secretKey: parsed.secretKey, webhookSecret: parsed.webhookSecret };
@@ -50,8 +53,7 @@ export function stripePayments(settings: StripeSettings) {
       const { secretKey } = await stripeSecrets();
       const [hostname, port] = (settings.apiHost ?? '').split(':');
       client = new Stripe(secretKey, {
-        maxNetworkRetries: 2,
-        timeout: 20_000,
+        ...stripeSettings(settings.calls),
         ...(settings.apiHost ? { host: hostname, port: Number(port), protocol: 'http' as const } : {}),
       });
     }

@@ -6,6 +6,7 @@ import { getConfig, type Config } from '../core/config';
 import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
+import type { CallSettings } from '../adapters/clients';
 import { refusedWorkerRequest } from '../core/jobs/worker-writes';
 import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
 import { localMailer, sesMailer } from '../adapters/mailer';
@@ -44,7 +45,7 @@ export function composeServer(): void {
         if (!config.MAIL_DIR) throw new Error('MAIL_DIR must be set when MAIL_MODE is local');
         return (adapters.mailer ??= localMailer({ dir: config.MAIL_DIR, from: config.MAIL_FROM }));
       }
-      return (adapters.mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM }));
+      return (adapters.mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM, calls: callSettings(config) }));
     },
     mediaDuration: (file) => probeMediaDuration(file, getConfig().FFPROBE_PATH),
     payments: () => {
@@ -56,6 +57,7 @@ export function composeServer(): void {
         secretKey: config.STRIPE_SECRET_KEY,
         webhookSecret: config.STRIPE_WEBHOOK_SECRET,
         apiHost: config.STRIPE_API_HOST,
+        calls: callSettings(config),
       }));
     },
     farm: (engine) => {
@@ -67,6 +69,7 @@ export function composeServer(): void {
         jobQueue: config.RENDER_JOB_QUEUE,
         renderJobDefinition: config.RENDER_JOB_DEFINITION,
         encodeJobDefinition: config.ENCODE_JOB_DEFINITION,
+        calls: callSettings(config),
       }));
     },
   });
@@ -75,7 +78,12 @@ export function composeServer(): void {
 function awsSettings(): AwsClientSettings {
   const config = getConfig();
   const scoped = workerCredentials();
-  return { region: config.AWS_REGION, dynamodbEndpoint: config.DYNAMODB_ENDPOINT, s3Endpoint: config.S3_ENDPOINT, ...(scoped ? { credentials: scoped } : {}) };
+  return { region: config.AWS_REGION, dynamodbEndpoint: config.DYNAMODB_ENDPOINT, s3Endpoint: config.S3_ENDPOINT, calls: callSettings(config), ...(scoped ? { credentials: scoped } : {}) };
+}
+
+/** Every outside call's deadlines and retries (the entry point's CALL_BUDGET), and the faults injected in tests and locally. */
+function callSettings(config: Config): CallSettings {
+  return { budget: config.CALL_BUDGET, timeoutScale: config.CALL_TIMEOUT_SCALE, faults: config.FAULTS };
 }
 
 /**

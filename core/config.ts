@@ -63,6 +63,13 @@ const configSchema = z.object({
   WORKER_TICKET: z.string().optional(),
   LAMBDA_ENDPOINT: optionalUrl, // tests only: local HTTP double of Lambda's Invoke
   STS_ENDPOINT: optionalUrl, // tests only: local HTTP double of STS
+  // The deadlines of every outside call (adapters/clients.ts): API requests by default; streams and
+  // schedules ('background') and the render worker ('worker') have their own, set by their entry point.
+  CALL_BUDGET: z.enum(['request', 'background', 'worker']).default('request'),
+  // Test tiers only: stretches those deadlines on a loaded machine, where DynamoDB Local queues transactions.
+  CALL_TIMEOUT_SCALE: z.coerce.number().min(1).max(10).default(1),
+  // Tests and the local stack only: injected AWS faults, e.g. ddb.throttle:0.05,ddb.conflict:0.05,s3.error:0.02 (adapters/aws-faults.ts).
+  FAULTS: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -92,3 +92,78 @@ export class ServiceUnavailableError extends DomainError {
     super('unavailable', message);
   }
 }
+
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'SlowDown',
+  'Throttling',
+  'TransactionInProgressException',
+]);
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'AbortError']);
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+const DEPENDENCIES = new Set<Dependency>(['database', 'storage', 'identity', 'mail', 'payments', 'farm']);
+
+/** Why a dependency failed, as a word operators and logs can count. */
+export type FailureKind = 'timeout' | 'unreachable' | 'throttled' | 'conflict' | 'server_error';
+
+/**
+ * Classifies an error a dependency's client raised after its own retries: a deadline
+ * passed, the connection was refused or reset, the service kept throttling, a
+ * transaction kept meeting a conflict, or it answered 5xx. Those are ours to own:
+ * a 503 with Retry-After naming the dependency, never a 500. Anything else (a
+ * failed condition, a validation error, a bug) is not a dependency failure.
+ * The dependency is the name the client set-up in adapters/clients.ts puts on every
+ * error its clients raise; Stripe's errors name themselves.
+ */
+export function classifyDependencyFailure(error: unknown): { dependency: Dependency; kind: FailureKind } | undefined {
+  if (!error || typeof error !== 'object') return undefined;
+  const e = error as ErrorShape;
+  const stripe = typeof e.type === 'string' && e.type.startsWith('Stripe');
+  const dependency = stripe ? 'payments' : (e.dependency as Dependency | undefined);
+  if (!dependency || !DEPENDENCIES.has(dependency)) return undefined;
+  // A network error may come wrapped (fetch's TypeError carries the socket's error as its cause).
+  const kind = failureKind(e, stripe) ?? (e.cause && typeof e.cause === 'object' ? failureKind(e.cause as typeof e, false) : undefined);
+  return kind ? { dependency, kind } : undefined;
+}
+
+interface ErrorShape {
+  name?: string;
+  code?: string;
+  type?: string;
+  statusCode?: number;
+  dependency?: string;
+  cause?: unknown;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number };
+  CancellationReasons?: { Code?: string }[];
+}
+
+function failureKind(e: ErrorShape, stripe: boolean): FailureKind | undefined {
+  if (stripe) {
+    if (e.type === 'StripeConnectionError') return 'unreachable';
+    if (e.type === 'StripeRateLimitError') return 'throttled';
+    if (e.type === 'StripeAPIError' || (e.statusCode ?? 0) >= 500) return 'server_error';
+    return undefined;
+  }
+  const status = e.$metadata?.httpStatusCode ?? 0;
+  if (TIMEOUT_NAMES.has(e.name ?? '')) return 'timeout';
+  if (NETWORK_CODES.has(e.code ?? '')) return 'unreachable';
+  if (THROTTLING.has(e.name ?? '') || status === 429) return 'throttled';
+  if (e.name === 'TransactionConflictException') return 'conflict';
+  if (e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError')) return 'conflict';
+  if (status >= 500 || e.$fault === 'server') return 'server_error';
+  return undefined;
+}
+
+/** How long a client should wait before trying again, by what went wrong. */
+const RETRY_AFTER_SECONDS: Record<FailureKind, number> = { timeout: 5, unreachable: 5, throttled: 2, conflict: 1, server_error: 2 };
+
+/** The 503 for a dependency failure, or undefined when the error is something else. */
+export function dependencyFailure(error: unknown): ServiceUnavailableError | undefined {
+  if (error instanceof ServiceUnavailableError) return error;
+  const failure = classifyDependencyFailure(error);
+  return failure ? new ServiceUnavailableError(failure.dependency, RETRY_AFTER_SECONDS[failure.kind]) : undefined;
+}

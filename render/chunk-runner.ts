@@ -34,6 +34,8 @@ export const FRAME_STORE_ATTEMPTS = 3;
  */
 export type ChunkOutcome = 'done' | 'retry' | 'failed' | 'stopped' | 'skipped';
 
+export const CHUNK_LOST_TOO_OFTEN =
+  'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
 export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
 
 export interface ChunkRunOptions {
@@ -60,7 +62,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   const claim = await claimChunk(jobId, index, options.workerId);
   if (!claim.claimed) {
     if (claim.reason !== 'exhausted') return 'skipped';
-    return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+    const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;
+    return (await failJob(job, reason, claim.cause, { whenStatusIn: ['queued', 'rendering'], errorType: claim.cause === 'input' ? 'WORKERS_LOST' : undefined })) ? 'failed' : 'stopped';
   }
   const chunk = claim.chunk;
   const giveUp = async (reason: string, cause: 'internal' | 'input') => {
@@ -184,7 +187,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
  * under it), so the next worker need not wait for the lease to run out.
  */
 async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean): Promise<ChunkOutcome> {
-  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true }).catch(() => undefined);
+  // Stopped from outside (a pool shutdown, a Spot reclaim): not the render's fault, so not one of its attempts.
+  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true, lostToInfrastructure: bySignal }).catch(() => undefined);
   return 'stopped';
 }
 

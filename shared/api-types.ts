@@ -52,7 +52,8 @@ export interface FavoriteView {
 }
 
 /** 'chargeback': credits taken back because the card payment that bought them was refunded or disputed. */
-export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback';
+/** 'payment_credit': a card payment for a render that never started (abandoned or gone before the money arrived), kept as credits. */
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback' | 'payment_credit';
 
 export interface LedgerEntryView {
   entryId: string;

@@ -263,8 +263,9 @@ export function rebuildDailyCounters(users: readonly UserRecord[], jobs: readonl
       add(time(entry.timestamp), 'credit_purchases');
       add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
     }
-    // A card payment for a job abandoned before the money arrived is kept as credits: still revenue.
-    if (entry.type === 'refund' && entry.paymentId) add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
+    // A card payment for a job abandoned before the money arrived is kept as credits: still revenue
+    // (entries written before 'payment_credit' existed call it a refund with the payment's id).
+    if (entry.type === 'payment_credit' || (entry.type === 'refund' && entry.paymentId)) add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
     // Money the bank took back is revenue lost (the amount is negative).
     if (entry.type === 'chargeback') add(time(entry.timestamp), 'revenue_usd', entry.amount * USD_PER_CREDIT);
   }

@@ -13,7 +13,8 @@ import { DomainError, NotFoundError } from '../errors';
 import { getUser } from '../users/users';
 
 /** 'chargeback': credits taken back because the card payment that bought them was refunded or disputed. */
-export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback';
+/** 'payment_credit': a card payment for a render that never started (abandoned or gone before the money arrived), kept as credits. */
+export type LedgerType = 'purchase' | 'render' | 'refund' | 'bonus' | 'chargeback' | 'payment_credit';
 
 export interface LedgerEntry {
   entryId: string;
@@ -104,7 +105,10 @@ export async function moveCredits(move: CreditMove, tx = new Transaction()): Pro
     const balance = (Math.round(user.credits * 100) + Math.round(move.amount * 100)) / 100;
     // Only a chargeback may leave the balance below zero: the money is gone whether or not the credits were spent.
     if (balance < 0 && move.type !== 'chargeback') throw new InsufficientCreditsError(-move.amount, user.credits);
-    const now = move.now ?? new Date();
+    // The ledger is sorted by time and shown with its running balance, so each entry's time is after the
+    // previous entry's, whatever the clock of the process that writes it or the time its move began at.
+    const previous = user.ledgerAt ? Date.parse(user.ledgerAt) : 0;
+    const now = new Date(Math.max((move.now ?? new Date()).getTime(), previous + 1));
     const entry: LedgerEntry = {
       entryId: randomUUID(),
       amount: move.amount,
@@ -122,9 +126,10 @@ export async function moveCredits(move: CreditMove, tx = new Transaction()): Pro
           Update: {
             TableName: tableName(),
             Key: keys.user(move.userId),
-            UpdateExpression: 'SET credits = :balance',
-            ConditionExpression: 'credits = :seen',
-            ExpressionAttributeValues: { ':balance': balance, ':seen': user.credits },
+            UpdateExpression: 'SET credits = :balance, ledgerAt = :at',
+            // The time of the latest entry is checked too: a balance that went away and came back is still a race.
+            ConditionExpression: user.ledgerAt ? 'credits = :seen AND ledgerAt = :seenAt' : 'credits = :seen AND attribute_not_exists(ledgerAt)',
+            ExpressionAttributeValues: { ':balance': balance, ':seen': user.credits, ':at': entry.timestamp, ...(user.ledgerAt ? { ':seenAt': user.ledgerAt } : {}) },
           },
         },
         { Put: { TableName: tableName(), Item: { ...keys.ledgerEntry(move.userId, entry.timestamp, entry.entryId), entity: 'ledger', ...entry } } },

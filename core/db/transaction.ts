@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
 import type { TransactItem } from './keys';
@@ -20,10 +21,36 @@ export class Transaction {
     return this.writes.length;
   }
 
-  /** Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes. */
+  /**
+   * Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes.
+   * A deadline makes an answer unknown: the transaction may have been applied though its answer never came.
+   * The token makes the SDK's retry of the same writes a no-op if the first try went through (DynamoDB
+   * keeps it for 10 minutes), so money is never moved twice by a retry.
+   */
   async commit(first: readonly TransactItem[] = []): Promise<void> {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes] }));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes], ClientRequestToken: randomUUID() }));
+        return;
+      } catch (error) {
+        // A transaction cancelled for a conflict with another one wrote nothing: it is sent again whole
+        // (with a new token: the cancelled one is no promise), a few times, before the caller sees it.
+        if (!isConflictOnly(error) || attempt >= CONFLICT_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+      }
+    }
   }
+}
+
+/** Sends of one transaction cancelled only for conflicts, before the conflict is the caller's (a 503 at the edge). */
+const CONFLICT_ATTEMPTS = 4;
+
+/** Cancelled because another transaction held an item, with no condition failing: nothing was written. */
+function isConflictOnly(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (e.name === 'TransactionConflictException') return true;
+  const reasons = e.CancellationReasons ?? [];
+  return e.name === 'TransactionCanceledException' && reasons.some((r) => r.Code === 'TransactionConflict') && reasons.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict');
 }
 
 /** A transaction's write of an item that must not exist yet (its creation happens once). */

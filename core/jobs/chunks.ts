@@ -19,8 +19,14 @@ export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
 export interface ChunkRecord extends ChunkRange {
   jobId: string;
   status: ChunkStatus;
-  /** Claims so far: the first render and every retry after a lost worker or a failed attempt. */
+  /** Attempts so far: the first render and every retry after a failed attempt. A claim lost to the infrastructure does not count. */
   attempts: number;
+  /**
+   * Claims lost to the infrastructure: the worker was killed from outside, stopped (pool shutdown, Spot
+   * reclaim) or vanished (its lease ran out). Farm engines keep these off the job's retries (OpenCue does
+   * not count infrastructure exits against a frame); they have a larger bound of their own.
+   */
+  losses?: number;
   workerId?: string;
   claimedAt?: string;
   /** A rendering chunk whose lease has run out belongs to a lost worker and may be claimed again. */
@@ -31,8 +37,13 @@ export interface ChunkRecord extends ChunkRange {
   frameSeconds?: Record<string, number>;
 }
 
-/** A chunk is tried this many times (lost workers included) before the job fails. */
+/** A chunk's render is tried this many times before the job fails (on our side: refunded). */
 export const CHUNK_MAX_ATTEMPTS = 3;
+/**
+ * A chunk may lose this many workers to the infrastructure before the job fails. A scene that kills every
+ * machine it lands on (out of memory, say) must still end: after this many, the failure is the file's.
+ */
+export const CHUNK_MAX_LOSSES = 6;
 /** Workers renew their lease every few seconds; a minute of silence means the worker is gone. */
 export const CHUNK_LEASE_MS = 60_000;
 
@@ -96,7 +107,7 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
   for (const chunk of unfinished) {
     await documentClient().send(
       new UpdateCommand(
-        guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
+        guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero, losses = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
       ),
     );
   }
@@ -127,8 +138,11 @@ export type ClaimResult =
   | { claimed: true; chunk: ChunkRecord }
   /** Another worker holds it, it is done, or the job is no longer queued or rendering. */
   | { claimed: false; reason: 'taken' | 'done' | 'job-inactive' | 'missing' }
-  /** A lost worker's chunk has used every attempt: the job cannot complete. */
-  | { claimed: false; reason: 'exhausted'; chunk: ChunkRecord };
+  /**
+   * The chunk has used every attempt (the job fails on our side) or lost a worker too many times
+   * (the scene itself brings workers down: the file's failure): the job cannot complete.
+   */
+  | { claimed: false; reason: 'exhausted'; cause: 'internal' | 'input'; chunk: ChunkRecord };
 
 /**
  * Claims a chunk for one worker, under a condition on the state it was read in:
@@ -143,7 +157,11 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
   if (chunk.status === 'done') return { claimed: false, reason: 'done' };
   const lost = chunk.status === 'rendering' && (chunk.workerId === workerId || (chunk.leaseUntil ?? '') < now.toISOString());
   if (chunk.status !== 'pending' && !lost) return { claimed: false, reason: 'taken' };
-  if (chunk.attempts >= maxAttempts) return { claimed: false, reason: 'exhausted', chunk };
+  // Taking over a lost worker's claim repeats its attempt: the loss is counted, not the attempt.
+  const losses = (chunk.losses ?? 0) + (lost ? 1 : 0);
+  const attempts = lost ? chunk.attempts : chunk.attempts + 1;
+  if (losses >= CHUNK_MAX_LOSSES) return { claimed: false, reason: 'exhausted', cause: 'input', chunk };
+  if (attempts > maxAttempts) return { claimed: false, reason: 'exhausted', cause: 'internal', chunk };
   const at = now.toISOString();
   try {
     await new Transaction()
@@ -151,9 +169,20 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
         {
           Update: guardedUpdate(
             keys.chunk(jobId, index),
-            'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts REMOVE lastError',
-            '#status = :seen AND attempts = :seenAttempts',
-            { ':rendering': 'rendering', ':worker': workerId, ':now': at, ':lease': leaseUntil(now), ':attempts': chunk.attempts + 1, ':seen': chunk.status, ':seenAttempts': chunk.attempts },
+            'SET #status = :rendering, workerId = :worker, claimedAt = :now, leaseUntil = :lease, attempts = :attempts, losses = :losses REMOVE lastError',
+            // The lost claim's claimedAt is checked too: of two workers taking it over, one wins.
+            lost ? '#status = :seen AND attempts = :seenAttempts AND claimedAt = :seenClaimedAt' : '#status = :seen AND attempts = :seenAttempts',
+            {
+              ':rendering': 'rendering',
+              ':worker': workerId,
+              ':now': at,
+              ':lease': leaseUntil(now),
+              ':attempts': attempts,
+              ':losses': losses,
+              ':seen': chunk.status,
+              ':seenAttempts': chunk.attempts,
+              ...(lost ? { ':seenClaimedAt': chunk.claimedAt ?? '' } : {}),
+            },
             STATUS,
           ),
         },
@@ -174,7 +203,7 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
     return { claimed: false, reason: reasons[1]?.Code === 'ConditionalCheckFailed' ? 'job-inactive' : 'taken' };
   }
-  return { claimed: true, chunk: { ...chunk, status: 'rendering', workerId, claimedAt: at, leaseUntil: leaseUntil(now), attempts: chunk.attempts + 1 } };
+  return { claimed: true, chunk: { ...chunk, status: 'rendering', workerId, claimedAt: at, leaseUntil: leaseUntil(now), attempts, losses } };
 }
 
 /** Keeps a claim alive; false when the chunk is no longer this worker's (it was given up as lost). */
@@ -225,19 +254,29 @@ export async function finishChunk(jobId: string, index: number, workerId: string
  * remain and the failure is worth retrying, failed otherwise. Returns the chunk's
  * new status, or undefined when the worker no longer held it.
  */
-export async function releaseChunk(jobId: string, index: number, workerId: string, error: string, options: { retry: boolean; maxAttempts?: number }): Promise<ChunkStatus | undefined> {
+export async function releaseChunk(
+  jobId: string,
+  index: number,
+  workerId: string,
+  error: string,
+  options: { retry: boolean; maxAttempts?: number; lostToInfrastructure?: boolean },
+): Promise<ChunkStatus | undefined> {
   const chunk = await getChunk(jobId, index);
   if (!chunk || chunk.status !== 'rendering' || chunk.workerId !== workerId) return undefined;
-  const next: ChunkStatus = options.retry && chunk.attempts < (options.maxAttempts ?? CHUNK_MAX_ATTEMPTS) ? 'pending' : 'failed';
+  // A worker stopped from outside gives its attempt back and counts a loss; the next claim checks the bound.
+  const lost = options.lostToInfrastructure === true;
+  const next: ChunkStatus = options.retry && (lost || chunk.attempts < (options.maxAttempts ?? CHUNK_MAX_ATTEMPTS)) ? 'pending' : 'failed';
+  const attempts = lost ? Math.max(0, chunk.attempts - 1) : chunk.attempts;
+  const losses = (chunk.losses ?? 0) + (lost ? 1 : 0);
   const released = await holds(
     new Transaction()
       .add(
         {
           Update: guardedUpdate(
             keys.chunk(jobId, index),
-            'SET #status = :next, lastError = :error REMOVE workerId, leaseUntil',
+            'SET #status = :next, lastError = :error, attempts = :attempts, losses = :losses REMOVE workerId, leaseUntil',
             HELD_BY_WORKER,
-            { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId },
+            { ':next': next, ':error': error.slice(0, 1000), ':rendering': 'rendering', ':worker': workerId, ':attempts': attempts, ':losses': losses },
             STATUS,
           ),
         },
@@ -249,9 +288,9 @@ export async function releaseChunk(jobId: string, index: number, workerId: strin
 }
 
 /**
- * Declares a worker lost (its process died without a word): its claim's lease ends
- * now, so the next claim takes the chunk at once and counts the attempt, and fails
- * the job if that was the last one. False when that worker did not hold the chunk.
+ * Declares a worker lost (its process died without a word, or was killed from
+ * outside): its claim's lease ends now, so the next claim takes the chunk at once,
+ * counting a loss rather than an attempt. False when that worker did not hold the chunk.
  */
 export async function expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean> {
   return updateWhen(

@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
 import { ports, type Farm } from '../ports';
-import { getJob, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
+import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 import { newWorkerTicket } from './worker-sessions';
@@ -56,6 +56,18 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
   return admitted;
 }
 
+/**
+ * After a restart of a farm that keeps its line in memory (the local pool, when the
+ * process that ran it was killed): the jobs it held, queued or rendering, are handed
+ * to it again and render only their chunks not done, with no resume by the user.
+ */
+export async function relaunchUnfinishedJobs(): Promise<string[]> {
+  if (!chosenFarm().keepsOwnLine) return [];
+  const jobs = await listActiveJobs();
+  for (const job of jobs) await submitToFarm(job);
+  return jobs.map((job) => job.jobId);
+}
+
 /** Plans the job's chunks and hands those still to render to the farm; the farm's ids are kept on the job. */
 async function submitToFarm(job: JobRecord): Promise<void> {
   const config = getConfig();
@@ -109,7 +121,11 @@ export const farmJobState = {
   keepAlive: (jobId: string) => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
   /** A lost worker's lease ends at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease,
-  isChunkPending: async (jobId: string, index: number) => (await getChunk(jobId, index))?.status === 'pending',
+  // Pending, or rendering under a lost worker's lease that ran out: the next claim takes it at once.
+  isChunkFree: async (jobId: string, index: number) => {
+    const chunk = await getChunk(jobId, index);
+    return chunk?.status === 'pending' || (chunk?.status === 'rendering' && (chunk.leaseUntil ?? '') < new Date().toISOString());
+  },
   /** Every chunk of an animation is done: its encode step may run. */
   readyToEncode: async (jobId: string) => {
     const job = await getJob(jobId);

@@ -59,9 +59,10 @@ export async function settleSucceededPayment(
       if (queued === 'applied') await launchRender(job.jobId);
       if (queued !== 'conflict') return queued;
     }
-    // The job is gone or was abandoned before the money arrived: keep the money as credits.
+    // The job is gone or was abandoned before the money arrived: keep the money as credits. Nothing was
+    // debited for it, so the entry is a credit of the payment, not a refund.
     await moveCredits(
-      { userId: payment.userId, amount, type: 'refund', jobId: payment.jobId, paymentId, now },
+      { userId: payment.userId, amount, type: 'payment_credit', jobId: payment.jobId, paymentId, now },
       new Transaction().add(...settleItems, counterIncrement(now, { revenue_usd: amount })),
     );
     return 'applied';

@@ -13,6 +13,8 @@ export interface UserRecord {
   lastLogin?: string;
   /** E-mail me when a render finishes or fails. Absent means yes: the switch starts on. */
   notifyByEmail?: boolean;
+  /** The time of the latest ledger entry, kept with the balance so entries sort in the order the balance changed. */
+  ledgerAt?: string;
 }
 
 const userFields = (item: Record<string, unknown>): UserRecord => ({
@@ -22,6 +24,7 @@ const userFields = (item: Record<string, unknown>): UserRecord => ({
   createdAt: item.createdAt as string,
   ...(item.lastLogin ? { lastLogin: item.lastLogin as string } : {}),
   ...(typeof item.notifyByEmail === 'boolean' ? { notifyByEmail: item.notifyByEmail } : {}),
+  ...(item.ledgerAt ? { ledgerAt: item.ledgerAt as string } : {}),
 });
 
 /** Whether the user wants an e-mail when a render finishes or fails (on unless switched off). */

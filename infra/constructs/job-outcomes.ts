@@ -25,7 +25,7 @@ export class JobOutcomes extends Construct {
 
   constructor(scope: Construct, id: string, props: { environment: Record<string, string>; storage: Storage; mail: Mail }) {
     super(scope, id);
-    this.handler = new ServerFunction(this, 'FinalState', { entry: 'lambdas/streams/job-final-state.ts', environment: props.environment, timeout: Duration.seconds(60) });
+    this.handler = new ServerFunction(this, 'FinalState', { entry: 'lambdas/streams/job-final-state.ts', environment: { ...props.environment, CALL_BUDGET: 'background' }, timeout: Duration.seconds(60) });
     props.storage.table.grantReadWriteData(this.handler.fn);
     props.mail.grantSend(this.handler.fn); // the automatic problem and time-accuracy reports, the user's outcome e-mail
     props.storage.outputsBucket.grantRead(this.handler.fn); // the outcome e-mail links the render's preview (a presigned GET)

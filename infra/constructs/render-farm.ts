@@ -118,7 +118,7 @@ export class RenderFarm extends Construct {
         fargateOperatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
         jobRole: this.jobRole,
         executionRole: this.executionRole,
-        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, RENDER_STEP: step, WORKER_SESSION_FUNCTION: this.sessionBroker.fn.functionName },
+        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, CALL_BUDGET: 'worker', RENDER_STEP: step, WORKER_SESSION_FUNCTION: this.sessionBroker.fn.functionName },
         logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: step }),
       });
     // Retried: the worker's own request (its chunk failed on our side and is pending

@@ -63,7 +63,7 @@ export class Schedules extends Construct {
     super(scope, id);
     const functions: Partial<Record<ScheduledJobId, ServerFunction>> = {};
     for (const job of scheduledJobs) {
-      const fn = new ServerFunction(this, job.id, { entry: job.entry, environment: props.environment, timeout: job.timeout });
+      const fn = new ServerFunction(this, job.id, { entry: job.entry, environment: { ...props.environment, CALL_BUDGET: 'background' }, timeout: job.timeout });
       props.storage.table.grantReadWriteData(fn.fn);
       if (job.sendsMail) props.mail.grantSend(fn.fn);
       new events.Rule(this, `${job.id}Schedule`, {

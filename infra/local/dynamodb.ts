@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { assertPortFree, type Service } from './ports';
 
@@ -10,8 +10,35 @@ const require = createRequire(import.meta.url);
 /** The official DynamoDB Local jar, shipped inside the npm package amplify-dynamodb-simulator. */
 export const dynamoDbLocalDir = join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 
+/**
+ * Local only: a DynamoDB Local left running by a start that was killed (SIGKILL
+ * gives Node no chance to stop its children) still holds the port and the data
+ * folder. Its pid file, beside the data, names it: the next start ends it, after
+ * checking that the pid is still that jar and not a process that took the number since.
+ */
+async function reclaimOrphan(pidFile: string, port: number): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  const isOurs = () => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('DynamoDBLocal.jar');
+    } catch {
+      return false;
+    }
+  };
+  if (Number.isInteger(pid) && pid > 0 && isOurs()) {
+    process.kill(pid, 'SIGKILL');
+    // The JVM's threads end one by one; its port is free once the last has.
+    const portFree = () => assertPortFree(port, 'DynamoDB Local').then(() => true, () => false);
+    for (const deadline = Date.now() + 10_000; (isOurs() || !(await portFree())) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+  }
+  rmSync(pidFile, { force: true });
+}
+
 /** Starts DynamoDB Local with Java: on disk under dbPath, or in memory when dbPath is omitted. */
 export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<Service> {
+  const pidFile = options.dbPath ? join(options.dbPath, 'dynamodb-local.pid') : undefined;
+  if (pidFile) await reclaimOrphan(pidFile, options.port);
   await assertPortFree(options.port, 'DynamoDB Local', 'DYNAMODB_PORT');
   const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(options.port), '-sharedDb'];
   if (options.dbPath) {
@@ -21,6 +48,7 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
     args.push('-inMemory');
   }
   const child = spawn('java', args, { cwd: dynamoDbLocalDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -52,6 +80,7 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      if (pidFile) rmSync(pidFile, { force: true });
     },
   };
 }

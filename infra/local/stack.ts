@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
 import { composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
 import { startDynamoDbLocal } from './dynamodb';
+import { relaunchUnfinishedJobs } from '../../core/jobs/launch';
 import { startCognitoLocal } from './cognito';
 import { startS3rver, corsConfiguration } from './s3';
 import { startApiServer } from './api-server';
@@ -114,6 +115,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const api = await startApiServer({ port: ports.api, issuer: `${cognito.endpoint}/${pool.userPoolId}`, clientId: pool.clientId, extraRoutes: localRoutes(() => localSiteConfig(env), () => mailDir) });
     services.push(api);
     log(`API on ${api.endpoint}`);
+    if (persistent) {
+      // A previous run killed mid-render left its jobs queued or rendering: the new pool takes them up.
+      const relaunched = await relaunchUnfinishedJobs();
+      if (relaunched.length) log(`Unfinished renders of the previous run taken up again: ${relaunched.length}`);
+    }
     return { env, apiUrl: api.endpoint, accounts, services, dataDir, stop };
   } catch (error) {
     await stop();

@@ -10,8 +10,9 @@ composeServer();
 export const handler = createFunction('system', {
   'GET /api/health': async () => {
     const report = await health();
-    await recordHealthSample(report.ok).catch(() => {}); // an uptime sample; the report stands without it
-    return json(report.ok ? 200 : 503, report);
+    // An uptime sample; the report stands without it, and a table that did not answer the probe cannot take it.
+    if (report.components.database.ok) await recordHealthSample(report.ok).catch(() => {});
+    return json(report.ok ? 200 : 503, report, report.ok ? {} : { 'Retry-After': '5' });
   },
   'GET /api/scenes': listScenes,
   'POST /api/quotes': quote,

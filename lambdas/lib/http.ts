@@ -6,7 +6,7 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
+import { dependencyFailure, DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 import { spendKeyBudget, type KeyBudget } from '../../core/api-keys/budget';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit';
@@ -36,6 +36,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 /** The status and `{ code, message, ...details }` body of an error, or undefined for an unexpected one. */
 export function errorResponse(error: unknown): ApiResult | undefined {
   if (error instanceof z.ZodError) error = zodError(error);
+  // A dependency that timed out, throttled or failed after the SDK's retries is a 503, not a 500.
+  if (!(error instanceof DomainError)) error = dependencyFailure(error);
   if (!(error instanceof DomainError)) return undefined;
   const retryAfter = error instanceof ServiceUnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
   const headers: Record<string, string> = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {};

@@ -15,6 +15,10 @@ export async function setup(project: TestProject) {
   const started = Date.now();
   const webPort = await freePort();
   const webUrl = `http://localhost:${webPort}`;
+  // DynamoDB Local runs transactions one at a time: on a loaded 2-core machine a burst waits seconds in its
+  // queue, which AWS never makes a request wait. Tests that are not about deadlines get four times as long;
+  // the deadline tests set their own (test/integration/dependency-faults.test.ts).
+  process.env.CALL_TIMEOUT_SCALE = '4';
   stack = await startLocalStack({ siteUrl: webUrl });
   try {
     web = await startWebServer({ port: webPort, apiUrl: stack.apiUrl });
@@ -26,7 +30,7 @@ export async function setup(project: TestProject) {
   }
   console.log(`e2e: stack and web app up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${webUrl}`);
   project.provide('webUrl', webUrl);
-  project.provide('stackEnv', stack.env);
+  project.provide('stackEnv', { ...stack.env, CALL_TIMEOUT_SCALE: '4' });
   project.provide('apiUrl', stack.apiUrl);
   project.provide('dataDir', stack.dataDir);
 }

@@ -5,8 +5,12 @@ let stack: LocalStack | undefined;
 
 /** Starts the embedded stack once on free ports, in memory, for every integration test file. */
 export async function setup(project: TestProject) {
+  // DynamoDB Local runs transactions one at a time: on a loaded 2-core machine a burst waits seconds in its
+  // queue, which AWS never makes a request wait. Tests that are not about deadlines get four times as long;
+  // the deadline tests set their own (test/integration/dependency-faults.test.ts).
+  process.env.CALL_TIMEOUT_SCALE = '4';
   stack = await startLocalStack();
-  project.provide('stackEnv', stack.env);
+  project.provide('stackEnv', { ...stack.env, CALL_TIMEOUT_SCALE: '4' });
   project.provide('apiUrl', stack.apiUrl);
   project.provide('dataDir', stack.dataDir);
 }

@@ -3,7 +3,7 @@ import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
 import { storedJobOnce } from './helpers';
 import { RENDER_STALLED, sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { claimChunk, claimEncode, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS } from '../../core/jobs/chunks';
+import { claimChunk, claimEncode, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '../../core/jobs/chunks';
 
 describe('a job as a plan of chunks', () => {
   it('when a Full-HD animation is queued, it is split into chunks of whole frames stored under the job', async () => {
@@ -38,23 +38,44 @@ describe('a job as a plan of chunks', () => {
     expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 1 });
   });
 
-  it('when a worker is lost, its chunk is claimed again after the lease, up to the attempt limit', async () => {
+  it("when workers are lost, their chunk is claimed again after the lease without using an attempt, up to its own larger bound, then it is the file's failure", async () => {
     const job = queuedJob();
     await createJob(job);
     await planOrResumeChunks(job);
     let now = Date.now();
     expect((await claimChunk(job.jobId, 1, 'first', new Date(now))).claimed).toBe(true);
     expect((await claimChunk(job.jobId, 1, 'second', new Date(now + 1000))).claimed).toBe(false);
-    for (let attempt = 2; attempt <= CHUNK_MAX_ATTEMPTS; attempt += 1) {
+    for (let loss = 1; loss < CHUNK_MAX_LOSSES; loss += 1) {
       now += CHUNK_LEASE_MS + 1000;
-      const claim = await claimChunk(job.jobId, 1, `worker-${attempt}`, new Date(now));
-      expect(claim.claimed && claim.chunk.attempts).toBe(attempt);
+      const claim = await claimChunk(job.jobId, 1, `worker-${loss}`, new Date(now));
+      expect(claim.claimed && [claim.chunk.attempts, claim.chunk.losses]).toEqual([1, loss]);
     }
     now += CHUNK_LEASE_MS + 1000;
     const last = await claimChunk(job.jobId, 1, 'too-late', new Date(now));
-    expect(last).toMatchObject({ claimed: false, reason: 'exhausted' });
+    expect(last).toMatchObject({ claimed: false, reason: 'exhausted', cause: 'input' });
     // A lost worker's chunk stays counted once as running.
     expect((await getJob(job.jobId))!.chunksRunning).toBe(1);
+  });
+
+  it("when a chunk's worker is killed from outside, the chunk does not use an attempt; when its scene errors, it does", async () => {
+    const job = queuedJob();
+    await createJob(job);
+    await planOrResumeChunks(job);
+    await claimChunk(job.jobId, 0, 'killed');
+    // The pool saw the worker die by a signal: the lease ends now and the next worker takes the chunk at once.
+    expect(await expireChunkLease(job.jobId, 0, 'killed')).toBe(true);
+    const retaken = await claimChunk(job.jobId, 0, 'next');
+    expect(retaken.claimed && [retaken.chunk.attempts, retaken.chunk.losses]).toEqual([1, 1]);
+    // Stopped by a signal (pool shutdown, Spot reclaim): the attempt is given back.
+    expect(await releaseChunk(job.jobId, 0, 'next', 'the worker was stopped', { retry: true, lostToInfrastructure: true })).toBe('pending');
+    expect((await listChunksOfJob(job.jobId))[0]).toMatchObject({ attempts: 0, losses: 2 });
+    for (let attempt = 1; attempt <= CHUNK_MAX_ATTEMPTS; attempt += 1) {
+      const claim = await claimChunk(job.jobId, 0, `render-${attempt}`);
+      expect(claim.claimed && claim.chunk.attempts).toBe(attempt);
+      // Blender's own error: an attempt used; after the last one the chunk has failed.
+      const next = await releaseChunk(job.jobId, 0, `render-${attempt}`, 'Blender quit with an error', { retry: true });
+      expect(next).toBe(attempt < CHUNK_MAX_ATTEMPTS ? 'pending' : 'failed');
+    }
   });
 
   it('when the job is abandoned, its chunks can no longer be claimed', async () => {

@@ -22,7 +22,7 @@ import { CardPayment } from '../payments/CardPayment';
 export const CREDIT_HISTORY_LIMIT = 10;
 export const PURCHASE_RELOAD_MS = 5000;
 
-const TYPE_LABELS: Record<LedgerEntryView['type'], string> = { purchase: 'Purchase', render: 'Render', refund: 'Refund', bonus: 'Bonus', chargeback: 'Card refund or dispute' };
+const TYPE_LABELS: Record<LedgerEntryView['type'], string> = { purchase: 'Purchase', render: 'Render', refund: 'Refund', bonus: 'Bonus', chargeback: 'Card refund or dispute', payment_credit: 'Card payment kept as credits' };
 
 type Selection = { kind: 'package'; credits: number } | { kind: 'custom'; text: string };
 
@@ -224,7 +224,7 @@ export function CreditsPanel() {
                       {TYPE_LABELS[entry.type] ?? entry.type}
                       {entry.status === 'processing' && <span className="badge badge-yellow" style={{ marginLeft: 6 }}>processing</span>}
                     </td>
-                    <td className="muted">{entry.sceneId ? (getScene(entry.sceneId)?.title ?? `Scene ${entry.sceneId}`) : entry.type === 'purchase' || entry.type === 'chargeback' ? 'Card payment' : '—'}</td>
+                    <td className="muted">{entry.sceneId ? (getScene(entry.sceneId)?.title ?? `Scene ${entry.sceneId}`) : entry.type === 'purchase' || entry.type === 'chargeback' || entry.type === 'payment_credit' ? 'Card payment' : '—'}</td>
                     <td className={`num ${entry.amount >= 0 ? 'positive' : 'negative'}`}>
                       {entry.amount >= 0 ? '+' : '−'}
                       {formatCredits(Math.abs(entry.amount))}
