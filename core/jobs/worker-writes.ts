@@ -18,7 +18,7 @@ export const WORKER_WRITABLE_ATTRIBUTES = [
   // Its outcome: why it failed and who it is down to (the server checks its own records before any refund), or its files.
   'crashReason', 'failureCause', 'failureErrorType', 'completionTime', 'actualRenderTimeMinutes', 'timeAccuracy', 'fileMetadata', 'mainOutputPath', 'mainOutputType',
   // A chunk's lease and result.
-  'attempts', 'workerId', 'claimedAt', 'leaseUntil', 'lastError', 'finishedAt', 'frameSeconds',
+  'attempts', 'losses', 'workerId', 'claimedAt', 'leaseUntil', 'lastError', 'finishedAt', 'frameSeconds',
 ] as const;
 
 /** ReturnValues that return only what the request itself named (IAM's dynamodb:ReturnValues). */
