@@ -40,6 +40,9 @@ export class BatchFarm {
     // The workers show the ticket to the session broker, which gives them credentials for this job only.
     if (!job.workerTicket) throw new Error(`A farm submission of job ${jobId} needs its worker ticket`);
     const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'WORKER_TICKET', value: job.workerTicket }];
+    // The farm's containers have no X-Ray daemon: the trace that launched the job travels as a plain id the worker writes on its lines.
+    const traceId = /Root=([^;]+)/.exec(process.env['_X_AMZN_TRACE_ID'] ?? '')?.[1];
+    if (traceId) scope.push({ name: 'TRACE_ID', value: traceId });
     // Batch job names allow letters, digits, hyphens and underscores, up to 128 characters.
     const name = `render-${jobId}`;
     let renderJobId: string | undefined;

@@ -5,6 +5,7 @@ import { rename } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { log } from '../observability/logger';
 
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
@@ -140,7 +141,7 @@ export class LocalRenderPool {
       this.starting.add(task);
       this.start(task)
         .catch((error) => {
-          console.error(`Render worker for job ${task.jobId} could not start`, error);
+          log.error('Render worker could not start', { jobId: task.jobId, error });
           this.afterExit(task, '', null, null).catch(() => {});
         })
         .finally(() => {
@@ -172,7 +173,7 @@ export class LocalRenderPool {
     const dir = join(this.options.jobsDir, task.jobId);
     mkdirSync(dir, { recursive: true });
     const name = task.kind === 'chunk' ? `chunk-${task.index}` : 'encode';
-    const log = openSync(join(dir, `${name}.log`), 'a');
+    const logFile = openSync(join(dir, `${name}.log`), 'a');
     const cores = this.options.cores ?? availableParallelism();
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
@@ -190,19 +191,19 @@ export class LocalRenderPool {
         // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
         RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),
       },
-      stdio: ['ignore', log, log],
+      stdio: ['ignore', logFile, logFile],
     });
-    closeSync(log);
+    closeSync(logFile);
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
     this.running.set(child, { task, workerId, startedAt });
-    child.once('error', (error) => console.error(`Render worker for job ${task.jobId} could not start`, error));
+    child.once('error', (error) => log.error('Render worker could not start', { jobId: task.jobId, error }));
     child.once('exit', (code, signal) => {
       this.running.delete(child);
       this.options.onExit?.(task, code, signal, performance.now() - startedAt);
       this.afterExit(task, workerId, code, signal)
-        .catch((error) => console.error(`After the worker of job ${task.jobId}`, error))
+        .catch((error) => log.error('After the render worker', { jobId: task.jobId, chunk: task.kind === 'chunk' ? task.index : undefined, error }))
         .finally(() => this.pump());
     });
   }
@@ -217,7 +218,7 @@ export class LocalRenderPool {
     if (this.stopping || this.cancelled.has(task.jobId) || task.kind !== 'chunk') return;
     if (code === EXIT_RETRY) return this.requeue(task);
     if (code !== 0) {
-      console.error(`Render worker of job ${task.jobId} chunk ${task.index} lost (${signal ?? `exit code ${code}`})`);
+      log.warn('Render worker lost', { jobId: task.jobId, chunk: task.index, exit: signal ?? code });
       if (workerId && (await this.options.jobs.expireChunkLease(task.jobId, task.index, workerId))) return this.requeue(task);
       // Died before claiming: try again a few times, then leave the chunk to the stale-job sweep. A chunk
       // whose earlier worker was lost (its lease ran out) is as free to take as a pending one.

@@ -26,7 +26,10 @@ import { farmJobState } from '../core/jobs/launch';
 import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { planOrResumeChunks } from '../core/jobs/chunks';
 import { findBlender } from '../render/blender';
-import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks } from '../shared/render-plan';
+import { DEFAULT_PLAN_SETTINGS, planChunks } from '../shared/render-plan';
+import { scenePolicy } from '../shared/render-manifest';
+
+const FINAL_SAMPLES = scenePolicy(1).final.maxSamples;
 
 const samples = Number(process.argv[2] ?? 16);
 const FRAMES = 24;
@@ -89,7 +92,7 @@ function lastLaunchSeconds(count: number): number {
 }
 
 function simulateBatch(fullHdFrameSeconds: number, perChunkOverheadSeconds: number, encodeSecondsPerFrame: number) {
-  const plan = planChunks({ totalFrames: 120, isStill: false, resolutionX: 1920, resolutionY: 1080, samples: FINAL_SAMPLES }, DEFAULT_PLAN_SETTINGS);
+  const plan = planChunks({ sceneId: 1, totalFrames: 120, isStill: false, resolutionX: 1920, resolutionY: 1080 }, DEFAULT_PLAN_SETTINGS);
   const children = 100;
   // Children start in waves of `children`; each wave's chunks run side by side.
   let clock = AWS.batchSchedulingSeconds;

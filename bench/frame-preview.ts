@@ -2,7 +2,7 @@
  * Benchmark: the cost of the live preview's small JPEG per frame, the two ways it can
  * be made. (1) ffmpeg scales the PNG Blender wrote, one process per frame; (2) Blender
  * scales and saves it inside its own process, as the scene scripts do after each frame
- * (render/scenes/common.py, write_preview; Blender's start-up is not counted, it is
+ * (render/scenes/protocol.py, write_preview; Blender's start-up is not counted, it is
  * paid once per render anyway).
  * Also prints the frame's own render estimate, to put the preview's cost in proportion.
  *
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findBlender } from '../render/blender';
 import { runFfmpeg } from '../render/encode';
-import { estimateFrameSeconds, FINAL_SAMPLES } from '../shared/render-plan';
+import { estimateFrameSeconds } from '../shared/render-plan';
 import { FRAME_PREVIEW_WIDTH } from '../shared/render-contract';
 
 const run = promisify(execFile);
@@ -56,11 +56,11 @@ async function main() {
     blenderMs = [...stdout.matchAll(/^MS ([\d.]+)$/gm)].map((m) => Number(m[1]));
   }
 
-  const frameSeconds = estimateFrameSeconds({ resolutionX: width, resolutionY: height, samples: FINAL_SAMPLES });
+  const frameSeconds = estimateFrameSeconds({ sceneId: 1, resolutionX: width, resolutionY: height });
   console.log(`frame ${width}x${height} PNG -> ${FRAME_PREVIEW_WIDTH} px JPEG preview, ${rounds} rounds (medians)`);
   console.log(`  ffmpeg, one process per frame:   ${median(ffmpegMs).toFixed(0)} ms  (JPEG ${(jpegBytes / 1024).toFixed(1)} KiB)`);
   console.log(blenderMs.length ? `  Blender, inside its process:      ${median(blenderMs).toFixed(0)} ms` : '  Blender: not installed, not measured');
-  console.log(`  the frame's own render estimate:  ${(frameSeconds * 1000).toFixed(0)} ms (${FINAL_SAMPLES} samples): the preview adds ${((median(blenderMs) / 1000 / frameSeconds) * 100).toFixed(2)} % in Blender, ${((median(ffmpegMs) / 1000 / frameSeconds) * 100).toFixed(1)} % with ffmpeg`);
+  console.log(`  the frame's own render estimate:  ${(frameSeconds * 1000).toFixed(0)} ms (Text Animation final, render manifest): the preview adds ${((median(blenderMs) / 1000 / frameSeconds) * 100).toFixed(2)} % in Blender, ${((median(ffmpegMs) / 1000 / frameSeconds) * 100).toFixed(1)} % with ffmpeg`);
 }
 
 void main();

@@ -9,7 +9,7 @@
  *
  * The references take long (a quarter of an hour each on 2 cores); they are kept in
  * .local/bench-quality/ and reused while their settings and the scene's own script are
- * unchanged. Delete the folder after changing render settings in common.py.
+ * unchanged. Delete the folder after changing render settings in render/scenes/building.py.
  *
  *   npm run bench:quality [-- --samples N --threshold T]   (override the new final's sampling, for tuning)
  */

@@ -13,6 +13,7 @@ import { localMailer, sesMailer } from '../adapters/mailer';
 import { probeMediaDuration } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
 import { BatchFarm } from '../adapters/batch-farm';
+import { FunctionFarm } from '../adapters/function-farm';
 import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
 
 /**
@@ -22,7 +23,7 @@ import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
  * Adapters are made on first use and kept until the configuration they were made
  * from is reset (tests and the local stack set the environment after import).
  */
-let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm } | undefined;
+let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm } | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
 
@@ -64,6 +65,7 @@ export function composeServer(): void {
       const adapters = current();
       const { config } = adapters;
       if (engine === 'local') return localFarm(localPool());
+      if (engine === 'function') return (adapters.function ??= new FunctionFarm({ region: config.AWS_REGION, functionName: config.RENDER_FUNCTION_NAME }));
       return (adapters.batch ??= new BatchFarm({
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,
@@ -134,6 +136,7 @@ export function resetWorkerCredentials(): void {
 /** For tests and the local stack, which switch stacks within one process: the SDK clients are made again. */
 export function resetClients(): void {
   made = undefined;
+  credentials = undefined;
 }
 
 /** Local only: the machine's render farm, as wide as its cores unless LOCAL_RENDER_WORKERS says otherwise. */

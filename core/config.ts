@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_FAST_PATH_CONCURRENCY } from '../shared/fast-path';
 import { API_KEY_REQUESTS_PER_SECOND, RENDERS_AT_ONCE_PER_ACCOUNT } from '../shared/rate-limit';
 
 /**
@@ -36,6 +37,9 @@ const configSchema = z.object({
   RENDER_JOB_QUEUE: z.string().optional(), // on AWS: the Batch job queue's ARN
   RENDER_JOB_DEFINITION: z.string().optional(), // on AWS: the chunk job definition's ARN
   ENCODE_JOB_DEFINITION: z.string().optional(), // on AWS: the encode job definition's ARN
+  RENDER_FUNCTION_NAME: z.string().optional(), // on AWS: the render function (the fast path); unset, every render goes to Batch
+  /** On AWS: the render function's reserved concurrency, chunks rendering at once on the fast path. */
+  RENDER_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).default(DEFAULT_FAST_PATH_CONCURRENCY),
   /** A chunk of frames should render in about this many seconds. */
   RENDER_CHUNK_SECONDS: z.coerce.number().positive().default(90),
   /** No job is split into more chunks than this. */

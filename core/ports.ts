@@ -64,7 +64,8 @@ export interface PaymentProvider {
 }
 
 /** The farm engines a deployment may have; core/jobs/launch.ts chooses among them. */
-export type FarmEngine = 'batch' | 'local';
+/** AWS Batch, the render function (the fast path on AWS) or the local pool. */
+export type FarmEngine = 'batch' | 'function' | 'local';
 
 /** The job as a farm needs it: which job, whose outputs prefix, which uploaded input it may read. */
 export interface FarmJob {

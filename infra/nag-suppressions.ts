@@ -46,6 +46,8 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Storage/UploadsBucket', id: 'AwsSolutions-S1', reason: 'Written only through presigned POSTs the API issues and logs per user; objects expire by lifecycle.' },
   { path: 'Storage/OutputsBucket', id: 'AwsSolutions-S1', reason: 'Read only through presigned GETs the API issues and logs per user after checking ownership.' },
   { path: 'Site/Distribution', id: 'AwsSolutions-CFR3', reason: 'The API behind /api/* logs every request in Lambda; static files need no per-request log bucket.' },
+  { path: 'RenderFunction/DeadLetters', id: 'AwsSolutions-SQS3', reason: "It is the dead-letter queue: the render function's failed asynchronous invocations land here (alarmed)." },
+  { path: 'RenderFunction/DeadLetters', id: 'Serverless-SQSRedrivePolicy', reason: "It is the dead-letter queue: the render function's failed asynchronous invocations land here (alarmed)." },
   { path: 'Render/Vpc', id: 'AwsSolutions-VPC7', reason: 'Public subnets for render workers that accept no inbound traffic; flow logs would cost per GB of frames uploaded.' },
 
   // TLS: CloudFront's default certificate cannot refuse TLS 1.0; a custom domain gets TLSv1.2_2021 (site.ts).
@@ -67,6 +69,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
 
   // Wildcards, each bounded to this stack's resources.
+  { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderFunctionF365A476.Arn>:*]', reason: "CDK's invoke grant on the render function covers its versions and aliases; no other function." },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${TABLE}.Arn>/index/*]`, reason: "The table's own secondary indexes (CDK grants); no other table." },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetObject*]', reason: 'CDK read grant (GetObject and its version/ACL/tagging reads) on this stack\'s buckets only.' },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: "CDK read grant (bucket location/metadata) on this stack's buckets only." },
@@ -89,14 +92,18 @@ export const nagSuppressions: readonly NagSuppression[] = [
     id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/<aws:PrincipalTag/userId>/*]`,
     reason: "The job owner's uploads (session tag userId), narrowed by the worker's session policy to the job's one input.",
   },
-  { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) has no resource-level permission.' },
+  { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) and X-Ray tracing have no resource-level permission.' },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
   {
     path: '',
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job/*]',
     reason: "batch:TerminateJob on this account's Batch jobs: a job's id is made when it is submitted; the API terminates only the ids stored on the abandoned job.",
   },
-  { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs has no resource-level permission: the sweep asks whether a silent queued job still waits for capacity.' },
+  { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs (the sweep asks whether a silent queued job still waits for capacity) and X-Ray tracing have no resource-level permission.' },
+  // Active tracing on every function: xray:PutTraceSegments and PutTelemetryRecords have no resource-level permission.
+  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation'].map(
+    (path) => ({ path, id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permission.' }),
+  ),
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
   { path: 'Render/ExecutionRole', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'ecr:GetAuthorizationToken has no resource-level permission (CDK adds it for the image pull).' },
   { path: BUCKET_DEPLOYMENT, id: 'AwsSolutions-IAM5[Resource::*]', reason: "CDK's web deployment function: CloudFront invalidation has no resource-level permission." },

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { DEFAULT_FAST_PATH_CONCURRENCY } from '../shared/fast-path';
 
 /**
  * The deployment's settings, read once from CDK context (cdk.json "context", or
@@ -45,6 +46,8 @@ export interface DeploySettings {
    * audio scene fails on AWS (its price depends on the measured duration).
    */
   ffprobeLayerArn?: string;
+  /** Executions reserved for the render function (the fast path): chunks rendering at once. */
+  renderFunctionConcurrency: number;
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -62,6 +65,7 @@ export const settingDefaults = {
   renderMemoryMiB: 4096,
   renderArchitecture: 'x86_64',
   renderMaxVcpus: 256,
+  renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
   webDistDir: 'web/dist',
 } as const;
 
@@ -173,6 +177,7 @@ export function readSettings(node: Context): DeploySettings {
     renderMemoryMiB: integer(node, 'renderMemoryMiB', settingDefaults.renderMemoryMiB),
     renderArchitecture,
     renderMaxVcpus: integer(node, 'renderMaxVcpus', settingDefaults.renderMaxVcpus),
+    renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
     ffprobeLayerArn,
   };

@@ -11,6 +11,7 @@ import { Mail } from './constructs/mail';
 import { JobOutcomes } from './constructs/job-outcomes';
 import { Monitoring } from './constructs/monitoring';
 import { RenderFarm } from './constructs/render-farm';
+import { RenderFunction } from './constructs/render-function';
 import { Schedules } from './constructs/schedules';
 import { ServerFunction } from './constructs/server-function';
 import { Site } from './constructs/site';
@@ -81,9 +82,12 @@ export class CloudRenderStack extends Stack {
       },
     });
 
-    // What core/config.ts reads. The worker gets the part that does not name
-    // its own task definition.
+    // The business metrics' namespace, one per stage (observability/metrics.ts writes there, the monitoring reads there).
+    const metricsNamespace = `CloudRender/${settings.stage}`;
+    // What core/config.ts reads (and Powertools, the POWERTOOLS_ ones). The worker
+    // gets the part that does not name its own task definition.
     const sharedEnvironment: Record<string, string> = {
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
       TABLE_NAME: storage.table.tableName,
       UPLOADS_BUCKET: storage.uploadsBucket.bucketName,
       OUTPUTS_BUCKET: storage.outputsBucket.bucketName,
@@ -104,12 +108,19 @@ export class CloudRenderStack extends Stack {
       architecture: settings.renderArchitecture,
       maxVcpus: settings.renderMaxVcpus,
     });
+    const renderFunction = new RenderFunction(this, 'RenderFunction', {
+      environment: sharedEnvironment,
+      sessionBroker: render.sessionBroker.fn,
+      reservedConcurrency: settings.renderFunctionConcurrency,
+      architecture: settings.renderArchitecture,
+    });
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
       PAYMENTS_MODE: 'stripe',
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
       ORIGIN_VERIFY_SECRET: originVerifyValue,
       ...render.submitEnvironment,
+      ...renderFunction.submitEnvironment,
     };
 
     const apiFunctions = Object.fromEntries(
@@ -148,6 +159,7 @@ export class CloudRenderStack extends Stack {
       render.grantSubmit(creator);
       // Abandoning a job (the web and the render API) calls its farm jobs off.
       render.grantCancel(creator);
+      renderFunction.grantSubmit(creator);
       // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
       if (ffprobeLayer) {
         creator.addLayers(ffprobeLayer);
@@ -165,11 +177,13 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);
     render.grantSubmit(payments);
+    renderFunction.grantSubmit(payments);
     mail.grantSend(payments); // the owner's alert on a payment amount mismatch
     // Refunds, counters and reports follow a job's final state outside the worker, off the table's stream.
     const outcomes = new JobOutcomes(this, 'JobOutcomes', { environment: serverEnvironment, storage, mail });
     // A job's end gives its render slot back and sends its user's next waiting job to the farm.
     render.grantSubmit(outcomes.handler.fn);
+    renderFunction.grantSubmit(outcomes.handler.fn);
     table.grantReadWriteData(apiFunctions.analytics.fn);
     // The render API also writes the ZIPs of CSV batches.
     outputsBucket.grantReadWrite(apiFunctions.developer.fn);
@@ -181,16 +195,22 @@ export class CloudRenderStack extends Stack {
 
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
     render.grantSweep(schedules.functions.StaleJobs.fn);
+    renderFunction.grantSubmit(schedules.functions.StaleJobs.fn);
 
-    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: `CloudRender/${settings.stage}` });
+    const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: metricsNamespace });
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
     monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
+    monitoring.watchFunction('RenderFunction', renderFunction);
+    monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
-    monitoring.watchRenderFailures([render.logGroup, schedules.functions.StaleJobs.logGroup]);
+    monitoring.countWorkerMetrics(render.logGroup);
+    monitoring.watchRenderOutcomes();
     monitoring.watchTransactionConflicts(table);
+    // Last, so it shows every alarm. The render queue's widgets join once the stack has one.
+    monitoring.buildDashboard({ api: api.httpApi });
 
     if (!settings.stripePublishableKey) {
       Annotations.of(this).addWarningV2(

@@ -2,7 +2,7 @@
  * Drives Blender for one scene render.
  *
  * Each catalogue scene is a Python script, render/scenes/<slug>.py, that builds the scene
- * from nothing and renders it (see render/scenes/common.py for the protocol):
+ * from nothing and renders it (see render/scenes/protocol.py for the protocol):
  *
  *   blender -b --factory-startup -noaudio --python render/scenes/<slug>.py -- args.json
  *
@@ -30,6 +30,8 @@ import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
+import { samplingFor, scenePolicy } from '../shared/render-manifest';
+import { renderedResolution } from '../shared/files';
 import { prepareForTool, toolSpawnOptions } from './tool-environment';
 import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
@@ -73,11 +75,11 @@ export interface SceneArgs {
   /** Render only these frames (resume renders the missing ones). Animation only. */
   frames?: number[];
   alignment?: PosterAlignment | null;
-  /** Test render: longer side capped at 480 px, few samples, PREVIEW watermark. */
+  /** Test render: longer side capped (the manifest's test size), few samples, PREVIEW watermark. */
   isTest?: boolean;
-  /** Cycles samples (the maximum, with adaptive sampling); default 12 for tests, tuned per scene for denoised finals, 96 undenoised. */
+  /** Cycles samples (the maximum, with adaptive sampling); default from the render manifest. */
   samples?: number;
-  /** Adaptive sampling's noise threshold; default tuned per scene (denoised) or Blender's automatic one. */
+  /** Adaptive sampling's noise threshold; default from the render manifest (0: Blender's automatic one). */
   noiseThreshold?: number;
   /** Denoise every frame with OpenImageDenoise's weights (default: finals yes, test renders no); false renders as Blender alone would. */
   denoise?: boolean;
@@ -151,10 +153,30 @@ export function sceneScriptPath(slug: string): string {
 
 type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
 
-/** The args.json a scene script reads: the render's arguments, its options resolved, and its scene's contract. */
+/**
+ * The args.json a scene script reads: the render's arguments, its options resolved, its
+ * scene's contract, and the render policy from the manifest already applied (the test
+ * size cap, the text limit, the sampling), so the script holds no policy of its own.
+ */
 export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
-  return { ...args, options: resolveOptions(scene, args.options ?? {}), scene: sceneContract(scene), imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE } };
+  const policy = scenePolicy(scene.id);
+  const denoise = args.denoise ?? !args.isTest;
+  const sampling = samplingFor(scene.id, { isTest: args.isTest, denoise });
+  const { x: resolutionX, y: resolutionY } = renderedResolution({ resolution_x: args.resolutionX, resolution_y: args.resolutionY, isTest: Boolean(args.isTest) });
+  return {
+    ...args,
+    customText: args.customText == null ? args.customText : Array.from(args.customText).slice(0, policy.textLimit).join(''),
+    resolutionX,
+    resolutionY,
+    denoise,
+    samples: args.samples ?? sampling.samples,
+    noiseThreshold: args.noiseThreshold ?? sampling.noiseThreshold,
+    options: resolveOptions(scene, args.options ?? {}),
+    scene: sceneContract(scene),
+    imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE },
+  };
 }
+
 
 /** The file a scene writes for a still, or for one frame of an animation. */
 export function outputFile(outputDir: string, mode: RenderMode, frame = 1): string {
@@ -199,7 +221,7 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
  * the clean buffer of a frame this run renders, in its output folder, are accepted.
  */
 function ownFrameRequest(request: DenoiseRequest, args: SceneArgs, rendersFrame: (frame: number) => boolean): DenoiseRequest {
-  // The scene writes each frame as <frame>.partial.png first (render/scenes/common.py, render_frames).
+  // The scene writes each frame as <frame>.partial.png first (render/scenes/protocol.py, render_frames).
   const stem = outputFile(args.outputDir, args.mode, request.frame).replace(/\.png$/, '.partial');
   if (!rendersFrame(request.frame) || request.exr !== `${stem}.passes.exr` || request.raw !== `${stem}.clean.f32`) {
     throw new Error(`refused a DENOISE request for files this render does not write: ${JSON.stringify(request)}`);

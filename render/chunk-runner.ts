@@ -2,23 +2,32 @@
  * Renders one chunk of a job's frames: the code an AWS Batch array child runs, and
  * each process of the local worker pool. The chunk is claimed under a condition
  * first, so two workers never render the same frames; every frame is stored as
- * soon as Blender writes it, so a lost worker costs at most the frame in flight.
+ * soon as Blender writes it, so a lost worker costs at most the frame in flight; an
+ * animation's chunk then encodes its frames into a video segment, which the finishing
+ * step joins without re-encoding.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
-import { frameFile } from '../shared/render-contract';
+import { FPS, renderedResolution } from '../shared/files';
+import { frameFile, segmentFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
-import { claimChunk, finishChunk, releaseChunk, renewChunkLease, samplesOf, type ChunkRecord } from '../core/jobs/chunks';
+import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, downloadInput, uploadOutput } from '../core/storage/storage';
+import { deleteInput, downloadInput, readOutput, uploadOutput } from '../core/storage/storage';
+import { openToWrite } from '../core/storage/no-follow';
 import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
 import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
 import { stillToJpeg } from './delivery-formats';
+import { encodeSegment } from './encode';
+import { prepareForTool } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
+import { log } from '../observability/logger';
+import { businessMetrics } from '../observability/metrics';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
@@ -66,6 +75,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     return (await failJob(job, reason, claim.cause, { whenStatusIn: ['queued', 'rendering'], errorType: claim.cause === 'input' ? 'WORKERS_LOST' : undefined })) ? 'failed' : 'stopped';
   }
   const chunk = claim.chunk;
+  // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
+  if (job.status === 'queued') businessMetrics.renderStarted(job.sceneId, job.mode);
   const giveUp = async (reason: string, cause: 'internal' | 'input') => {
     await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
     return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
@@ -98,7 +109,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         if (!held || !alive) stop.abort();
       })
       // A missed heartbeat is not fatal: the lease outlives several of them.
-      .catch((error) => console.error('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: index, error }));
   }, HEARTBEAT_MS);
 
   let blenderMs = 0;
@@ -126,7 +137,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
         signal: stop.signal,
         threads: options.threads,
-        timeoutMs: renderTimeLimitSeconds(frames.length, { resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) }) * 1000,
+        timeoutMs: renderTimeLimitSeconds(frames.length, { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }) * 1000,
         onLog: (message, level) => {
           loggedLines += 1;
           // The render loop starts after the scene is built: the first frame's time starts there.
@@ -158,9 +169,10 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         mainOutputType: format.contentType,
       });
       if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
       return 'done';
     }
+    await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
@@ -170,9 +182,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
-    console.error(`Job ${jobId} chunk ${index} attempt ${chunk.attempts} failed`, error);
+    log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
     const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
-    if (next === 'pending') return 'retry';
+    if (next === 'pending') {
+      businessMetrics.chunkRetried();
+      return 'retry';
+    }
     if (next === 'failed') return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
     return 'stopped';
   } finally {
@@ -192,14 +207,39 @@ async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean):
   return 'stopped';
 }
 
+/**
+ * Encodes the chunk's frames into its video segment and stores it, so the finishing step
+ * only joins segments. Frames an earlier attempt stored (a lost worker's) are fetched back
+ * first: a segment always holds every frame of its chunk.
+ */
+async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: string, workDir: string): Promise<void> {
+  for (const frame of framesOf(chunk)) {
+    const file = join(framesDir, frameFile(frame).split('/').pop()!);
+    if (await lstat(file).catch(() => undefined)) continue;
+    const stored = await readOutput(job.userId, job.jobId, frameFile(frame));
+    // Blender's folder (the tools' user owns it once Blender ran): written without following a link it may have put there.
+    const handle = await openToWrite(file);
+    await pipeline(stored, handle.createWriteStream());
+  }
+  // ffmpeg runs as the tools' user (render/encode.ts): it reads the frames and writes the segment in a
+  // folder of its own, made here (Blender never had it), which the upload reads without following links.
+  const segmentDir = join(workDir, 'segment');
+  await mkdir(segmentDir);
+  await prepareForTool([segmentDir]);
+  const segment = join(segmentDir, 'segment.mp4');
+  await encodeSegment(framesDir, chunk.frameStart, chunk.frameEnd, segment, FPS);
+  await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
+}
+
 function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
   return {
     sceneId: job.sceneId,
     customText: job.custom_text ?? '',
     options: job.options,
     inputFile,
-    resolutionX: job.resolution_x,
-    resolutionY: job.resolution_y,
+    // A test render's size comes from the shared rule the pages show (the scene script caps it again, to the same numbers).
+    resolutionX: renderedResolution(job).x,
+    resolutionY: renderedResolution(job).y,
     mode: job.mode,
     frameStart: 1,
     frameEnd: job.isStillRender ? 1 : job.total_frames,

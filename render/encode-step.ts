@@ -1,25 +1,28 @@
 /**
- * The encode step of an animation, run once every chunk is done: on AWS the Batch
+ * The finishing step of an animation, run once every chunk is done: on AWS the Batch
  * job that depends on the array of chunks, locally the pool's task queued after the
- * last chunk. Frames stream from storage into ffmpeg one at a time, the video goes
- * up as a multipart upload, and the frames are deleted once the video is stored (a
- * done job cannot be resumed, so nothing needs them any more).
+ * last chunk. The chunks' video segments are joined without re-encoding and the
+ * soundtrack muxed once; the other formats (WebM, GIF, PNG ZIP) stream the stored
+ * frames from storage into ffmpeg one at a time. The video goes up as a multipart
+ * upload, and frames and segments are deleted once it is stored (a done job cannot be
+ * resumed, so nothing needs them any more).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { prepareForTool } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
-import { frameFile } from '../shared/render-contract';
+import { frameFile, segmentFile } from '../shared/render-contract';
 import { getJob, changeJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
-import { claimEncode } from '../core/jobs/chunks';
+import { claimEncode, listChunksOfJob } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, deleteOutputsUnder, downloadInput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
-import { encodeMp4FromStreams, makeThumbnail } from './encode';
+import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
+import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
 import { HEARTBEAT_MS } from './chunk-runner';
+import { log } from '../observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
 async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {
@@ -36,6 +39,23 @@ async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: Fr
   return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
 }
 
+/** Segments fetched at once: enough to hide each request's latency, few enough for a small worker. */
+const SEGMENT_DOWNLOADS_AT_ONCE = 16;
+
+/** Every chunk's segment, downloaded in frame order; undefined when a chunk has none. */
+async function fetchSegments(job: JobRecord, workDir: string): Promise<string[] | undefined> {
+  const chunks = (await listChunksOfJob(job.jobId)).sort((a, b) => a.frameStart - b.frameStart);
+  const names = chunks.map((chunk) => segmentFile(chunk.frameStart));
+  const present = await Promise.all(names.map((name) => outputExists(`${outputPrefix(job.userId, job.jobId)}${name}`)));
+  if (chunks.length === 0 || present.includes(false)) return undefined;
+  await mkdir(join(workDir, 'segments'), { recursive: true });
+  const files = names.map((name) => join(workDir, name));
+  for (let i = 0; i < names.length; i += SEGMENT_DOWNLOADS_AT_ONCE) {
+    await Promise.all(names.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((name, k) => downloadOutput(job.userId, job.jobId, name, files[i + k])));
+  }
+  return files;
+}
+
 export type EncodeOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
 
 export async function runEncode(jobId: string, options: { workerId: string }): Promise<EncodeOutcome> {
@@ -45,7 +65,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
       .then(() => changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
-      .catch((error) => console.error('Heartbeat failed', error));
+      .catch((error) => log.warn('Heartbeat failed', { jobId, error }));
   }, HEARTBEAT_MS);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
@@ -55,14 +75,20 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
       audioFile = join(workDir, `input${extname(job.inputKey!).toLowerCase()}`);
       await downloadInput(job.inputKey!, audioFile);
     }
-    // ffmpeg (as the tools' user, in the worker) writes the video and the other formats here.
+    const segments = await fetchSegments(job, workDir);
+    // ffmpeg (as the tools' user, in the worker) reads the segments and the soundtrack and writes the video and the other formats here.
     await prepareForTool([workDir]);
     const video = join(workDir, 'final.mp4');
     const openFrame = (frame: number) => readOutput(job.userId, jobId, frameFile(frame));
-    async function* framesFromStorage() {
-      for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await openFrame(frame);
+    if (segments) {
+      await concatSegments(segments, video, audioFile);
+    } else {
+      // A job whose chunks rendered before segments existed: its frames are encoded here, as they were then.
+      async function* framesFromStorage() {
+        for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await openFrame(frame);
+      }
+      await encodeMp4FromStreams(framesFromStorage(), video, FPS, audioFile);
     }
-    await encodeMp4FromStreams(framesFromStorage(), video, FPS, audioFile);
     const thumbnail = join(workDir, 'thumbnail.jpg');
     await makeThumbnail(video, thumbnail);
     const storedVideo = await uploadLargeOutput(job.userId, jobId, 'final.mp4', video, 'video/mp4');
@@ -78,11 +104,12 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
     const main = chosen && chosen.contentType !== 'application/zip' ? chosen : files[0];
     const done = await completeJob((await getJob(jobId))!, { fileMetadata: files, mainOutputPath: main.key, mainOutputType: main.contentType });
     if (!done) return 'stopped';
-    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => console.error('Frames not deleted', error));
-    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => console.error('Input not deleted', error));
+    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => log.error('Frames not deleted', { jobId, error }));
+    await deleteOutputsUnder(job.userId, jobId, 'segments/').catch((error) => log.error('Segments not deleted', { jobId, error }));
+    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
     return 'done';
   } catch (error) {
-    console.error(`Job ${jobId}: encoding failed`, error);
+    log.error('Encoding failed', { jobId, error });
     const reason = `The render failed on our side while encoding the video: ${(error as Error)?.message ?? error}`;
     return (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'] })) ? 'failed' : 'stopped';
   } finally {

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toolSpawnOptions } from './tool-environment';
 
@@ -107,22 +107,76 @@ export async function encodeMp4(
   await runFfmpeg([...input, ...mp4OutputArgs(outFile, fps, audioFile, options)]);
 }
 
-/** What both encoders ask of ffmpeg after the frames' input: the soundtrack, the filters, H.264 and the file. */
-function mp4OutputArgs(outFile: string, fps: number, audioFile: string | undefined, options: EncodeOptions): string[] {
+/**
+ * H.264 as every encoder here writes it. A closed GOP and one time scale for the track
+ * and the file (a multiple of every frame rate we render at) make each chunk's segment a
+ * self-contained piece whose duration is exact, so segments join without re-encoding.
+ */
+function h264Args(fps: number, options: EncodeOptions): string[] {
   const filters = [
     options.width ? `scale=${options.width}:-2` : 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
     ...(options.denoise ? ['hqdn3d=3:2:6:4'] : []),
     'format=yuv420p',
   ];
   return [
-    ...(audioFile ? fileInput(audioFile) : []),
     '-vf', filters.join(','),
-    '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18),
+    '-c:v', 'libx264', '-preset', 'medium', '-crf', String(options.crf ?? 18), '-x264-params', 'open-gop=0',
     '-r', String(fps),
-    ...(audioFile ? ['-map', '0:v:0', '-map', '1:a:0', '-c:a', 'aac', '-b:a', '192k', '-shortest'] : []),
+    '-video_track_timescale', String(TIMESCALE), '-movie_timescale', String(TIMESCALE),
+  ];
+}
+
+/** 512 ticks a frame at 30 fps, 640 at 24, 256 at 60. */
+const TIMESCALE = 15_360;
+
+/** What both encoders ask of ffmpeg after the frames' input: the soundtrack, the filters, H.264 and the file. */
+function mp4OutputArgs(outFile: string, fps: number, audioFile: string | undefined, options: EncodeOptions): string[] {
+  return [
+    ...(audioFile ? fileInput(audioFile) : []),
+    ...h264Args(fps, options),
+    ...(audioFile ? ['-map', '0:v:0', '-map', '1:a:0', ...AAC_ARGS] : []),
     '-movflags', '+faststart',
     `file:${path.resolve(outFile)}`,
   ];
+}
+
+const AAC_ARGS = ['-c:a', 'aac', '-b:a', '192k', '-shortest'];
+
+/**
+ * Encodes frames first..last of <framesDir>/frame_NNNN.png into one video segment (no
+ * audio): what a chunk stores right after rendering its frames, so the finishing step
+ * only joins segments (concatSegments) instead of encoding the whole animation.
+ */
+export async function encodeSegment(framesDir: string, first: number, last: number, outFile: string, fps = 30): Promise<void> {
+  const frames = await listFrames(framesDir);
+  const wanted = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  const missing = wanted.filter((frame) => !frames.includes(frame));
+  if (missing.length > 0) throw new MediaError('missing-frames', `Frames missing before encoding: ${missing.slice(0, 20).join(', ')}.`);
+  const input = [...PROTOCOL_WHITELIST, '-f', 'image2', '-framerate', String(fps), '-start_number', String(first), '-i', `file:${path.resolve(framesDir, 'frame_%04d.png')}`];
+  await runFfmpeg([...input, '-frames:v', String(wanted.length), ...h264Args(fps, {}), '-an', `file:${path.resolve(outFile)}`]);
+}
+
+/**
+ * Joins segments (in order) into the final MP4 without re-encoding (ffmpeg's concat
+ * demuxer, stream copy) and muxes the soundtrack once, over the whole video.
+ */
+export async function concatSegments(segments: readonly string[], outFile: string, audioFile?: string): Promise<void> {
+  if (segments.length === 0) throw new MediaError('missing-frames', 'No segments to join.');
+  const list = `${outFile}.segments.txt`;
+  // The list names only our own files; the concat demuxer reads them with the file protocol alone.
+  // Created afresh ('wx': never through a link the tools' user may have put in a folder it owns).
+  await writeFile(list, segments.map((file) => `file '${path.resolve(file).replace(/'/g, "'\\''")}'\n`).join(''), { flag: 'wx' });
+  try {
+    await runFfmpeg([
+      '-protocol_whitelist', 'file', '-f', 'concat', '-safe', '0', '-i', `file:${path.resolve(list)}`,
+      ...(audioFile ? fileInput(audioFile) : []),
+      '-map', '0:v:0', ...(audioFile ? ['-map', '1:a:0', ...AAC_ARGS] : []),
+      '-c:v', 'copy', '-movflags', '+faststart',
+      `file:${path.resolve(outFile)}`,
+    ]);
+  } finally {
+    await rm(list, { force: true });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The live preview of a render: the small JPEG the scene script writes beside each
- * frame (render/scenes/common.py, write_preview; Blender scales the frame it has at
+ * frame (render/scenes/protocol.py, write_preview; Blender scales the frame it has at
  * hand, measured cheaper than an ffmpeg process per frame by bench/frame-preview.ts),
  * stored next to the frame as soon as the frame is, so the job card can show the
  * render as it grows. A preview that is missing or cannot be stored costs the user
@@ -10,6 +10,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { framePreviewFile } from '../shared/render-contract';
 import { uploadOutput } from '../core/storage/storage';
+import { log } from '../observability/logger';
 
 /** Stores one frame's preview from the render's output folder; logs and carries on when that fails. */
 export async function storeFramePreview(userId: string, jobId: string, frame: number, outputDir: string): Promise<boolean> {
@@ -19,7 +20,7 @@ export async function storeFramePreview(userId: string, jobId: string, frame: nu
     await uploadOutput(userId, jobId, framePreviewFile(frame), jpeg, 'image/jpeg');
     return true;
   } catch (error) {
-    console.error(`Job ${jobId}: preview of frame ${frame} not stored`, error);
+    log.warn('Frame preview not stored', { jobId, frame, error });
     return false;
   }
 }

@@ -9,12 +9,19 @@
  *
  * Exit code 75 asks for another attempt (Batch's retry strategy and the local pool both
  * read it); 0 means there is nothing more for this process to do.
+ *
+ * On Lambda (the fast path) the same image runs as a function: with AWS_LAMBDA_RUNTIME_API
+ * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
+ * or finishing step per invocation, so every render goes through the same chunk runner.
  */
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
+import { invocationOf, serveInvocations } from './lambda-runtime';
 import { containTools } from './tool-environment';
-import { composeServer, holdWorkerToItsJob } from '../composition/server';
+import { log, withLogScope } from '../observability/logger';
+import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
+import { resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -30,14 +37,40 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
 }
 
 composeServer();
+// This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch
+// (on Lambda it cannot: the runtime has one user; see docs/security.md).
+containTools();
+if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
+    const work = invocationOf(event);
+    // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
+    // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
+    process.env.JOB_ID = work.jobId;
+    if (work.workerTicket) process.env.WORKER_TICKET = work.workerTicket;
+    else delete process.env.WORKER_TICKET;
+    resetConfig();
+    resetClients();
+    // The table client is made again for this job: it holds itself to this job's writes, as on Batch.
+    holdWorkerToItsJob(work.jobId);
+    const threads = Number(process.env.RENDER_THREADS) || undefined;
+    // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
+    const workerId = `function-${randomUUID()}`;
+    const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads }) : runEncode(work.jobId, { workerId })));
+    // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
+    if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
+    // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
+    const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
+    return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
+  });
+}
+
 const work = task();
 if (!work) {
-  console.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
+  log.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
   process.exit(EXIT_USAGE);
 }
 
-// This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch.
-containTools();
 // The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
 holdWorkerToItsJob(work.jobId);
 
@@ -49,16 +82,18 @@ const stopping = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
 
 // One structured line per chunk: where its time went (log queries and the farm benchmark read it).
-const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => console.log(JSON.stringify({ event: 'chunk_timings', jobId: work.jobId, ...timings }));
-const run = work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId });
+const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => log.info('Chunk timings', { event: 'chunk_timings', ...timings });
+const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
+// Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
+const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-run.then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId }))).then(
   (outcome) => {
-    console.log(`Job ${work.jobId} ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}: ${outcome}`);
+    withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);
   },
   (error) => {
-    console.error(`Job ${work.jobId}: worker error`, error);
+    withLogScope(scope, () => log.error('Worker error', error));
     process.exit(1);
   },
 );

@@ -6,7 +6,8 @@
  *   npm run costs              prints the tables (Markdown)
  *   npm run costs -- --write   also rewrites them inside docs/costs.md
  *
- * Render times come from the calculator's own estimate (quoteRender), scenes and
+ * Render times come from the calculator's own estimate (quoteRender) for Batch and
+ * from the render manifest's measured frame costs for the fast path, scenes and
  * prices from the catalogue, the task size from the deploy settings' defaults and
  * the idle inventory from the synthesised stack, so the tables follow the code.
  */
@@ -17,6 +18,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { isMediaDriven, quoteRender } from '../shared/pricing';
+import { planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
 import { fromRoot } from '../infra/paths';
 import { readSettings, settingDefaults } from '../infra/settings';
 import { CloudRenderStack } from '../infra/stack';
@@ -37,6 +39,7 @@ export const AWS_PRICES = {
   fargateSpotFactor: 0.3,
   publicIpv4Hour: 0.005,
   lambdaArmGbSecond: 0.0000133334,
+  lambdaX86GbSecond: 0.0000166667,
   lambdaPerMillionRequests: 0.2,
   httpApiPerMillionRequests: 1.0,
   dynamoPerMillionWrites: 0.625,
@@ -48,7 +51,10 @@ export const AWS_PRICES = {
   logsIngestGb: 0.5,
   ecrGbMonth: 0.1,
   secretMonth: 0.4,
+  /** Per metric an alarm reads (a metric-math alarm pays for each metric in it). */
   alarmMonth: 0.1,
+  /** Beyond the account's first three dashboards of up to 50 metrics each, which are free. */
+  dashboardMonth: 3,
   wafWebAclMonth: 5,
   wafRuleMonth: 1,
   /** $0.045 an hour, before its data processing charge. */
@@ -136,6 +142,54 @@ export function renderCost(scene: Scene, mode: RenderMode, renderMinutesOverride
   };
 }
 
+export interface FastPathCost {
+  scene: Scene;
+  mode: RenderMode;
+  frames: number;
+  engine: RenderEngine;
+  /** Function seconds, every chunk and the finishing step. */
+  functionSeconds: number;
+  x86: number;
+  arm64: number;
+  other: number;
+  price: number;
+}
+
+/** Seconds the finishing step of an animation runs on the function (segments joined, formats derived, stored): assumed. */
+export const FINISHING_FUNCTION_SECONDS = 15;
+
+/**
+ * A Full-HD render on the fast path: which engine takes it, and on the function its
+ * GB-seconds at Lambda's x86 and arm64 rates (the image is built for x86; arm64 shows
+ * what a Graviton build would save). frameSeconds: one frame on the function's 6 vCPU,
+ * from the render manifest unless a caller (bench:delivery) has a better figure.
+ */
+export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number): FastPathCost {
+  const settings = { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) };
+  const quote = quoteRender(scene, settings);
+  const plan = planForFastPath({ sceneId: scene.id, ...FULL_HD, totalFrames: quote.frames, isStill: mode === 'still' });
+  const perFrame = frameSeconds ?? plan.frameSeconds;
+  const functionSeconds = quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0);
+  const gbSeconds = functionSeconds * (RENDER_FUNCTION.memoryMiB / 1024);
+  const requests = ((plan.chunks.length + 1) * AWS_PRICES.lambdaPerMillionRequests) / 1e6;
+  const renderMinutes = functionSeconds / 60;
+  return {
+    scene,
+    mode,
+    frames: quote.frames,
+    engine: plan.engine,
+    functionSeconds,
+    x86: gbSeconds * AWS_PRICES.lambdaX86GbSecond + requests,
+    arm64: gbSeconds * AWS_PRICES.lambdaArmGbSecond + requests,
+    other: otherCosts(renderMinutes, quote.frames, 0, mode),
+    price: quote.finalPrice,
+  };
+}
+
+export function fastPathCosts(frameSeconds?: (scene: Scene) => number): FastPathCost[] {
+  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => fastPathCost(scene, mode, frameSeconds?.(scene))));
+}
+
 export function renderCosts(): RenderCost[] {
   return scenes.flatMap((scene) => scene.supportsModes.map((mode) => renderCost(scene, mode)));
 }
@@ -165,10 +219,16 @@ export function idleCosts(): IdleLine[] {
   const p = AWS_PRICES;
   const scheduled = scheduledJobs.map((job) => invocationsPerMonth(job.schedule.expressionString)).reduce((a, b) => a + b, 0);
   const lambdaScheduled = scheduled * ((p.lambdaPerMillionRequests / 1e6) + 0.3 * USAGE.lambdaMemoryGb * p.lambdaArmGbSecond);
+  const alarmMetrics = Object.values(template.findResources('AWS::CloudWatch::Alarm')).reduce(
+    (sum, alarm) => sum + ((alarm.Properties.Metrics as { MetricStat?: unknown }[] | undefined)?.filter((metric) => metric.MetricStat).length ?? 1),
+    0,
+  );
   const lines: IdleLine[] = [
     { item: 'NAT gateways', count: count('AWS::EC2::NatGateway'), monthly: count('AWS::EC2::NatGateway') * p.natGatewayMonth, note: 'none: render tasks use public subnets and free S3/DynamoDB gateway endpoints' },
     { item: 'Always-on compute (ECS services, EC2 instances, load balancers)', count: count('AWS::ECS::Service') + count('AWS::EC2::Instance') + count('AWS::ElasticLoadBalancingV2::LoadBalancer'), monthly: 0, note: 'none: Fargate tasks run only while a job renders' },
-    { item: 'CloudWatch alarms', count: count('AWS::CloudWatch::Alarm'), monthly: count('AWS::CloudWatch::Alarm') * p.alarmMonth, note: `$${p.alarmMonth} per alarm-month` },
+    { item: 'CloudWatch alarm metrics', count: alarmMetrics, monthly: alarmMetrics * p.alarmMonth, note: `$${p.alarmMonth} per metric an alarm reads, a month (${count('AWS::CloudWatch::Alarm')} alarms)` },
+    { item: 'CloudWatch dashboard', count: count('AWS::CloudWatch::Dashboard'), monthly: 0, note: `free as one of the account's first three (up to 50 metrics each); $${p.dashboardMonth} a month otherwise` },
+    { item: 'Business metrics (EMF) and X-Ray traces', count: 0, monthly: 0, note: 'billed per metric that receives data and per trace recorded: nothing while idle' },
     { item: 'Secrets Manager secrets', count: count('AWS::SecretsManager::Secret'), monthly: count('AWS::SecretsManager::Secret') * p.secretMonth, note: `$${p.secretMonth} per secret-month (the Stripe keys and the CloudFront origin header; Google's adds one more)` },
     { item: 'AWS WAF web ACL', count: count('AWS::WAFv2::WebACL'), monthly: count('AWS::WAFv2::WebACL') * (p.wafWebAclMonth + 2 * p.wafRuleMonth), note: `$${p.wafWebAclMonth} per web ACL-month plus $${p.wafRuleMonth} per rule (the per-IP rate rule, the managed common rule set); none when the stack is outside us-east-1` },
     { item: 'Scheduled Lambda invocations', count: scheduled, monthly: lambdaScheduled, note: 'stale-job sweep every minute plus daily jobs, ~0.3 s at 512 MB each (inside the Lambda free tier in practice)' },
@@ -197,6 +257,14 @@ export function costTables(): string {
     const spot = row.fargateSpot + row.other;
     const onDemand = row.fargateOnDemand + row.other;
     out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
+  }
+  out.push('');
+  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation, at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second; "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
+  out.push('');
+  out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) |');
+  out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|');
+  for (const row of fastPathCosts()) {
+    out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.engine} | ${row.functionSeconds.toFixed(0)} | ${usd(row.x86)} | ${usd(row.arm64)} | ${usd(row.other)} | ${usd(row.price)} | ${(((row.x86 + row.other) / row.price) * 100).toFixed(1)} % |`);
   }
   out.push('');
   const text = scenes.find((scene) => scene.slug === 'text-animation')!;

@@ -12,3 +12,9 @@ export function ceilClean(value: number): number {
 export function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value));
 }
+
+/** Rounded to `places` decimals for people to read (e-mails, reports), without float noise. */
+export function roundTo(value: number, places = 2): number {
+  const factor = 10 ** places;
+  return Math.round(value * factor) / factor;
+}

@@ -2,7 +2,7 @@
  * The contract between the worker (TypeScript) and the Blender scene scripts (Python):
  * everything a script needs to know about its scene comes from the catalogue through
  * here, in args.json, so no slug, option key, range, default, frame rate or file name
- * is written twice. render/scenes/common.py reads `scene` and `options` from args.json.
+ * is written twice. render/scenes/protocol.py reads `scene` and `options` from args.json.
  */
 import { BACKGROUND_STYLE_OPTION, type SceneDefinition } from './catalogue';
 import { FPS } from './files';
@@ -19,6 +19,11 @@ export const frameFile = (frame: number): string => FRAME_FILE_PATTERN.replace('
  */
 export const PREVIEW_FILE_PATTERN = 'previews/frame_%04d.jpg';
 export const framePreviewFile = (frame: number): string => PREVIEW_FILE_PATTERN.replace('%04d', String(frame).padStart(4, '0'));
+/**
+ * The video segment a chunk of an animation encodes from its frames, named by its first
+ * frame so the finishing step joins them in frame order.
+ */
+export const segmentFile = (firstFrame: number): string => `segments/from_${String(firstFrame).padStart(6, '0')}.mp4`;
 /** Width of a frame's preview: enough for the job card, a few kilobytes each. */
 export const FRAME_PREVIEW_WIDTH = 320;
 

@@ -1,8 +1,10 @@
 /**
  * How a render job is split into chunks of frames, and what its progress says about
  * the time left. Pure rules, shared by the server (which plans), the worker (which
- * renders a chunk) and the web (which shows "about N min left").
+ * renders a chunk) and the web (which shows "about N min left"). Frame costs come from
+ * the render manifest (shared/render-manifest.ts).
  */
+import { estimateFrameSecondsFor } from './render-manifest';
 
 /** A contiguous run of frames rendered by one worker in one Blender process. */
 export interface ChunkRange {
@@ -17,30 +19,37 @@ export interface PlanSettings {
   targetChunkSeconds: number;
   /** No job is split into more chunks than this (one Batch array child per chunk). */
   maxChunks: number;
+  /**
+   * Latency first (the serverless fan-out): this many chunks render at once, so a job with
+   * fewer frames gets one frame per chunk and a longer one the fewest frames per chunk that
+   * keeps every chunk in one wave, targetChunkSeconds then being the most a chunk may take
+   * (more waves rather than chunks past the function's time limit). Unset: chunks sized by
+   * targetChunkSeconds (a farm that pays a start per chunk).
+   */
+  concurrency?: number;
+  /** The cores a chunk renders on (default: the cores the manifest's costs were measured on). */
+  cores?: number;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: 90, maxChunks: 100 };
 
-/** Cycles samples of a final render and of a free test render (render/scenes/common.py uses the same). */
-export const FINAL_SAMPLES = 96;
-export const TEST_SAMPLES = 12;
-
-/**
- * Measured on a 2-core machine: a Full-HD, 96-sample Text Animation frame takes about
- * 186 s, i.e. about 0.93 s per megapixel per sample. Used only to size chunks before
- * any frame of the job has been rendered.
- */
-export const SECONDS_PER_MEGAPIXEL_SAMPLE = 0.93;
-
 export interface FrameCostInput {
+  sceneId: number;
+  /** Cores a frame renders on; default the manifest's. */
+  cores?: number;
   resolutionX: number;
   resolutionY: number;
-  samples: number;
+  /** The job's own samples (a benchmark may set them); default the manifest's. */
+  samples?: number;
+  isTest?: boolean;
 }
 
-/** A first guess at one frame's render time, from its pixels and samples. */
-export function estimateFrameSeconds({ resolutionX, resolutionY, samples }: FrameCostInput): number {
-  return Math.max(0.05, ((resolutionX * resolutionY) / 1e6) * samples * SECONDS_PER_MEGAPIXEL_SAMPLE);
+/**
+ * A first guess at one frame's render time, before any frame of the job has rendered:
+ * the scene's measured Full-HD cost in the render manifest, scaled by pixels and samples.
+ */
+export function estimateFrameSeconds(input: FrameCostInput): number {
+  return estimateFrameSecondsFor(input.sceneId, input);
 }
 
 export interface PlanInput extends FrameCostInput {
@@ -50,16 +59,19 @@ export interface PlanInput extends FrameCostInput {
 
 /**
  * Splits frames 1..totalFrames into chunks of equal size (the last may be shorter):
- * a still is one chunk; an animation gets as many frames per chunk as fit in the
- * target time, and no more chunks than the maximum.
+ * a still is one chunk; an animation gets one frame per chunk up to the fan-out's
+ * concurrency, or as many frames per chunk as fit in the target time, never more
+ * chunks than the maximum.
  */
 export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): ChunkRange[] {
   if (!Number.isInteger(input.totalFrames) || input.totalFrames < 1) throw new RangeError(`totalFrames must be a positive integer, not ${input.totalFrames}`);
   if (!(settings.maxChunks >= 1) || !(settings.targetChunkSeconds > 0)) throw new RangeError('maxChunks must be at least 1 and targetChunkSeconds positive');
+  if (settings.concurrency !== undefined && !(settings.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
   if (input.isStill) return [{ index: 0, frameStart: 1, frameEnd: 1 }];
-  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds(input)));
   const byCount = Math.ceil(input.totalFrames / Math.floor(settings.maxChunks));
-  const size = Math.min(input.totalFrames, Math.max(byTime, byCount));
+  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds({ ...input, cores: settings.cores })));
+  const byLatency = settings.concurrency ? Math.min(byTime, Math.ceil(input.totalFrames / Math.floor(settings.concurrency))) : byTime;
+  const size = Math.min(input.totalFrames, Math.max(byLatency, byCount));
   const chunks: ChunkRange[] = [];
   for (let start = 1, index = 0; start <= input.totalFrames; start += size, index += 1) {
     chunks.push({ index, frameStart: start, frameEnd: Math.min(input.totalFrames, start + size - 1) });
@@ -87,12 +99,12 @@ export interface FarmProgress {
 /**
  * Seconds left for a job being rendered. Once a chunk has finished, from the
  * finished chunks' measured seconds per frame, spread over the chunks running at
- * once; before that, from the price estimate minus the time already spent.
- * Null when nothing can be said.
+ * once; before that, from the manifest's frame cost over the plan (the chunks in waves
+ * of those running at once) minus the time already spent. Null when nothing can be said.
  */
 export function estimateSecondsLeft(
   progress: FarmProgress,
-  fallback: { estimatedRenderTimeMinutes?: number; startedAt?: number; now: number },
+  fallback: { frameSeconds?: number; startedAt?: number; now: number },
 ): number | null {
   const framesLeft = Math.max(0, progress.totalFrames - progress.framesDone);
   if (framesLeft === 0) return 0;
@@ -102,9 +114,14 @@ export function estimateSecondsLeft(
     const parallel = Math.max(1, Math.min(progress.chunksRunning, chunksLeft));
     return (framesLeft * perFrame) / parallel;
   }
-  if (!(fallback.estimatedRenderTimeMinutes! > 0)) return null;
+  if (!(fallback.frameSeconds! > 0) || !(progress.chunksTotal > 0)) return null;
   const spent = fallback.startedAt !== undefined ? Math.max(0, (fallback.now - fallback.startedAt) / 1000) : 0;
-  return Math.max(0, fallback.estimatedRenderTimeMinutes! * 60 - spent);
+  return Math.max(0, plannedSeconds(progress.totalFrames, progress.chunksTotal, Math.max(1, progress.chunksRunning), fallback.frameSeconds!) - spent);
+}
+
+/** A plan's render time: its chunks in waves of `parallel`, each chunk its frames one after another. */
+export function plannedSeconds(totalFrames: number, chunks: number, parallel: number, frameSeconds: number): number {
+  return Math.ceil(chunks / parallel) * Math.ceil(totalFrames / chunks) * frameSeconds;
 }
 
 /** "about 3 min left" (never "0 min": under a minute reads "less than a minute left"). */
@@ -136,8 +153,12 @@ export interface FarmJobFields {
   chunksRunning?: number;
   chunkSecondsDone?: number;
   chunkFramesDone?: number;
-  estimatedRenderTimeMinutes?: number;
   startTime?: string;
+  sceneId: number;
+  resolution_x: number;
+  resolution_y: number;
+  isTest?: boolean;
+  samples?: number;
 }
 
 /** Seconds left for a rendering job, null when it is not rendering or nothing can be said yet. */
@@ -154,6 +175,10 @@ export function jobSecondsLeft(job: FarmJobFields, now: number): number | null {
       chunkSecondsDone: job.chunkSecondsDone ?? 0,
       chunkFramesDone: job.chunkFramesDone ?? 0,
     },
-    { estimatedRenderTimeMinutes: job.estimatedRenderTimeMinutes, startedAt: Number.isFinite(startedAt) ? startedAt : undefined, now },
+    {
+      frameSeconds: estimateFrameSeconds({ sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }),
+      startedAt: Number.isFinite(startedAt) ? startedAt : undefined,
+      now,
+    },
   );
 }

@@ -31,6 +31,7 @@ import {
   textTooLong,
 } from './messages';
 import { validateOptions } from './options';
+import { TEXT_LIMIT } from './render-manifest';
 import { MIN_PASSWORD_LENGTH, MIN_PASSWORD_SCORE, passwordStrength } from './password';
 import { isMediaDriven, MAX_CREDIT_PURCHASE } from './pricing';
 
@@ -54,7 +55,8 @@ export const PAGE_NAMES = [
 ] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 
-export const MAX_CUSTOM_TEXT_LENGTH = 200;
+/** The render manifest's text limit: a scene draws no more. */
+export const MAX_CUSTOM_TEXT_LENGTH = TEXT_LIMIT;
 export const MAX_OPTIONS_LENGTH = 1000;
 export const MAX_REPORT_LENGTH = 5000;
 

@@ -9,7 +9,7 @@
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
 import { queryPages } from '../db/query';
-import { DEFAULT_PLAN_SETTINGS, FINAL_SAMPLES, planChunks, TEST_SAMPLES, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
+import { DEFAULT_PLAN_SETTINGS, planChunks, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
@@ -57,9 +57,6 @@ function chunkFields(item: Record<string, unknown>): ChunkRecord {
   return chunk as unknown as ChunkRecord;
 }
 
-/** The samples a job renders with (a benchmark may set its own). */
-export const samplesOf = (job: Pick<JobRecord, 'isTest' | 'samples'>): number => job.samples ?? (job.isTest ? TEST_SAMPLES : FINAL_SAMPLES);
-
 /** Every chunk of a job, in plan order. */
 export async function listChunksOfJob(jobId: string): Promise<ChunkRecord[]> {
   const chunks: ChunkRecord[] = [];
@@ -88,7 +85,7 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
   const existing = await listChunksOfJob(job.jobId);
   if (existing.length === 0) {
     const plan = planChunks(
-      { totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender, resolutionX: job.resolution_x, resolutionY: job.resolution_y, samples: samplesOf(job) },
+      { sceneId: job.sceneId, totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples },
       settings,
     );
     const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));

@@ -24,6 +24,8 @@ import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
 import { releaseRenderSlotOf } from './launch';
+import { hashUserId, log, withLogScope } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 /** The statuses whose arrival has effects. */
 export const FINAL_STATUSES = ['done', 'failed'] as const;
@@ -36,22 +38,37 @@ export const outcomeKey = (job: Pick<JobRecord, 'status' | 'attempts'>) => `${jo
  * step is idempotent on its own; an error is thrown on, so the record is retried.
  * The money comes first: a refund never waits on an e-mail.
  */
-export async function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
+export function onJobFinalState(job: JobRecord, now = new Date()): Promise<void> {
+  // Every line and metric of the effects names the job and its user's hash.
+  return withLogScope({ jobId: job.jobId, userHash: hashUserId(job.userId), source: 'final-state' }, () => runEffects(job, now));
+}
+
+async function runEffects(job: JobRecord, now: Date): Promise<void> {
   if (job.status === 'failed') {
-    await refundFailedJob(job.jobId, now);
+    const refunded = await refundFailedJob(job.jobId, now);
+    if (refunded > 0) businessMetrics.refunded(refunded);
     await releaseRenderSlotOf(job);
-    await countOutcome(job, { renders_failed: 1 }, now);
+    // The metrics move with the counters, once per outcome, however often the record is delivered.
+    if (await countOutcome(job, { renders_failed: 1 }, now)) businessMetrics.renderFailed(job.failureCause ?? 'internal');
     await reportFailure(job, now);
   } else if (job.status === 'done') {
     await releaseRenderSlotOf(job);
-    await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now);
+    if (await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now)) measureDone(job);
     await reportTimeAccuracy(job, now);
   } else {
     return;
   }
   await sendJobOutcomeEmail(job, now);
   // The webhook claims the outcome first, so a record delivered twice announces it once; a failed delivery is retried on its own schedule.
-  await notifyJobOutcome(job).catch((error) => console.error('Webhook not sent', error));
+  await notifyJobOutcome(job).catch((error) => log.error('Webhook not sent', error));
+}
+
+/** A finished render's metrics: the count, and for a paid one the customer's wait from payment to result. */
+function measureDone(job: JobRecord): void {
+  businessMetrics.renderDone(job.sceneId, job.mode);
+  const paidAt = Date.parse(job.paymentTimestamp ?? '');
+  const doneAt = Date.parse(job.completionTime ?? '');
+  if (!job.isTest && Number.isFinite(paidAt) && Number.isFinite(doneAt)) businessMetrics.paymentToResult(Math.max(0, (doneAt - paidAt) / 1000), job.sceneId, job.mode);
 }
 
 /** The day's counters move once per outcome: the increment and the outcome's mark are one transaction. */
@@ -86,7 +103,7 @@ async function reportFailure(job: JobRecord, now: Date): Promise<void> {
     set: { automaticErrorReported: true, automaticErrorType: errorType, automaticErrorTimestamp: now.toISOString() },
     condition: 'attribute_not_exists(automaticErrorReported)',
   });
-  if (flagged) await sendJobReport(job, 'automatic', `${errorType}: ${job.crashReason ?? 'unknown error'}`, now).catch((error) => console.error('Automatic report not sent', error));
+  if (flagged) await sendJobReport(job, 'automatic', `${errorType}: ${job.crashReason ?? 'unknown error'}`, now).catch((error) => log.error('Automatic report not sent', error));
 }
 
 /** The time-accuracy report when the actual time is outside 0.8..1.2 of the estimate, once per job. */
@@ -100,7 +117,7 @@ async function reportTimeAccuracy(job: JobRecord, now: Date): Promise<void> {
   });
   if (flagged) {
     await sendJobReport(flagged, 'time_accuracy', `${reportType}: estimated ${job.estimatedRenderTimeMinutes} min, actual ${(job.actualRenderTimeMinutes ?? 0).toFixed(2)} min`, now).catch((error) =>
-      console.error('Time-accuracy report not sent', error),
+      log.error('Time-accuracy report not sent', error),
     );
   }
 }
@@ -135,13 +152,17 @@ export function jobReachingFinalState(record: TableStreamRecord): JobRecord | un
  * reported with every record after it, so the retry starts there and nothing is
  * skipped (the answer is Lambda's partial batch response).
  */
-export async function handleTableStreamBatch(records: TableStreamRecord[]): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
+export async function handleTableStreamBatch(
+  records: TableStreamRecord[],
+  /** Wraps each job's effects (the Lambda entry traces each one on its own; the local poller runs them bare). */
+  around: (work: () => Promise<void>) => Promise<void> = (work) => work(),
+): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   for (const [index, record] of records.entries()) {
     try {
       const job = jobReachingFinalState(record);
-      if (job) await onJobFinalState(job);
+      if (job) await around(() => onJobFinalState(job));
     } catch (error) {
-      console.error('Final-state effects failed; the record will be retried', record.dynamodb?.SequenceNumber, error);
+      log.error('Final-state effects failed; the record will be retried', { sequenceNumber: record.dynamodb?.SequenceNumber, error });
       return { batchItemFailures: records.slice(index).map((failed) => ({ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' })) };
     }
   }

@@ -48,6 +48,8 @@ export interface JobRecord extends JobView {
   farmJobIds?: string[];
   /** SHA-256 of the ticket the farm's current submission of the job shows for its credentials (core/jobs/worker-sessions.ts). */
   workerTicketHash?: string;
+  /** The engine the job's chunks were planned for (a resume keeps it). */
+  farmEngine?: 'batch' | 'function' | 'local';
   /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
   webhookOutcome?: string;
   /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */

@@ -1,5 +1,6 @@
 import { getConfig } from '../config';
-import { ports, type Farm } from '../ports';
+import { ports, type Farm, type FarmEngine } from '../ports';
+import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -68,15 +69,25 @@ export async function relaunchUnfinishedJobs(): Promise<string[]> {
   return jobs.map((job) => job.jobId);
 }
 
-/** Plans the job's chunks and hands those still to render to the farm; the farm's ids are kept on the job. */
+/**
+ * Plans the job's chunks and hands those still to render to the farm; the farm's ids
+ * and engine are kept on the job. On AWS with a render function, the job takes the fast
+ * path (shared/fast-path.ts) unless one of its frames would not end safely inside the
+ * function's limit; a resumed job keeps the engine its chunks were planned for.
+ */
 async function submitToFarm(job: JobRecord): Promise<void> {
   const config = getConfig();
-  const pending = await planOrResumeChunks(job, { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS });
+  const engine = job.farmEngine ?? engineFor(job);
+  const settings =
+    engine === 'function'
+      ? { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency: config.RENDER_FUNCTION_CONCURRENCY, cores: RENDER_FUNCTION.vcpus }
+      : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
+  const pending = await planOrResumeChunks(job, settings);
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
   // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
   const { ticket, hash } = newWorkerTicket();
-  if (!(await updateJob(job.jobId, { set: { workerTicketHash: hash }, whenStatusIn: ['queued', 'rendering'] }))) return;
-  const farmJobIds = await chosenFarm().submit(
+  if (!(await updateJob(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }))) return;
+  const farmJobIds = await ports().farm(engine).submit(
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     { encode: !job.isStillRender },
@@ -89,8 +100,9 @@ async function submitToFarm(job: JobRecord): Promise<void> {
  * for the job and stops its workers at once, so abandoning and resuming in a loop
  * cannot pile renders up (a worker would otherwise only stop at its next heartbeat).
  */
-export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'farmJobIds'>): Promise<void> {
-  await chosenFarm().cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
+export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'farmJobIds' | 'farmEngine'>): Promise<void> {
+  const farm = job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
+  await farm.cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
 }
 
 /**
@@ -102,13 +114,26 @@ function chosenFarm(): Farm {
   return ports().farm(getConfig().RENDER_MODE);
 }
 
+/** A job's chunks on the fast path: enough for a 10-minute animation at 30 fps in one-frame chunks. */
+const FAST_PATH_MAX_CHUNKS = 18_000;
+
+function engineFor(job: JobRecord): FarmEngine {
+  const config = getConfig();
+  if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return config.RENDER_MODE;
+  const plan = planForFastPath(
+    { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples, totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender },
+    config.RENDER_FUNCTION_CONCURRENCY,
+  );
+  return plan.engine === 'function' ? 'function' : 'batch';
+}
+
 /**
  * Whether a queued job's render is still waiting in the farm's queue: a job that
  * waits for capacity has no worker to report, which is not a lost worker.
  */
-export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'>): Promise<boolean> {
+export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds' | 'farmEngine'>): Promise<boolean> {
   if (job.status !== 'queued' || !job.farmJobIds?.length) return false;
-  const farm = chosenFarm();
+  const farm = job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
   return !farm.keepsOwnLine && farm.isWaiting(job.farmJobIds);
 }
 

@@ -18,6 +18,7 @@ import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';
 import { jobLink } from './reports';
 import { updateJob, type JobRecord } from './jobs';
+import { log } from '../../observability/logger';
 
 export type OutcomeMailResult = 'sent' | 'already-sent' | 'not-wanted' | 'not-final' | 'failed';
 
@@ -46,7 +47,7 @@ export async function sendJobOutcomeEmail(job: JobRecord, now = new Date()): Pro
       throw error;
     }
   } catch (error) {
-    console.error(`Job ${job.jobId}: outcome e-mail not sent`, error);
+    log.error('Outcome e-mail not sent', { jobId: job.jobId, error });
     return 'failed';
   }
 }

@@ -1,5 +1,6 @@
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
 import { timeAccuracyRatio } from '../../shared/jobs';
+import { log } from '../../observability/logger';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';
@@ -36,8 +37,8 @@ export async function failJob(
     },
   };
   if (!(await changeJob(job.jobId, change))) return undefined;
-  // One structured line per failed render: the stack's failed-render alarm counts these.
-  console.log(JSON.stringify({ event: 'render_failed', jobId: job.jobId, cause, crashReason }));
+  // The failure metric is counted once per outcome by the final-state effects; this line says why, for the job's story.
+  log.warn('Render failed', { jobId: job.jobId, cause, errorType, crashReason });
   return getJob(job.jobId);
 }
 

@@ -26,6 +26,8 @@ import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError } 
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
+import { addToLogScope } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;
@@ -109,7 +111,10 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   if (request.uploadKey) await refuseUnsafeUpload(request.uploadKey, requiredUploadKind(scene)!);
   if (request.isTest) {
     const today = await consumeWindow('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400);
-    if (!today.allowed) throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
+    if (!today.allowed) {
+      businessMetrics.testRenderRefused();
+      throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
+    }
   }
   // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
   const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
@@ -158,6 +163,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     ...(extras.batchId ? { batchId: extras.batchId } : {}),
   };
 
+  addToLogScope({ jobId: job.jobId });
   // The key is written with the job, so a retry finds either both or neither.
   const paymentId = request.isTest || request.paymentMethod === 'credits' ? undefined : randomUUID();
   const withKey = new Transaction();
@@ -165,6 +171,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
 
   if (request.isTest) {
     await withKey.add(createJobItem(job), counterIncrement(now, { renders_started: 1 })).commit();
+    businessMetrics.renderQueued(job.sceneId, job.mode);
     await launchRender(job.jobId);
     return { job };
   }
@@ -175,6 +182,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
       { userId: requester.userId, amount: -price, type: 'render', jobId: job.jobId, sceneId: scene.id, now },
       withKey.add(createJobItem(paid), counterIncrement(now, { renders_started: 1 })),
     );
+    businessMetrics.renderQueued(job.sceneId, job.mode);
     await launchRender(job.jobId);
     return { job: paid };
   }
@@ -276,6 +284,7 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   } else if (!(await updateJob(job.jobId, change))) {
     throw new ConflictError(JOB_CHANGED);
   }
+  businessMetrics.renderQueued(job.sceneId, job.mode);
   await launchRender(job.jobId);
   return (await getJobOfUser(requester.userId, job.jobId))!;
 }

@@ -1,6 +1,10 @@
 import { getConfig } from '../config';
 import { sendMail } from '../ports';
 import type { JobRecord } from './jobs';
+import { roundTo } from '../../shared/numbers';
+
+/** Durations and ratios in an e-mail: two decimals, empty when unknown. */
+const readable = (value: number | undefined): string => (value === undefined ? '' : String(roundTo(value)));
 
 export type ReportType = 'manual' | 'automatic' | 'time_accuracy';
 
@@ -37,14 +41,14 @@ export async function sendJobReport(job: JobRecord, reportType: ReportType, mess
       `job_type: ${job.isStillRender ? 'still' : 'animation'}`,
       `scene_id: ${job.sceneId}`,
       `resolution: ${job.resolution_x}x${job.resolution_y}`,
-      `estimated_minutes: ${job.estimatedRenderTimeMinutes}`,
-      `actual_minutes: ${job.actualRenderTimeMinutes}`,
-      `ratio: ${job.timeAccuracy}`,
+      `estimated_minutes: ${readable(job.estimatedRenderTimeMinutes)}`,
+      `actual_minutes: ${readable(job.actualRenderTimeMinutes)}`,
+      `ratio: ${readable(job.timeAccuracy)}`,
       `render_options: ${job.options}`,
       `total_frames: ${job.total_frames}`,
       `file_width: ${job.fileWidth ?? ''}`,
       `file_height: ${job.fileHeight ?? ''}`,
-      `file_duration: ${job.fileDuration ?? ''}`,
+      `file_duration: ${readable(job.fileDuration)}`,
     );
   }
   const subjects: Record<ReportType, string> = {

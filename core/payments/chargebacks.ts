@@ -9,6 +9,8 @@ import { counterIncrement } from '../analytics/counters';
 import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { chargeBackPaymentItem, getPayment, paymentEventSeen, recordPaymentEventItem, type PaymentRecord } from './payments';
+import { log } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 export type ChargebackOutcome = 'applied' | 'duplicate' | 'recorded' | 'unknown-payment';
 
@@ -116,7 +118,8 @@ async function creditsTakenBack(payment: PaymentRecord): Promise<number> {
 }
 
 async function alertOwner(payment: PaymentRecord, eventType: string, amount: number, balance?: number) {
-  console.error('ALERT chargeback', { paymentId: payment.paymentId, eventType, amount });
+  log.warn('Chargeback', { paymentId: payment.paymentId, eventType, amount, ...(payment.jobId ? { jobId: payment.jobId } : {}) });
+  businessMetrics.chargeback();
   await sendMail({
     to: getConfig().OWNER_EMAIL,
     subject: `Chargeback of $${amount.toFixed(2)} on ${payment.paymentId}`,
@@ -131,5 +134,5 @@ async function alertOwner(payment: PaymentRecord, eventType: string, amount: num
         ? 'The render was delivered; no credits were taken back.'
         : `The credits it bought were taken back; the user's balance is now ${balance.toFixed(2)}${balance < 0 ? ' (negative: new renders are refused until it is back to zero)' : ''}.`,
     ].join('\n'),
-  }).catch((error) => console.error('Chargeback alert not sent', error));
+  }).catch((error) => log.error('Chargeback alert not sent', error));
 }

@@ -7,6 +7,8 @@ import { isConditionFailure, Transaction } from '../db/transaction';
 import { listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
 import type { TransactItem } from '../db/keys';
+import { log } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
 
@@ -56,7 +58,10 @@ export async function settleSucceededPayment(
         }),
         counterIncrement(now, { renders_started: 1, revenue_usd: amount }),
       ]);
-      if (queued === 'applied') await launchRender(job.jobId);
+      if (queued === 'applied') {
+        businessMetrics.renderQueued(job.sceneId, job.mode);
+        await launchRender(job.jobId);
+      }
       if (queued !== 'conflict') return queued;
     }
     // The job is gone or was abandoned before the money arrived: keep the money as credits. Nothing was
@@ -65,6 +70,7 @@ export async function settleSucceededPayment(
       { userId: payment.userId, amount, type: 'payment_credit', jobId: payment.jobId, paymentId, now },
       new Transaction().add(...settleItems, counterIncrement(now, { revenue_usd: amount })),
     );
+    businessMetrics.creditedBack(amount);
     return 'applied';
   } catch (error) {
     if (isConditionFailure(error)) return 'duplicate';
@@ -98,7 +104,7 @@ async function applyOnce(items: TransactItem[]): Promise<'applied' | 'duplicate'
 }
 
 async function alertOwner(payment: PaymentRecord, observed: { amountCents: number; currency: string }) {
-  console.error('ALERT payment amount mismatch', { paymentId: payment.paymentId, expected: payment.amountCents, observed });
+  log.error('Payment amount mismatch', { paymentId: payment.paymentId, expected: payment.amountCents, observed });
   await sendMail({
     to: getConfig().OWNER_EMAIL,
     subject: `Payment amount mismatch on ${payment.paymentId}`,
@@ -132,13 +138,13 @@ export async function paidAndNotRefunded(job: Pick<JobRecord, 'jobId' | 'userId'
  * refundCredits on the job under the condition that it is still the failed attempt
  * the caller saw and not refunded, the balance and the ledger entry. A resume that
  * got in first took the payment on to the new attempt, so the job is then queued
- * and paid, never queued and refunded. Returns whether a refund was written.
+ * and paid, never queued and refunded. Returns the credits refunded (0 when none was written).
  */
-export async function refundFailedJob(jobId: string, now = new Date()): Promise<boolean> {
+export async function refundFailedJob(jobId: string, now = new Date()): Promise<number> {
   const job = await getJob(jobId);
-  if (job?.status !== 'failed' || job.failureCause !== 'internal' || job.refundedAt) return false;
+  if (job?.status !== 'failed' || job.failureCause !== 'internal' || job.refundedAt) return 0;
   const refund = await paidAndNotRefunded(job);
-  if (refund <= 0) return false;
+  if (refund <= 0) return 0;
   try {
     await moveCredits(
       { userId: job.userId, amount: refund, type: 'refund', jobId, sceneId: job.sceneId, now },
@@ -151,9 +157,9 @@ export async function refundFailedJob(jobId: string, now = new Date()): Promise<
         }),
       ),
     );
-    return true;
+    return refund;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return 0;
     throw error;
   }
 }

@@ -17,6 +17,8 @@ import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJob, type JobRecord } from '../jobs/jobs';
 import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
+import { log } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
 
 export const SIGNATURE_HEADER = 'Render-Signature';
 /** Minutes to wait after each failed attempt; the last delay repeats until a day has passed since the first. */
@@ -182,6 +184,11 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
   }
   const next = delivery.ok ? undefined : nextAttemptAt(firstAttemptAt, attempt, now);
   if (next) delivery.nextAttemptAt = next.toISOString();
+  if (!delivery.ok) {
+    // The address is the user's own choice and stays out of the line; the job's record keeps it.
+    log.warn('Webhook delivery failed', { jobId: job.jobId, attempt, statusCode: delivery.statusCode, error: delivery.error, nextAttemptAt: delivery.nextAttemptAt });
+    businessMetrics.webhookDeliveryFailed();
+  }
   await recordDelivery(job.jobId, delivery);
   if (next) await queueDelivery({ jobId: job.jobId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() });
   return delivery;

@@ -40,6 +40,8 @@ export class ServerFunction extends Construct {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(15),
       logGroup: this.logGroup,
+      // X-Ray: observability/tracing.ts adds a subsegment per request (annotated with the job id) under the function's segment.
+      tracing: lambda.Tracing.ACTIVE,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
@@ -51,7 +53,7 @@ export class ServerFunction extends Construct {
         // Prefer the ESM builds of dependencies, so esbuild can drop what is unused.
         mainFields: ['module', 'main'],
         // CommonJS dependencies inside an ESM bundle still call require().
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        banner: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
         // The SDK is bundled at the version package-lock.json pins (the runtime's
         // copy lacks some packages we use, e.g. the presigned POST helper).
         bundleAwsSDK: true,

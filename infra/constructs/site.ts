@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
+import { robotsTxt, sitemapXml } from '../../shared/site-map';
 import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 
 export interface SiteProps {
@@ -203,7 +204,12 @@ export class Site extends Construct {
       : s3deploy.Source.data('index.html', PLACEHOLDER_PAGE);
     const root = new s3deploy.BucketDeployment(this, 'DeploySite', {
       destinationBucket: this.bucket,
-      sources: [page, s3deploy.Source.jsonData('config.json', config)],
+      sources: [
+        page,
+        s3deploy.Source.jsonData('config.json', config),
+        // robots.txt and the sitemap name the site's own address, known at deploy.
+        ...(built ? [s3deploy.Source.data('robots.txt', robotsTxt(this.siteUrl)), s3deploy.Source.data('sitemap.xml', sitemapXml(this.siteUrl))] : []),
+      ],
       // Keep assets/ out of this deployment's pruning; the one above owns it.
       exclude: ['assets/*'],
       prune: true,

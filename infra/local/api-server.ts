@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
+import { log } from '../../observability/logger';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -65,9 +66,11 @@ export async function startApiServer(options: {
           }
         }
         const event = toEvent(req, url, match.route, match.params, body, claims);
-        send(res, await (await handlerFor(match.route.fn))(event));
+        const result = await (await handlerFor(match.route.fn))(event);
+        // API Gateway names each request in this header; the function's log lines carry the same id.
+        send(res, { ...result, headers: { ...result.headers, 'apigw-requestid': event.requestContext.requestId } });
       } catch (error) {
-        console.error('Local API server error', error);
+        log.error('Local API server error', error);
         send(res, errorAnswer(500, 'internal', 'Internal server error'));
       }
     },

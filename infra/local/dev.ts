@@ -9,6 +9,13 @@ import { PortInUseError, type Service } from './ports';
 import { startWebServer } from './web-server';
 import { startSchedules } from './schedules';
 
+// In a terminal, the service's JSON log lines are indented for reading, the metric lines (EMF, for CloudWatch) left
+// out, and the line every API request writes too: warnings and errors show (POWERTOOLS_LOG_LEVEL=INFO shows them all).
+if (process.stdout.isTTY) {
+  process.env.POWERTOOLS_DEV ??= 'true';
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+}
+
 const portFrom = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`${name} must be a port number, got ${process.env[name]}`);

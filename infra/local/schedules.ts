@@ -3,22 +3,21 @@ import { reconcileCredits } from '../../core/credits/reconciliation';
 import { runDailyRollup } from '../../core/analytics/rollup';
 import { applyRetention } from '../../core/analytics/retention';
 import { retryDueWebhooks } from '../../core/webhooks/webhooks';
+import { log, withLogScope } from '../../observability/logger';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the
  * stack's rules call on AWS. Daily jobs also run once at start, so a long
  * stopped dev stack catches up.
  */
-export function startSchedules(log: (line: string) => void = console.log): () => void {
+export function startSchedules(): () => void {
   const run = (name: string, task: () => Promise<unknown>) => {
     // A run still going (a slow receiver, a long sweep) is not joined by the next one, as one Lambda run at a time.
     let busy = false;
     return () => {
       if (busy) return;
       busy = true;
-      task()
-        .catch((error) => log(`Scheduled ${name} failed: ${(error as Error).message}`))
-        .finally(() => (busy = false));
+      withLogScope({ source: `schedule ${name}` }, () => task().catch((error) => log.error(`Scheduled ${name} failed`, error))).finally(() => (busy = false));
     };
   };
   const every = (ms: number, name: string, task: () => Promise<unknown>, now = false) => {

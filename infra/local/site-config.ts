@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import type { ExtraRoute } from './api-server';
+import { robotsTxt, sitemapXml } from '../../shared/site-map';
 import type { SiteConfig } from '../../shared/site-config';
 
 export function localSiteConfig(env: Record<string, string>): SiteConfig {
@@ -16,10 +17,16 @@ export function localSiteConfig(env: Record<string, string>): SiteConfig {
   };
 }
 
-/** Local only: /config.json and the local mail folder (/local/mail, /local/mail/<file>). */
-export function localRoutes(getConfig: () => SiteConfig, mailDir: () => string): ExtraRoute {
+/** Local only: /config.json, robots.txt, the sitemap and the local mail folder (/local/mail, /local/mail/<file>). */
+export function localRoutes(getConfig: () => SiteConfig, mailDir: () => string, siteUrl = 'http://localhost:5173'): ExtraRoute {
   return async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     if (req.method !== 'GET') return false;
+    if (url.pathname === '/robots.txt' || url.pathname === '/sitemap.xml') {
+      const robots = url.pathname === '/robots.txt';
+      res.writeHead(200, { 'content-type': robots ? 'text/plain; charset=utf-8' : 'application/xml; charset=utf-8' });
+      res.end(robots ? robotsTxt(siteUrl) : sitemapXml(siteUrl));
+      return true;
+    }
     if (url.pathname === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(getConfig()));

@@ -112,7 +112,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 
     const accounts = await seedAccounts(cognito.endpoint, pool.userPoolId);
-    const api = await startApiServer({ port: ports.api, issuer: `${cognito.endpoint}/${pool.userPoolId}`, clientId: pool.clientId, extraRoutes: localRoutes(() => localSiteConfig(env), () => mailDir) });
+    const api = await startApiServer({ port: ports.api, issuer: `${cognito.endpoint}/${pool.userPoolId}`, clientId: pool.clientId, extraRoutes: localRoutes(() => localSiteConfig(env), () => mailDir, siteUrl) });
     services.push(api);
     log(`API on ${api.endpoint}`);
     if (persistent) {

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { handleTableStreamBatch, type TableStreamRecord } from '../../core/jobs/final-state';
 import type { Service } from './ports';
+import { log } from '../../observability/logger';
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** Local only: how often an idle shard is read again, and how many times a failing record is retried before it is set aside (Lambda's retry attempts). */
@@ -22,8 +23,7 @@ const ATTEMPTS_PER_RECORD = 3;
  * retries a batch from the first record that failed, and gives a record up (logged,
  * as the mapping sends it to its dead-letter queue) after a few attempts.
  */
-export async function startStreamPoller(options: { endpoint: string; tableName: string; log?: (line: string) => void }): Promise<Service> {
-  const log = options.log ?? ((line: string) => console.error(line));
+export async function startStreamPoller(options: { endpoint: string; tableName: string }): Promise<Service> {
   const table = new DynamoDBClient({ endpoint: options.endpoint, region: 'us-east-1', credentials: localCredentials });
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: 'us-east-1', credentials: localCredentials });
   const { Table } = await table.send(new DescribeTableCommand({ TableName: options.tableName }));
@@ -65,7 +65,7 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
     const tries = (attempts.get(failed) ?? 0) + 1;
     attempts.set(failed, tries);
     const type = tries >= ATTEMPTS_PER_RECORD ? 'AFTER_SEQUENCE_NUMBER' : 'AT_SEQUENCE_NUMBER';
-    if (tries >= ATTEMPTS_PER_RECORD) log(`Stream record ${failed} failed ${tries} times: set aside`);
+    if (tries >= ATTEMPTS_PER_RECORD) log.error('Stream record set aside after its attempts', { sequenceNumber: failed, attempts: tries });
     const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, SequenceNumber: failed }));
     iterators.set(shardId, ShardIterator ?? null);
     return Records.length;
@@ -86,7 +86,7 @@ export async function startStreamPoller(options: { endpoint: string; tableName: 
           read += await readShard(shardId);
         }
       } catch (error) {
-        if (state.running) log(`Stream poller: ${(error as Error).message}`);
+        if (state.running) log.error('Stream poller failed', error);
       }
       if (read === 0 && state.running) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     }

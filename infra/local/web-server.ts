@@ -4,7 +4,7 @@ import { PortInUseError, type Service } from './ports';
 
 /** The web app's dev server (Vite), proxying the API, /config.json and the local mail folder to the local API. */
 export async function startWebServer(options: { port: number; apiUrl: string }): Promise<Service & { vite: ViteDevServer }> {
-  const proxy = Object.fromEntries(['/api', '/config.json', '/local'].map((path) => [path, { target: options.apiUrl, changeOrigin: false }]));
+  const proxy = Object.fromEntries(['/api', '/config.json', '/robots.txt', '/sitemap.xml', '/local'].map((path) => [path, { target: options.apiUrl, changeOrigin: false }]));
   const vite = await createViteServer({
     configFile: resolve('web/vite.config.ts'),
     logLevel: 'warn',

@@ -30,7 +30,7 @@ const INTERNAL_FIELDS = [
   'userId', 'userEmail', 'alignment', 'inputKey', 'paymentId', 'fileMetadata', 'mainOutputPath', 'attempts',
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
   'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp',
-  'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'webhookOutcome',
+  'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
   'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
 // A field added to JobRecord but not to JobView must be listed above, or this stops compiling.

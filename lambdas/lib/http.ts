@@ -10,6 +10,9 @@ import { dependencyFailure, DomainError, InvalidRequestError, PayloadTooLargeErr
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 import { spendKeyBudget, type KeyBudget } from '../../core/api-keys/budget';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit';
+import { addToLogScope, hashUserId, log, withLogScope } from '../../observability/logger';
+import { businessMetrics } from '../../observability/metrics';
+import { traced } from '../../observability/tracing';
 
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -163,7 +166,7 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
     throw new Error(`Function ${fn} serves [${actual.join(', ')}] but routes.ts lists [${expected.join(', ')}]`);
   }
   const table = operations as Record<string, Operation>;
-  return async (event: ApiEvent): Promise<ApiResult> => {
+  const serve = async (event: ApiEvent): Promise<ApiResult> => {
     // The API's own endpoint is public; only requests CloudFront forwarded are served.
     if (!cameThroughCloudFront(event.headers, getConfig().ORIGIN_VERIFY_SECRET)) return json(403, { code: 'forbidden', message: 'Forbidden' });
     const operation = table[event.routeKey];
@@ -179,12 +182,36 @@ export function createFunction<F extends FunctionName>(fn: F, operations: Record
       return answerError(event, error);
     }
   };
+  // Every line and metric of the request carries API Gateway's request id (the access log's `requestId`), its job and its user's hash.
+  return (event: ApiEvent): Promise<ApiResult> =>
+    withLogScope({ requestId: event.requestContext?.requestId, source: event.routeKey, ...scopeOf(event) }, () =>
+      traced(event.routeKey, async () => {
+        const started = performance.now();
+        const result = await serve(event);
+        // One line per request, after it is served, so the job a request created is on it too (Logs Insights reads status and time per route and job).
+        log.info(`${event.routeKey} ${result.statusCode}`, { status: result.statusCode, durationMs: Math.round(performance.now() - started) });
+        return result;
+      }),
+    );
+}
+
+/** The job a request is about (from its path) and who sent it (from the verified claims), when known; an API key's owner joins once the key is checked. */
+function scopeOf(event: ApiEvent): { jobId?: string; userHash?: string } {
+  const jobId = event.pathParameters?.jobId ?? event.pathParameters?.renderId;
+  const userId = event.requestContext?.authorizer?.jwt?.claims?.sub;
+  return { ...(jobId ? { jobId } : {}), ...(typeof userId === 'string' ? { userHash: hashUserId(userId) } : {}) };
 }
 
 function answerError(event: ApiEvent, error: unknown): ApiResult {
   const response = errorResponse(error);
+  const unavailable = dependencyFailure(error);
+  if (unavailable) {
+    // The operator's first question in an outage: which dependency, for which request (the line keeps the SDK's own error).
+    log.error(`${unavailable.dependency} unavailable: answered 503`, { dependency: unavailable.dependency, error: error === unavailable ? (unavailable.cause ?? unavailable) : error });
+    businessMetrics.dependencyUnavailable(unavailable.dependency);
+  }
   if (response) return response;
-  console.error(`Unhandled error in ${event.routeKey}`, error);
+  log.error(`Unhandled error in ${event.routeKey}`, error);
   return json(500, { code: 'internal', message: 'Internal server error' });
 }
 
@@ -202,6 +229,7 @@ async function serveWithApiKey(event: ApiEvent, run: () => Promise<ApiResult>): 
   const answer = await authorizeApiKeyRequest(event.headers);
   if (!answer.isAuthorized) throw new UnauthenticatedError('Unknown, revoked or malformed API key.');
   (event.requestContext as { authorizer?: unknown }).authorizer = { lambda: answer.context };
+  addToLogScope({ userId: answer.context.userId });
   const budget = await spendKeyBudget(answer.context.keyId);
   let result: ApiResult;
   try {

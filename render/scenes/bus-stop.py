@@ -24,7 +24,9 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+import building  # noqa: E402
+import media  # noqa: E402
+import protocol  # noqa: E402
 
 GROUND = 0.15  # pavement top
 POSTER_W, POSTER_H = 1.0, 1.5
@@ -35,36 +37,36 @@ BLEND_MODES = {"normal": "MIX", "multiply": "MULTIPLY", "difference": "DIFFERENC
 
 def build(scene, args):
     template_only = bool(args.raw.get("posterTemplate"))
-    image = None if template_only else common.load_image(common.require_input(args, "an image"))
+    image = None if template_only else media.load_image(media.require_input(args, "an image"))
 
-    common.set_world((0.09, 0.055, 0.06, 1), 1.0, top_color=(0.012, 0.018, 0.05, 1))
+    building.set_world((0.09, 0.055, 0.06, 1), 1.0, top_color=(0.012, 0.018, 0.05, 1))
     materials = make_materials()
     add_street(materials)
     add_shelter(materials)
     frame_parts = add_lightbox(materials)
     add_poster(image, args.alignment or {})
     add_bus_sign(materials)
-    common.add_light("SUN", "Moon", (0, 0, 10), (2, 3, 0), 0.4, (0.6, 0.7, 1.0))
-    common.add_light("AREA", "ShelterLamp", (0, 0, GROUND + 2.35), (0, 0, 0), 120, (1.0, 0.85, 0.65), size=2.5)
-    common.add_light("POINT", "StreetLamp", (-4, -2.5, 4.5), (0, 0, 0), 300, (1.0, 0.75, 0.45), size=0.3)
+    building.add_light("SUN", "Moon", (0, 0, 10), (2, 3, 0), 0.4, (0.6, 0.7, 1.0))
+    building.add_light("AREA", "ShelterLamp", (0, 0, GROUND + 2.35), (0, 0, 0), 120, (1.0, 0.85, 0.65), size=2.5)
+    building.add_light("POINT", "StreetLamp", (-4, -2.5, 4.5), (0, 0, 0), 300, (1.0, 0.75, 0.45), size=0.3)
 
     if template_only:
         frame_template_camera(scene, frame_parts)
         return None
     start_at, end_at, target = (-3.0, -7.8, 1.8), (-1.9, -6.0, 1.6), (0.6, 0.45, 1.35)
-    camera = common.add_camera(start_at if args.animated else end_at, target, lens=40)
+    camera = building.add_camera(start_at if args.animated else end_at, target, lens=40)
     if args.animated:
-        common.key_transform(camera, scene.frame_start, location=start_at)
-        common.key_transform(camera, scene.frame_end, location=end_at)
+        building.key_transform(camera, scene.frame_start, location=start_at)
+        building.key_transform(camera, scene.frame_end, location=end_at)
         # Re-aiming each frame keeps the shelter centred while the camera moves.
         track = camera.constraints.new("TRACK_TO")
-        track.target = common.add_empty("CameraTarget", target)
+        track.target = building.add_empty("CameraTarget", target)
         track.track_axis, track.up_axis = "TRACK_NEGATIVE_Z", "UP_Y"
     return None
 
 
 def make_materials():
-    new = common.principled_material
+    new = building.principled_material
     return {
         "concrete": new("Concrete", (0.1, 0.1, 0.1, 1), roughness=0.85),
         "asphalt": new("Asphalt", (0.025, 0.025, 0.028, 1), roughness=0.6),
@@ -79,7 +81,7 @@ def make_materials():
 
 
 def glass_material():
-    material = common.principled_material("Glass", (0.85, 0.92, 0.95, 1), roughness=0.05)
+    material = building.principled_material("Glass", (0.85, 0.92, 0.95, 1), roughness=0.05)
     bsdf = material.node_tree.nodes["Principled BSDF"]
     bsdf.inputs["Transmission"].default_value = 1.0
     bsdf.inputs["IOR"].default_value = 1.5
@@ -87,49 +89,49 @@ def glass_material():
 
 
 def add_street(m):
-    common.add_box("Pavement", (14, 5.5, GROUND), (0, 0.75, GROUND / 2), m["concrete"])
-    common.add_box("Kerb", (14, 0.25, GROUND + 0.02), (0, -2.1, (GROUND + 0.02) / 2), m["concrete"])
-    common.add_box("Road", (40, 14, 0.02), (0, -9, 0.0), m["asphalt"])
-    common.add_box("Building", (30, 0.4, 8), (0, 3.7, 4), m["brick"])
+    building.add_box("Pavement", (14, 5.5, GROUND), (0, 0.75, GROUND / 2), m["concrete"])
+    building.add_box("Kerb", (14, 0.25, GROUND + 0.02), (0, -2.1, (GROUND + 0.02) / 2), m["concrete"])
+    building.add_box("Road", (40, 14, 0.02), (0, -9, 0.0), m["asphalt"])
+    building.add_box("Building", (30, 0.4, 8), (0, 3.7, 4), m["brick"])
 
 
 def add_shelter(m):
     for x in (-1.7, 1.7):
         for y in (-0.6, 0.72):
-            common.add_box("Post", (0.07, 0.07, 2.4), (x, y, GROUND + 1.2), m["metal"])
-    common.add_box("Roof", (3.8, 1.75, 0.1), (0, 0.06, GROUND + 2.45), m["metal"])
-    common.add_box("BackGlass", (2.0, 0.02, 2.0), (-0.65, 0.72, GROUND + 1.25), m["glass"])
-    common.add_box("SideGlass", (0.02, 1.1, 2.0), (-1.7, 0.12, GROUND + 1.25), m["glass"])
-    common.add_box("Bench", (1.6, 0.4, 0.05), (-0.65, 0.45, GROUND + 0.45), m["wood"])
+            building.add_box("Post", (0.07, 0.07, 2.4), (x, y, GROUND + 1.2), m["metal"])
+    building.add_box("Roof", (3.8, 1.75, 0.1), (0, 0.06, GROUND + 2.45), m["metal"])
+    building.add_box("BackGlass", (2.0, 0.02, 2.0), (-0.65, 0.72, GROUND + 1.25), m["glass"])
+    building.add_box("SideGlass", (0.02, 1.1, 2.0), (-1.7, 0.12, GROUND + 1.25), m["glass"])
+    building.add_box("Bench", (1.6, 0.4, 0.05), (-0.65, 0.45, GROUND + 0.45), m["wood"])
     for x in (-1.3, 0.0):
-        common.add_box("BenchLeg", (0.05, 0.35, 0.43), (x, 0.45, GROUND + 0.215), m["metal"])
+        building.add_box("BenchLeg", (0.05, 0.35, 0.43), (x, 0.45, GROUND + 0.215), m["metal"])
 
 
 def add_lightbox(m):
     """The poster's case and frame; returns the frame bars around the poster window."""
     x, y, z = POSTER_CENTRE
-    common.add_box("PosterCase", (POSTER_W + 0.2, 0.16, POSTER_H + 0.3), (x, y + 0.085, z), m["metal"])
+    building.add_box("PosterCase", (POSTER_W + 0.2, 0.16, POSTER_H + 0.3), (x, y + 0.085, z), m["metal"])
     lip, overlap, front = 0.06, 0.02, y - 0.01
     # The lip covers the poster's edge by `overlap`, as in a real snap frame.
     half_w, half_h = POSTER_W / 2, POSTER_H / 2
     bars = [
-        common.add_box("FrameTop", (POSTER_W + 2 * lip, 0.02, lip), (x, front, z + half_h + lip / 2 - overlap), m["aluminium"]),
-        common.add_box("FrameBottom", (POSTER_W + 2 * lip, 0.02, lip), (x, front, z - half_h - lip / 2 + overlap), m["aluminium"]),
-        common.add_box("FrameLeft", (lip, 0.02, POSTER_H), (x - half_w - lip / 2 + overlap, front, z), m["aluminium"]),
-        common.add_box("FrameRight", (lip, 0.02, POSTER_H), (x + half_w + lip / 2 - overlap, front, z), m["aluminium"]),
+        building.add_box("FrameTop", (POSTER_W + 2 * lip, 0.02, lip), (x, front, z + half_h + lip / 2 - overlap), m["aluminium"]),
+        building.add_box("FrameBottom", (POSTER_W + 2 * lip, 0.02, lip), (x, front, z - half_h - lip / 2 + overlap), m["aluminium"]),
+        building.add_box("FrameLeft", (lip, 0.02, POSTER_H), (x - half_w - lip / 2 + overlap, front, z), m["aluminium"]),
+        building.add_box("FrameRight", (lip, 0.02, POSTER_H), (x + half_w + lip / 2 - overlap, front, z), m["aluminium"]),
     ]
     return bars
 
 
 def add_poster(image, alignment):
-    poster = common.add_grid("Poster", POSTER_W, POSTER_H, 1, 1)
+    poster = building.add_grid("Poster", POSTER_W, POSTER_H, 1, 1)
     poster.location = POSTER_CENTRE
     poster.rotation_euler = (math.radians(90), 0, 0)  # stand it up, facing the street (-Y)
-    return common.assign_material(poster, poster_material(image, alignment))
+    return building.assign_material(poster, poster_material(image, alignment))
 
 
 def poster_material(image, alignment):
-    material = common.principled_material("Poster", EMPTY_POSTER, roughness=0.3)
+    material = building.principled_material("Poster", EMPTY_POSTER, roughness=0.3)
     nodes, links = material.node_tree.nodes, material.node_tree.links
     bsdf = nodes["Principled BSDF"]
     bsdf.inputs["Emission Strength"].default_value = 1.4  # backlit, as lightboxes are
@@ -196,21 +198,21 @@ def number(mapping, key, default, lo, hi):
 def add_bus_sign(m):
     x, y = 2.2, -1.3
     bpy.ops.mesh.primitive_cylinder_add(vertices=24, radius=0.035, depth=2.5, location=(x, y, GROUND + 1.25))
-    common.assign_material(bpy.context.active_object, m["metal"])
+    building.assign_material(bpy.context.active_object, m["metal"])
     bpy.ops.mesh.primitive_cylinder_add(vertices=64, radius=0.3, depth=0.03, location=(x, y, GROUND + 2.25),
                                         rotation=(math.radians(90), 0, 0))
-    common.assign_material(bpy.context.active_object, m["sign"])
-    label = common.add_text("SignLabel", "BUS", size=0.2, extrude=0.005)
+    building.assign_material(bpy.context.active_object, m["sign"])
+    label = building.add_text("SignLabel", "BUS", size=0.2, extrude=0.005)
     label.location = (x, y - 0.02, GROUND + 2.25)
     label.rotation_euler = (math.radians(90), 0, 0)
-    common.assign_material(label, m["white"])
+    building.assign_material(label, m["white"])
 
 
 def frame_template_camera(scene, frame_parts):
     """Face-on orthographic view of exactly the poster window, transparent where the
     poster is, for the alignment preview's overlay."""
     x, y, z = POSTER_CENTRE
-    camera = common.add_camera((x, y - 3, z), POSTER_CENTRE)
+    camera = building.add_camera((x, y - 3, z), POSTER_CENTRE)
     camera.data.type = "ORTHO"
     # The poster fits the image exactly when the image is 2:3; other aspects add margins.
     aspect = scene.render.resolution_x / scene.render.resolution_y
@@ -227,4 +229,4 @@ def frame_template_camera(scene, frame_parts):
     scene.render.image_settings.color_mode = "RGBA"
 
 
-common.run(build)
+protocol.run(build)

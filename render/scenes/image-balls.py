@@ -10,7 +10,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+import building  # noqa: E402
+import media  # noqa: E402
+import protocol  # noqa: E402
 
 # (x, y, radius): a loose cluster, big balls at the back so none hides another.
 BALLS = [
@@ -23,19 +25,19 @@ SPIN_PER_SECOND = math.radians(240)
 
 
 def build(scene, args):
-    image = common.load_image(common.require_input(args, "an image"))
+    image = media.load_image(media.require_input(args, "an image"))
     background = args.option_color("backgroundColor")
 
-    common.set_world(background, 0.6)  # the room's colour also tints the balls' reflections
-    common.add_cyclorama(common.principled_material("Backdrop", background, roughness=0.7))
-    common.add_camera((0, -10.5, 2.6), (0.2, 0, 1.0), lens=40)
-    common.add_light("AREA", "Key", (-3, -5, 6), (0, 0, 0.5), 900, (1.0, 0.97, 0.93), size=4)
-    common.add_light("AREA", "Rim", (3, 4, 4), (0, 0, 0.5), 500, (1, 1, 1), size=3)
+    building.set_world(background, 0.6)  # the room's colour also tints the balls' reflections
+    building.add_cyclorama(building.principled_material("Backdrop", background, roughness=0.7))
+    building.add_camera((0, -10.5, 2.6), (0.2, 0, 1.0), lens=40)
+    building.add_light("AREA", "Key", (-3, -5, 6), (0, 0, 0.5), 900, (1.0, 0.97, 0.93), size=4)
+    building.add_light("AREA", "Rim", (3, 4, 4), (0, 0, 0.5), 500, (1, 1, 1), size=3)
 
-    material = common.image_material("Ball", image, roughness=0.25, clearcoat=1.0, glow=0.05)
+    material = building.image_material("Ball", image, roughness=0.25, clearcoat=1.0, glow=0.05)
     for index, (x, y, radius) in enumerate(BALLS):
-        ball = common.add_uv_sphere(f"Ball{index}", radius, (x, y, radius), segments=64, rings=32)
-        common.assign_material(ball, material)
+        ball = building.add_uv_sphere(f"Ball{index}", radius, (x, y, radius), segments=64, rings=32)
+        building.assign_material(ball, material)
         # Each ball shows another part of the image.
         ball.rotation_euler = (math.radians(15 * index), 0, math.radians(47 * index))
         if not args.animated:
@@ -43,11 +45,11 @@ def build(scene, args):
         drop = DropAndBounce(radius, DROP_HEIGHT, start=DROP_INTERVAL * index)
         frames = list(range(scene.frame_start, scene.frame_end + 1))
         times = [(frame - scene.frame_start) / args.fps for frame in frames]
-        common.set_keys(ball, "location", frames, [drop.height_at(t) for t in times], index=2)
+        building.set_keys(ball, "location", frames, [drop.height_at(t) for t in times], index=2)
         direction = 1 if index % 2 else -1
         for axis in (0, 2):
             spins = [ball.rotation_euler[axis] + direction * drop.spin_at(t) for t in times]
-            common.set_keys(ball, "rotation_euler", frames, spins, index=axis)
+            building.set_keys(ball, "rotation_euler", frames, spins, index=axis)
     return None
 
 
@@ -86,4 +88,4 @@ class DropAndBounce:
         return SPIN_PER_SECOND * settle * (1 - math.exp(-t / settle))
 
 
-common.run(build)
+protocol.run(build)

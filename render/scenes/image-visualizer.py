@@ -11,7 +11,9 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+import building  # noqa: E402
+import media  # noqa: E402
+import protocol  # noqa: E402
 
 MAX_WIDTH, MAX_HEIGHT = 3.6, 2.8
 PLINTH_HEIGHT = 0.2
@@ -20,32 +22,32 @@ ORBIT_DEGREES = 70
 
 
 def build(scene, args):
-    image = common.load_image(common.require_input(args, "an image"))
+    image = media.load_image(media.require_input(args, "an image"))
     width, height = image.size
     aspect = width / height
     size_x = min(MAX_WIDTH, MAX_HEIGHT * aspect)
     size_y = size_x / aspect
 
-    common.set_world((0.01, 0.01, 0.012, 1), 1.0, top_color=(0.03, 0.03, 0.04, 1))
-    common.add_cyclorama(common.principled_material("Floor", (0.05, 0.05, 0.055, 1), roughness=0.35))
-    stone = common.principled_material("Plinth", (0.02, 0.02, 0.022, 1), roughness=0.25)
-    common.add_box("Plinth", (size_x + 0.4, 0.8, PLINTH_HEIGHT), (0, 0.1, PLINTH_HEIGHT / 2), stone)
+    building.set_world((0.01, 0.01, 0.012, 1), 1.0, top_color=(0.03, 0.03, 0.04, 1))
+    building.add_cyclorama(building.principled_material("Floor", (0.05, 0.05, 0.055, 1), roughness=0.35))
+    stone = building.principled_material("Plinth", (0.02, 0.02, 0.022, 1), roughness=0.25)
+    building.add_box("Plinth", (size_x + 0.4, 0.8, PLINTH_HEIGHT), (0, 0.1, PLINTH_HEIGHT / 2), stone)
     relief = add_relief(image, size_x, size_y, args)
     # Leaning back a little catches the key light on the relief's slopes.
     relief.rotation_euler = (math.radians(90 - LEAN_DEGREES), 0, 0)
     relief.location = (0, 0, PLINTH_HEIGHT + size_y / 2 * math.cos(math.radians(LEAN_DEGREES)))
     centre = tuple(relief.location)
 
-    pivot = common.add_empty("CameraPivot", centre)
-    common.add_camera((0, -10, centre[2] + 0.8), centre, lens=45, parent=pivot)
-    common.add_light("AREA", "Key", (-4, -4, 5), centre, 700, (1.0, 0.95, 0.9), size=3)
-    common.add_light("AREA", "Fill", (4, -5, 2), centre, 250, (0.85, 0.9, 1.0), size=4)
-    common.add_light("AREA", "Rim", (0, 3, 5), centre, 500, (1, 1, 1), size=3)
+    pivot = building.add_empty("CameraPivot", centre)
+    building.add_camera((0, -10, centre[2] + 0.8), centre, lens=45, parent=pivot)
+    building.add_light("AREA", "Key", (-4, -4, 5), centre, 700, (1.0, 0.95, 0.9), size=3)
+    building.add_light("AREA", "Fill", (4, -5, 2), centre, 250, (0.85, 0.9, 1.0), size=4)
+    building.add_light("AREA", "Rim", (0, 3, 5), centre, 500, (1, 1, 1), size=3)
 
     if args.animated:
         half = math.radians(ORBIT_DEGREES / 2)
-        common.key_transform(pivot, scene.frame_start, rotation=(0, 0, -half))
-        common.key_transform(pivot, scene.frame_end, rotation=(0, 0, half))
+        building.key_transform(pivot, scene.frame_start, rotation=(0, 0, -half))
+        building.key_transform(pivot, scene.frame_end, rotation=(0, 0, half))
     else:
         pivot.rotation_euler = (0, 0, math.radians(-18))
     return None
@@ -56,7 +58,7 @@ def add_relief(image, size_x, size_y, args):
     cuts = 128 if args.is_test else 220
     cuts_x = max(8, round(cuts * size_x / MAX_WIDTH))
     cuts_y = max(8, round(cuts * size_y / MAX_WIDTH))
-    relief = common.add_grid("Relief", size_x, size_y, cuts_x, cuts_y)
+    relief = building.add_grid("Relief", size_x, size_y, cuts_x, cuts_y)
 
     texture = bpy.data.textures.new("ReliefHeight", "IMAGE")
     texture.image = image
@@ -73,8 +75,8 @@ def add_relief(image, size_x, size_y, args):
     solidify.thickness = 0.12
     solidify.offset = -1.0
 
-    common.assign_material(relief, common.image_material("Relief", image, roughness=0.45, glow=0.15))
+    building.assign_material(relief, building.image_material("Relief", image, roughness=0.45, glow=0.15))
     return relief
 
 
-common.run(build)
+protocol.run(build)

@@ -16,7 +16,9 @@ import numpy as np
 from mathutils import Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+import building  # noqa: E402
+import media  # noqa: E402
+import protocol  # noqa: E402
 
 FIT_SIZE = 2.2  # the model's largest dimension after scaling
 PEDESTAL_HEIGHT = 0.3
@@ -43,30 +45,30 @@ IMPORTERS = {
 
 
 def build(scene, args):
-    path = common.require_input(args, "a 3D model")
+    path = media.require_input(args, "a 3D model")
     meshes = import_model(path, args.raw.get("imageLimits") or {})
-    common.log(f"imported {len(meshes)} mesh object(s)")
+    protocol.log(f"imported {len(meshes)} mesh object(s)")
 
-    common.set_world((0.05, 0.055, 0.06, 1), 1.0)
-    common.add_cyclorama(common.principled_material("Backdrop", (0.18, 0.19, 0.2, 1), roughness=0.6))
-    pedestal_material = common.principled_material("Pedestal", (0.03, 0.03, 0.035, 1), roughness=0.3)
+    building.set_world((0.05, 0.055, 0.06, 1), 1.0)
+    building.add_cyclorama(building.principled_material("Backdrop", (0.18, 0.19, 0.2, 1), roughness=0.6))
+    pedestal_material = building.principled_material("Pedestal", (0.03, 0.03, 0.035, 1), roughness=0.3)
     pedestal = add_pedestal(pedestal_material)
 
-    turntable = common.add_empty("Turntable", (0, 0, PEDESTAL_HEIGHT))
+    turntable = building.add_empty("Turntable", (0, 0, PEDESTAL_HEIGHT))
     model_size = fit_on_turntable(meshes, turntable)
     pedestal.parent = turntable  # the pedestal turns with the model, like a real turntable
     pedestal.location = (0, 0, -PEDESTAL_HEIGHT / 2)
 
     target = frame_model(model_size)
-    common.add_light("AREA", "Key", (-4, -4, 5), target, 900, (1.0, 0.96, 0.92), size=3)
-    common.add_light("AREA", "Fill", (4.5, -3, 2), target, 300, (0.9, 0.95, 1.0), size=4)
-    common.add_light("AREA", "Rim", (1, 4, 4), target, 700, (1, 1, 1), size=2)
+    building.add_light("AREA", "Key", (-4, -4, 5), target, 900, (1.0, 0.96, 0.92), size=3)
+    building.add_light("AREA", "Fill", (4.5, -3, 2), target, 300, (0.9, 0.95, 1.0), size=4)
+    building.add_light("AREA", "Rim", (1, 4, 4), target, 700, (1, 1, 1), size=2)
 
     facing = math.radians(args.option("rotation"))
     if args.animated:
         # Frame end + 1 is a full turn, so a looping video does not stutter on the seam.
         start, end = scene.frame_start, scene.frame_end
-        common.set_keys(turntable, "rotation_euler", [start, end + 1], [facing, facing + 2 * math.pi], index=2)
+        building.set_keys(turntable, "rotation_euler", [start, end + 1], [facing, facing + 2 * math.pi], index=2)
     else:
         turntable.rotation_euler = (0, 0, facing)
     return None
@@ -84,33 +86,33 @@ def import_model(path, image_limits):
     importers = dict(IMPORTERS)
     if extension in USD_EXTENSIONS:
         if not bpy.app.build_options.usd:
-            raise common.UserError("USD files are not supported by this Blender build.")
+            raise protocol.UserError("USD files are not supported by this Blender build.")
         importers[extension] = lambda path: bpy.ops.wm.usd_import(filepath=path)
     if extension not in importers:
-        raise common.UserError(f"Unsupported 3D model format '{extension or path}'. Use {FORMATS}.")
+        raise protocol.UserError(f"Unsupported 3D model format '{extension or path}'. Use {FORMATS}.")
 
     unreadable = f"The uploaded file is not a readable {extension[1:].upper()} model."
     before = set(bpy.data.objects)
     images_before = set(bpy.data.images)
     try:
-        with common.time_limit(IMPORT_SECONDS, IMPORT_TOO_SLOW), common.memory_limit(IMPORT_MEMORY_BYTES):
+        with protocol.time_limit(IMPORT_SECONDS, IMPORT_TOO_SLOW), protocol.memory_limit(IMPORT_MEMORY_BYTES):
             result = importers[extension](path)
             drop_images_from_disk(images_before)
             check_embedded_images(images_before, image_limits)
-    except common.UserError:
+    except protocol.UserError:
         raise
     except Exception as error:  # importers raise RuntimeError, ValueError, struct.error...
-        common.log(f"import failed: {type(error).__name__}: {error}")
+        protocol.log(f"import failed: {type(error).__name__}: {error}")
         # A Python importer's MemoryError reaches us inside the operator's RuntimeError.
         if isinstance(error, MemoryError) or "MemoryError" in str(error):
-            raise common.UserError(IMPORT_TOO_BIG)
-        raise common.UserError(unreadable)
+            raise protocol.UserError(IMPORT_TOO_BIG)
+        raise protocol.UserError(unreadable)
     if result != {"FINISHED"}:
-        raise common.UserError(unreadable)
+        raise protocol.UserError(unreadable)
     meshes = [obj for obj in bpy.data.objects if obj not in before and obj.type == "MESH"
               and len(obj.data.vertices) > 0]
     if not meshes:
-        raise common.UserError(f"{unreadable[:-1]}: it contains no 3D mesh.")
+        raise protocol.UserError(f"{unreadable[:-1]}: it contains no 3D mesh.")
     return meshes
 
 
@@ -121,7 +123,7 @@ def drop_images_from_disk(images_before):
     the surfaces that used them render without that texture."""
     for image in [image for image in bpy.data.images if image not in images_before]:
         if image.packed_file is None and image.source in {"FILE", "SEQUENCE", "MOVIE", "TILED"}:
-            common.log(f"ignored an image the model names on disk: {common.quoted(image.filepath)}")
+            protocol.log(f"ignored an image the model names on disk: {protocol.quoted(image.filepath)}")
             bpy.data.images.remove(image)
 
 
@@ -136,11 +138,11 @@ def check_embedded_images(images_before, limits):
             continue
         width, height = image.size  # decodes the packed bytes
         if width <= 0 or height <= 0 or not image.has_data:
-            common.log(f"dropped an embedded image Blender could not decode: {common.quoted(image.name)}")
+            protocol.log(f"dropped an embedded image Blender could not decode: {protocol.quoted(image.name)}")
             bpy.data.images.remove(image)
             continue
         if max_pixels and max_side and (width * height > max_pixels or max(width, height) > max_side):
-            raise common.UserError(
+            raise protocol.UserError(
                 f"An image inside the model is {width:,} x {height:,} pixels. Images may have at most "
                 f"{max_pixels // 1_000_000:,} megapixels and {max_side:,} pixels a side: please upload a smaller one."
             )
@@ -163,22 +165,22 @@ def enabled(addon):
 
 def fit_on_turntable(meshes, turntable):
     """Centres the model over the turntable, standing on it, scaled to FIT_SIZE."""
-    low, high = common.world_bounds(meshes)
+    low, high = building.world_bounds(meshes)
     size = max(high - low)
     if size <= 0:
-        raise common.UserError("The uploaded model is empty: all its points are in one place.")
+        raise protocol.UserError("The uploaded model is empty: all its points are in one place.")
     factor = FIT_SIZE / size
     centre_x, centre_y = (low.x + high.x) / 2, (low.y + high.y) / 2
-    clay = common.principled_material("Clay", (0.55, 0.5, 0.46, 1), roughness=0.55)
+    clay = building.principled_material("Clay", (0.55, 0.5, 0.46, 1), roughness=0.55)
     # Parenting the imported roots keeps the model's own hierarchy (FBX/glTF rigs).
     roots = {top_parent(obj) for obj in meshes}
     for obj in meshes:
         if not any(slot.material for slot in obj.material_slots):
-            common.assign_material(obj, clay)
+            building.assign_material(obj, clay)
         smooth_unless_authored(obj.data)
     # Plain parenting (no inverse matrix): the roots' world placement becomes their place
     # inside the holder, and the holder's transform then moves and scales them all.
-    holder = common.add_empty("ModelFit", parent=turntable)
+    holder = building.add_empty("ModelFit", parent=turntable)
     holder.scale = (factor, factor, factor)
     holder.location = (-centre_x * factor, -centre_y * factor, -low.z * factor)
     for root in roots:
@@ -193,15 +195,15 @@ def frame_model(size):
     width = max(math.hypot(size.x, size.y), 2 * PEDESTAL_RADIUS)
     height = PEDESTAL_HEIGHT + size.z
     target = Vector((0, 0, height / 2))
-    camera = common.add_camera((0, -10, target.z), target, lens=50)
+    camera = building.add_camera((0, -10, target.z), target, lens=50)
     # Fit the bounding sphere of that cylinder: safe from any angle and elevation.
     radius = math.hypot(width, height) / 2
-    view_w, view_h = common.view_size_at(camera, 1.0)
+    view_w, view_h = building.view_size_at(camera, 1.0)
     half_angle = math.atan(min(view_w, view_h) / 2)
     distance = 1.05 * radius / math.sin(half_angle)
     elevation = math.radians(14)
     camera.location = target + distance * Vector((0, -math.cos(elevation), math.sin(elevation)))
-    common.look_at(camera, target)
+    building.look_at(camera, target)
     return tuple(target)
 
 
@@ -229,7 +231,7 @@ def add_pedestal(material):
     bevel = pedestal.modifiers.new("Bevel", "BEVEL")
     bevel.width = 0.03
     bevel.segments = 3
-    return common.assign_material(pedestal, material)
+    return building.assign_material(pedestal, material)
 
 
-common.run(build)
+protocol.run(build)

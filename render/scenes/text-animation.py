@@ -10,7 +10,8 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+import building  # noqa: E402
+import protocol  # noqa: E402
 
 DEFAULT_TEXT = "Hello"
 TEXT_CENTRE = (0.0, 0.0, 1.1)
@@ -35,24 +36,24 @@ def build(scene, args):
     style = STYLES[args.style()]
     text_color = args.option_color("textColor")
 
-    common.set_world(style["horizon"], 1.0, top_color=style["sky"])
-    common.add_cyclorama(common.principled_material("Backdrop", style["backdrop"], roughness=0.55))
-    camera = common.add_camera((0, -9, 1.6), TEXT_CENTRE, lens=50)
-    common.add_light("AREA", "Key", (-4, -6, 5), TEXT_CENTRE, 900, style["key"], size=4)
-    common.add_light("AREA", "RimLeft", (-4.5, 3, 3), TEXT_CENTRE, 1500, style["rim_left"], size=2)
-    common.add_light("AREA", "RimRight", (4.5, 3, 2.5), TEXT_CENTRE, 1500, style["rim_right"], size=2)
+    building.set_world(style["horizon"], 1.0, top_color=style["sky"])
+    building.add_cyclorama(building.principled_material("Backdrop", style["backdrop"], roughness=0.55))
+    camera = building.add_camera((0, -9, 1.6), TEXT_CENTRE, lens=50)
+    building.add_light("AREA", "Key", (-4, -6, 5), TEXT_CENTRE, 900, style["key"], size=4)
+    building.add_light("AREA", "RimLeft", (-4.5, 3, 3), TEXT_CENTRE, 1500, style["rim_left"], size=2)
+    building.add_light("AREA", "RimRight", (4.5, 3, 2.5), TEXT_CENTRE, 1500, style["rim_right"], size=2)
 
-    rig = common.add_empty("TextRig", TEXT_CENTRE)
-    text = common.add_text("Text", wrap(args.custom_text.strip() or DEFAULT_TEXT, scene), size=1.0,
+    rig = building.add_empty("TextRig", TEXT_CENTRE)
+    text = building.add_text("Text", wrap(args.custom_text.strip() or DEFAULT_TEXT, scene), size=1.0,
                            extrude=0.16, bevel=0.015)
     text.data.resolution_u = 6  # smooth enough at 4K, half the default's geometry
     text.rotation_euler = (math.radians(90), 0, 0)  # stand the letters up, facing the camera
     text.parent = rig
-    text_material = common.principled_material(
+    text_material = building.principled_material(
         "Text", text_color, roughness=0.3, metallic=0.35, clearcoat=0.5,
         # A little self-glow keeps the picked colour recognisable under coloured lights.
         emission=text_color, emission_strength=0.2)
-    common.assign_material(text, text_material)
+    building.assign_material(text, text_material)
     fit_text(text, camera)
 
     if args.animated:
@@ -74,9 +75,9 @@ def wrap(body, scene):
 
 def fit_text(text, camera):
     """Scales the text so any length fits the frame, whatever the aspect ratio."""
-    dims = common.object_dimensions(text)
+    dims = building.object_dimensions(text)
     distance = (camera.location - text.parent.location).length
-    view_w, view_h = common.view_size_at(camera, distance)
+    view_w, view_h = building.view_size_at(camera, distance)
     factor = min(0.78 * view_w / max(dims.x, 1e-3), 0.42 * view_h / max(dims.y, 1e-3))
     text.scale = (factor, factor, factor)
 
@@ -87,12 +88,12 @@ def animate_fly_in(scene, rig):
     start, end = scene.frame_start, scene.frame_end
     landed = start + max(1, round(0.4 * (end - start)))
     x, y, z = TEXT_CENTRE
-    common.key_transform(rig, start, location=(x, y + 4, z + 1.2),
+    building.key_transform(rig, start, location=(x, y + 4, z + 1.2),
                          rotation=(0, 0, math.radians(-200)), scale=(0.3, 0.3, 0.3))
-    common.key_transform(rig, landed, location=TEXT_CENTRE,
+    building.key_transform(rig, landed, location=TEXT_CENTRE,
                          rotation=(0, 0, math.radians(-10)), scale=(1, 1, 1))
     if end > landed:
-        common.key_transform(rig, end, rotation=(0, 0, math.radians(10)))
+        building.key_transform(rig, end, rotation=(0, 0, math.radians(10)))
 
 
-common.run(build)
+protocol.run(build)

@@ -12,6 +12,9 @@ let web: Service | undefined;
  * port is chosen first so the e-mails' links (verification) point at the web app.
  */
 export async function setup(project: TestProject) {
+  // The shared stack's log lines would bury the test report: only its warnings and errors, and no metric lines (observability.test.ts reads both, from its own API).
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const started = Date.now();
   const webPort = await freePort();
   const webUrl = `http://localhost:${webPort}`;

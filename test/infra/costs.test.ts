@@ -28,7 +28,7 @@ describe('cost on paper (npm run costs)', () => {
     const line = (prefix: string) => idle.find((entry) => entry.item.startsWith(prefix))!;
     expect(line('NAT gateways').count).toBe(0);
     expect(line('Always-on compute').count).toBe(0);
-    expect(line('CloudWatch alarms').count).toBeGreaterThan(0);
+    expect(line('CloudWatch alarm metrics').count).toBeGreaterThan(0);
     expect(line('AWS WAF web ACL').monthly).toBe(7);
     expect(idle.reduce((sum, entry) => sum + entry.monthly, 0)).toBeLessThan(12);
   });

@@ -16,6 +16,8 @@ const streamEntry = 'lambdas/streams/job-final-state.ts';
 
 /** The variables core/config.ts reads on AWS (the local-only ones are absent on purpose). */
 const SERVER_ENVIRONMENT = [
+  // Read by Powertools (observability/metrics.ts): the stage's namespace of the business metrics.
+  'POWERTOOLS_METRICS_NAMESPACE',
   'TABLE_NAME',
   'UPLOADS_BUCKET',
   'OUTPUTS_BUCKET',
@@ -35,6 +37,8 @@ const SERVER_ENVIRONMENT = [
   'RENDER_JOB_DEFINITION',
   'ENCODE_JOB_DEFINITION',
   'RENDER_FARM_WORKERS',
+  'RENDER_FUNCTION_NAME',
+  'RENDER_FUNCTION_CONCURRENCY',
 ];
 
 const productFunctions = (): Resource[] =>

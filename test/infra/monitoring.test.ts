@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { RENDER_FAILED_LOG_TERM } from '../../infra/constructs/monitoring';
+import { OBJECTIVES, WORKER_METRICS } from '../../infra/constructs/monitoring';
+import { METRIC } from '../../observability/metrics';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate } from './stack-template';
 
 let template: Template;
@@ -20,7 +21,8 @@ describe('alarms', () => {
 
   it('when any product function fails or is throttled, an alarm fires', () => {
     const functionIds = resourcesOf(template, 'AWS::Lambda::Function')
-      .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'))
+      // The product's functions and the render function (the worker's image).
+      .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/') || fn.Properties.PackageType === 'Image')
       .map(([id]) => id);
     expect(functionIds).toHaveLength(14);
     for (const metricName of ['Errors', 'Throttles']) {
@@ -31,14 +33,34 @@ describe('alarms', () => {
     }
   });
 
-  it('when a render fails, a metric filter counts it and an alarm fires', () => {
+  it('when a render fails, the failure metric the final-state effects write fires an alarm', () => {
+    const alarm = alarms().find((candidate) => candidate.AlarmName === undefined && candidate.MetricName === METRIC.rendersFailed);
+    expect(alarm).toMatchObject({ Namespace: 'CloudRender/prod', Statistic: 'Sum', Dimensions: [{ Name: 'service', Value: 'cloud-render' }] });
+  });
+
+  it("when the farm's containers write the worker's metric lines, metric filters turn them into the same metrics", () => {
     const filters = resourcesOf(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
-    expect(filters.length).toBeGreaterThanOrEqual(2);
+    expect(filters.map((filter) => filter.MetricTransformations[0].MetricName).sort()).toEqual([...WORKER_METRICS].sort());
     for (const filter of filters) {
-      expect(filter.FilterPattern).toContain(RENDER_FAILED_LOG_TERM);
-      expect(filter.MetricTransformations[0].MetricName).toBe('RenderFailures');
+      const [transformation] = filter.MetricTransformations;
+      expect(filter.FilterPattern).toContain(`$.${transformation.MetricName}`);
+      expect(transformation).toMatchObject({ MetricNamespace: 'CloudRender/prod', MetricValue: `$.${transformation.MetricName}`, Dimensions: [{ Key: 'service', Value: '$.service' }] });
     }
-    expect(alarms().some((alarm) => alarm.MetricName === 'RenderFailures')).toBe(true);
+  });
+
+  it('when paid renders take too long from payment to result (p95 over an hour), the objective alarm fires', () => {
+    const alarm = alarms().find((candidate) => candidate.MetricName === METRIC.paymentToResult);
+    expect(alarm).toMatchObject({ ExtendedStatistic: 'p95', Period: 3600, Threshold: OBJECTIVES.paymentToResultP95Seconds, Namespace: 'CloudRender/prod' });
+  });
+
+  it('when too many finished renders failed in the hour, the failure-rate objective alarm fires (and not on a handful of renders)', () => {
+    const alarm = alarms().find((candidate) => candidate.Metrics?.some((metric: { Expression?: string }) => metric.Expression?.includes('failed / (done + failed)')));
+    expect(alarm).toBeDefined();
+    expect(alarm!.Threshold).toBe(OBJECTIVES.renderFailureRatePercent);
+    const expression = alarm!.Metrics.find((metric: { Expression?: string }) => metric.Expression).Expression as string;
+    expect(expression).toContain(`done + failed >= ${OBJECTIVES.minimumFinishedRenders}`);
+    const names = alarm!.Metrics.filter((metric: { MetricStat?: unknown }) => metric.MetricStat).map((metric: { MetricStat: { Metric: { MetricName: string } } }) => metric.MetricStat.Metric.MetricName);
+    expect(names.sort()).toEqual([METRIC.rendersDone, METRIC.rendersFailed].sort());
   });
 
   it('when DynamoDB transactions conflict, an alarm fires', () => {
@@ -47,6 +69,26 @@ describe('alarms', () => {
     expect(alarm).toBeDefined();
     expect(alarm!.Namespace).toBe('AWS/DynamoDB');
     expect(alarm!.Dimensions).toEqual([{ Name: 'TableName', Value: { Ref: tableId } }]);
+  });
+});
+
+describe('traces and the dashboard', () => {
+  it("when any of the product's functions runs (API, trigger, schedules, stream), X-Ray tracing is active on it", () => {
+    // CDK's own deployment helpers (bucket clean-up, site upload) are left out: they run only at deploy time.
+    const functions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'));
+    expect(functions).toHaveLength(13);
+    for (const [id, fn] of functions) expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+  });
+
+  it('when an operator opens the dashboard, it shows API latency and 5xx, renders, the failure rate, payment to result, refunds, a place for the render queue and every alarm', () => {
+    const dashboards = resourcesOf(template, 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0][1].Properties.DashboardBody);
+    for (const text of ['API latency (p95, ms)', '\\"Latency\\"', '\\"5xx\\"', METRIC.rendersDone, METRIC.rendersFailed, 'Render failure rate', METRIC.paymentToResult, '\\"p50\\"', METRIC.refunds, METRIC.chargebacks, 'Render queue']) {
+      expect(body, text).toContain(text);
+    }
+    const alarmIds = resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([id]) => id);
+    for (const id of alarmIds) expect(body, id).toContain(id);
   });
 });
 

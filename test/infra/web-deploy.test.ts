@@ -34,7 +34,15 @@ describe('web app deployment', () => {
     expect(site.Properties.Prune).toBe(true);
     expect(site.Properties.Exclude).toEqual(['assets/*']);
     expect(site.Properties.DistributionPaths).toEqual(['/*']);
-    expect(site.Properties.SourceObjectKeys).toHaveLength(2);
+    // The built page, config.json, robots.txt and the sitemap.
+    expect(site.Properties.SourceObjectKeys).toHaveLength(4);
+  });
+
+  it('when the web app is built, a real robots.txt and a sitemap of the public pages go out with it, naming the site address', () => {
+    const [, site] = deployments().find(([id]) => id.includes('DeploySite'))!;
+    const markers = JSON.stringify(site.Properties.SourceMarkers ?? []);
+    // The site address is the distribution's, known at deploy: it reaches both files as a marker.
+    expect(markers).toContain('DomainName');
   });
 
   it('when the new index.html goes out, the chunks it names are already there', () => {

@@ -117,6 +117,18 @@ describe('the render worker\'s rights', () => {
       expect(variables.find((v) => v.Name === 'WORKER_SCOPE_ROLE_ARN')).toBeUndefined();
     }
   });
+
+  it('when the render function runs a chunk, it asks the same broker for its job\'s credentials and may not take the scope role itself', () => {
+    const [fnId, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => f.Properties.PackageType === 'Image')!;
+    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables['WORKER_SESSION_FUNCTION']).toEqual({ Ref: functionIdOf(template, 'lambdas/farm/worker-session.ts') });
+    expect(variables['WORKER_SCOPE_ROLE_ARN']).toBeUndefined();
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(fnId).toBeTruthy();
+    const granted = policiesOfRole(roleId).flatMap((statement) => list(statement.Action));
+    expect(granted).not.toContain('sts:AssumeRole');
+    expect(granted).toContain('lambda:InvokeFunction');
+  });
 });
 
 describe('what follows a job\'s final state', () => {

@@ -16,7 +16,12 @@ import { localPool, resetClients } from '../../composition/server';
 import { farmJobState } from '../../core/jobs/launch';
 import { freePort } from '../../infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
-import { framePreviewFile } from '../../shared/render-contract';
+import { framePreviewFile, segmentFile } from '../../shared/render-contract';
+import { FPS } from '../../shared/files';
+import { downloadOutput } from '../../core/storage/storage';
+import { runEncode } from '../../render/encode-step';
+import { probeMedia } from '../../render/encode';
+import { ffprobeStream } from '../render/media-checks';
 
 const dir = mkdtempSync(join(tmpdir(), 'farm-'));
 let blender: string;
@@ -80,6 +85,26 @@ describe('the local render farm', () => {
     expect(Object.values(done.frameRenderSeconds!).every((s) => s > 0)).toBe(true);
     expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
     expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
+  });
+
+  it("when an animation's chunks are rendered, each stores a video segment, and the video joined from them has the job's frame count and duration", async () => {
+    const job = await smallAnimation({ total_frames: 10 });
+    const chunks = await listChunksOfJob(job.jobId);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'segments-test', threads: 1 })).toBe('done');
+    expect((await storedKeys(job)).filter((key) => key.startsWith('segments/'))).toEqual(chunks.map((c) => segmentFile(c.frameStart)).sort());
+    for (const chunk of chunks) {
+      const file = join(dir, `segment-${job.jobId}-${chunk.index}.mp4`);
+      await downloadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), file);
+      expect(Number(ffprobeStream(file).nb_read_frames)).toBe(chunk.frameEnd - chunk.frameStart + 1);
+    }
+    expect(await runEncode(job.jobId, { workerId: 'segments-test' })).toBe('done');
+    const video = join(dir, `final-${job.jobId}.mp4`);
+    await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
+    expect(Number(ffprobeStream(video).nb_read_frames)).toBe(10);
+    // Frame-exact: the joined video lasts the job's frames at its frame rate, to within a fraction of a frame.
+    expect(Math.abs((await probeMedia(video)).duration! - 10 / FPS)).toBeLessThan(0.5 / FPS);
+    expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 10)), 'thumbnail.jpg'].sort());
   });
 
   it('when a job is cancelled on the local farm, its running workers stop and its queued chunks never start', async () => {

@@ -5,6 +5,9 @@ let stack: LocalStack | undefined;
 
 /** Starts the embedded stack once on free ports, in memory, for every integration test file. */
 export async function setup(project: TestProject) {
+  // The shared stack's log lines would bury the test report: only its warnings and errors, and no metric lines (observability.test.ts reads both, from its own API).
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // DynamoDB Local runs transactions one at a time: on a loaded 2-core machine a burst waits seconds in its
   // queue, which AWS never makes a request wait. Tests that are not about deadlines get four times as long;
   // the deadline tests set their own (test/integration/dependency-faults.test.ts).

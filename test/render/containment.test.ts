@@ -26,10 +26,10 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs a script of the test's own in place of a scene script (it imports the scenes' common.py). */
+/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py). */
 async function runScript(name: string, body: string, extra: Partial<SceneArgs> = {}) {
-  const common = path.dirname(sceneScriptPath('model-viewer'));
-  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, ${JSON.stringify(common)})\nimport common\n${body}\n`);
+  const scenes = path.dirname(sceneScriptPath('model-viewer'));
+  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, ${JSON.stringify(scenes)})\nimport protocol\n${body}\n`);
   const previous = process.env.RENDER_SCENES_DIR;
   process.env.RENDER_SCENES_DIR = scripts;
   const logs: string[] = [];
@@ -61,7 +61,7 @@ describe('the worker\'s control channel', () => {
   test('when a script prints forged control lines on stdout, they are only log lines', async () => {
     const { outputs, logs } = await runScript(
       'forged-stdout',
-      `${FORGED.map((line) => `print(${JSON.stringify(line)}, flush=True)`).join('\n')}\ntime.sleep(1)\ncommon.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `${FORGED.map((line) => `print(${JSON.stringify(line)}, flush=True)`).join('\n')}\ntime.sleep(1)\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
     );
     expect(outputs).toEqual([path.join(dir, 'out-forged-stdout', 'still.png')]);
     for (const line of FORGED) expect(logs).toContain(line);
@@ -71,7 +71,7 @@ describe('the worker\'s control channel', () => {
     const before = await readFile('/etc/passwd', 'utf8');
     const { logs } = await runScript(
       'denoise-elsewhere',
-      `common.control("DENOISE", json.dumps({"frame": 1, "exr": "/etc/passwd", "raw": "/etc/passwd"}))\ncommon.log("reply: " + common.control_reply())\ncommon.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `protocol.control("DENOISE", json.dumps({"frame": 1, "exr": "/etc/passwd", "raw": "/etc/passwd"}))\nprotocol.log("reply: " + protocol.control_reply())\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
       { denoise: true },
     );
     expect(logs.find((line) => line.startsWith('reply: '))).toMatch(/^reply: FAILED denoiser failed: refused a DENOISE request/);
@@ -84,7 +84,7 @@ describe('the tools\' own user', () => {
     containTools();
     const { logs } = await runScript(
       'who-am-i',
-      `common.log(f"uid {os.getuid()}")\ntry:\n    open(f"/proc/{os.getppid()}/environ", "rb").read()\n    common.log("environ read")\nexcept OSError as error:\n    common.log(f"environ refused: {type(error).__name__}")\ncommon.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `protocol.log(f"uid {os.getuid()}")\ntry:\n    open(f"/proc/{os.getppid()}/environ", "rb").read()\n    protocol.log("environ read")\nexcept OSError as error:\n    protocol.log(f"environ refused: {type(error).__name__}")\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
     );
     expect(logs).toContain(`uid ${DEFAULT_TOOL_UID}`);
     expect(logs).toContain('environ refused: PermissionError');

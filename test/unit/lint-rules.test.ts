@@ -25,6 +25,9 @@ const files: Record<string, string> = {
   'core/reaches-adapter.ts': "import { read } from '../adapters/fine';\nexport const reader = read;\n",
   'shared/reaches-core.ts': "import { getConfig } from '../core/config';\nexport const settings = getConfig;\n",
   'shared/reaches-adapter.ts': "import { read } from '../adapters/fine';\nexport const reader = read;\n",
+  'observability/fine.ts': "import { createHash } from 'node:crypto';\nimport { log } from './sibling';\nexport const hash = createHash;\nexport const write = log;\n",
+  'observability/sibling.ts': 'export const log = () => undefined;\n',
+  'observability/reaches-core.ts': "import { getConfig } from '../core/config';\nexport const settings = getConfig;\n",
   'core/cycle-a.ts': "import { b } from './cycle-b';\nexport const a = () => b;\n",
   'core/cycle-b.ts': "import { a } from './cycle-a';\nexport const b = () => a;\n",
 };
@@ -72,6 +75,11 @@ describe('the import boundaries', () => {
   it('when shared/ imports anything of the server, the lint fails', async () => {
     expect(await findings('shared/reaches-core.ts')).toEqual(['eslint(no-restricted-imports)']);
     expect(await findings('shared/reaches-adapter.ts')).toEqual(['eslint(no-restricted-imports)']);
+  });
+
+  it('when the logger, metrics or tracer module imports anything of the project, the lint fails (every layer uses them)', async () => {
+    expect(await findings('observability/fine.ts')).toEqual([]);
+    expect(await findings('observability/reaches-core.ts')).toEqual(['eslint(no-restricted-imports)']);
   });
 
   it('when two files import each other, the lint fails', async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { estimateSecondsLeft, formatTimeLeft, framesOf, planChunks, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, type FarmProgress } from '../../shared/render-plan';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, planChunks, plannedSeconds, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, type FarmProgress } from '../../shared/render-plan';
+import { scenePolicy } from '../../shared/render-manifest';
+import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
 
-const fullHd = { resolutionX: 1920, resolutionY: 1080, samples: 96 };
+const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
 
 describe('planChunks', () => {
   it('when the render is a still, it is one chunk of frame 1', () => {
@@ -15,11 +17,33 @@ describe('planChunks', () => {
   });
 
   it('when frames are cheap, a chunk holds as many frames as fit in the target time', () => {
-    const chunks = planChunks({ resolutionX: 640, resolutionY: 360, samples: 16, totalFrames: 24, isStill: false }, { targetChunkSeconds: 10, maxChunks: 100 });
+    const chunks = planChunks({ sceneId: 1, resolutionX: 640, resolutionY: 360, samples: 16, totalFrames: 24, isStill: false }, { targetChunkSeconds: 10, maxChunks: 100 });
     const size = chunks[0].frameEnd - chunks[0].frameStart + 1;
     expect(size).toBeGreaterThan(1);
     expect(chunks.slice(0, -1).every((c) => c.frameEnd - c.frameStart + 1 === size)).toBe(true);
     expect(chunks.flatMap(framesOf)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+  });
+
+  it("when a Full-HD final is planned, a chunk holds the frames the manifest's measured cost fits in the target time", () => {
+    const cost = scenePolicy(1).frameCost!;
+    const perFrame = ((cost.cpuSeconds / cost.cores) * scenePolicy(1).final.maxSamples) / cost.samples;
+    expect(estimateFrameSeconds(fullHd)).toBeCloseTo(perFrame, 6);
+    const chunks = planChunks({ ...fullHd, totalFrames: 120, isStill: false }, { targetChunkSeconds: 4 * perFrame, maxChunks: 100 });
+    expect(chunks[0].frameEnd - chunks[0].frameStart + 1).toBe(4);
+  });
+
+  it('when the fan-out has more room than the job has frames, every chunk is one frame; beyond it, chunks fill one wave up to the time a chunk may take', () => {
+    const perFrame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    const fanOut = { targetChunkSeconds: 1000 * perFrame, maxChunks: 100_000, concurrency: 200, cores: 6 };
+    const small = planChunks({ ...fullHd, totalFrames: 120, isStill: false }, fanOut);
+    expect(small).toHaveLength(120);
+    expect(small.every((c) => c.frameStart === c.frameEnd)).toBe(true);
+    const long = planChunks({ ...fullHd, totalFrames: 18_000, isStill: false }, fanOut);
+    expect(long).toHaveLength(200);
+    expect(long.flatMap(framesOf)).toEqual(Array.from({ length: 18_000 }, (_, i) => i + 1));
+    // Chunks of 90 frames would outlast the limit: 30 frames each, in three waves.
+    const capped = planChunks({ ...fullHd, totalFrames: 18_000, isStill: false }, { ...fanOut, targetChunkSeconds: 30.5 * perFrame });
+    expect(capped).toHaveLength(600);
   });
 
   it('when the frame count is not a positive integer, it refuses to plan', () => {
@@ -32,12 +56,14 @@ describe('estimateSecondsLeft', () => {
   const progress: FarmProgress = { totalFrames: 120, framesDone: 20, chunksTotal: 60, chunksDone: 10, chunksRunning: 4, chunkSecondsDone: 400, chunkFramesDone: 20 };
 
   it('when chunks have finished, it uses their measured time per frame spread over the running chunks', () => {
-    expect(estimateSecondsLeft(progress, { estimatedRenderTimeMinutes: 5.8, now: 0 })).toBe((100 * 20) / 4);
+    expect(estimateSecondsLeft(progress, { frameSeconds: 5, now: 0 })).toBe((100 * 20) / 4);
   });
 
-  it('when no chunk has finished, it falls back to the estimate minus the time spent', () => {
+  it("when no chunk has finished, it takes the manifest's frame cost over the plan minus the time spent", () => {
     const none = { ...progress, framesDone: 0, chunksDone: 0, chunkSecondsDone: 0, chunkFramesDone: 0 };
-    expect(estimateSecondsLeft(none, { estimatedRenderTimeMinutes: 10, startedAt: 0, now: 120_000 })).toBe(480);
+    // 60 chunks of 2 frames, 4 at once: 15 waves of 2 frames of 20 s.
+    expect(plannedSeconds(120, 60, 4, 20)).toBe(600);
+    expect(estimateSecondsLeft(none, { frameSeconds: 20, startedAt: 0, now: 120_000 })).toBe(480);
     expect(estimateSecondsLeft(none, { now: 0 })).toBeNull();
   });
 
@@ -50,7 +76,26 @@ describe('estimateSecondsLeft', () => {
 
 describe('renderTimeLimitSeconds', () => {
   it('when a chunk is small, the floor applies; when it is large, a multiple of its estimate', () => {
-    expect(renderTimeLimitSeconds(1, { resolutionX: 128, resolutionY: 128, samples: 12 })).toBe(RENDER_LIMIT_FLOOR_SECONDS);
-    expect(renderTimeLimitSeconds(10, fullHd)).toBeGreaterThan(4 * 9 * 180);
+    expect(renderTimeLimitSeconds(1, { sceneId: 1, resolutionX: 128, resolutionY: 128, samples: 12 })).toBe(RENDER_LIMIT_FLOOR_SECONDS);
+    expect(renderTimeLimitSeconds(100, fullHd)).toBe(Math.ceil(4 * 100 * estimateFrameSeconds(fullHd)));
+  });
+});
+
+describe('planForFastPath', () => {
+  it('when a test render or a Full-HD animation is planned, it takes the function, one frame per chunk', () => {
+    const test = planForFastPath({ ...fullHd, isTest: true, totalFrames: 1, isStill: true });
+    expect(test.engine).toBe('function');
+    const animation = planForFastPath({ ...fullHd, totalFrames: 120, isStill: false });
+    expect(animation).toMatchObject({ engine: 'function' });
+    expect(animation.chunks).toHaveLength(120);
+  });
+
+  it('when one frame alone would not end safely inside the function time limit, the job goes to the Batch path', () => {
+    // Samples far beyond the manifest's: one 4K frame at this many takes longer than the safe chunk time on 6 vCPU.
+    const perSample = estimateFrameSeconds({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples: 1, cores: RENDER_FUNCTION.vcpus });
+    const samples = Math.ceil(SAFE_CHUNK_SECONDS / perSample) + 1;
+    const plan = planForFastPath({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples, totalFrames: 10, isStill: false });
+    expect(plan.engine).toBe('batch');
+    expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
   });
 });

@@ -1,43 +1,42 @@
-import { StrictMode } from 'react';
+import { StrictMode, type ReactNode } from 'react';
+import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router-dom';
-import { loadConfig } from './config';
+import { BrowserRouter } from 'react-router-dom';
+import { configReady } from './config';
 import { SessionProvider } from './lib/session';
 import { ToastProvider } from './lib/toasts';
-import { SiteGate } from './components/SiteGate';
-import { createAppRouter } from './router';
+import { SiteGate, useSiteGateHash } from './components/SiteGate';
+import { AppRoutes } from './router';
 import './styles.css';
 
-async function start() {
-  const root = createRoot(document.getElementById('root')!);
-  try {
-    const config = await loadConfig();
-    const router = createAppRouter();
-    root.render(
-      <StrictMode>
-        <SiteGate hash={config.siteGateHash}>
-          <SessionProvider>
-            <ToastProvider>
-              <RouterProvider router={router} />
-            </ToastProvider>
-          </SessionProvider>
-        </SiteGate>
-      </StrictMode>,
-    );
-  } catch (error) {
-    console.error(error);
-    root.render(
-      <main className="error-page">
-        <div className="error-card">
-          <h1>Unexpected Application Error!</h1>
-          <p className="muted">{error instanceof Error ? error.message : String(error)}</p>
-          <button type="button" className="btn btn-primary" onClick={() => window.location.reload()}>
-            Reload
-          </button>
-        </div>
-      </main>,
-    );
-  }
+function Gate({ children }: { children: ReactNode }) {
+  return <SiteGate hash={useSiteGateHash()}>{children}</SiteGate>;
 }
 
-void start();
+const root = createRoot(document.getElementById('root')!);
+
+// The app and the catalogue render at once (synchronously, so the static first paint of
+// index.html can go in the same frame: nothing moves); config.json is read alongside,
+// and only what needs it (auth, payments, the site gate) waits.
+flushSync(() =>
+  root.render(
+    <StrictMode>
+      <Gate>
+        <SessionProvider>
+          <ToastProvider>
+            <BrowserRouter>
+              <AppRoutes />
+            </BrowserRouter>
+          </ToastProvider>
+        </SessionProvider>
+      </Gate>
+    </StrictMode>,
+  ),
+);
+document.getElementById('shell')?.remove();
+
+configReady().catch(async (error: unknown) => {
+  console.error(error);
+  const { ErrorPage } = await import('./components/ErrorPage');
+  root.render(<ErrorPage error={error} />);
+});

@@ -1,17 +1,20 @@
 /**
- * Every route of the SPA. Home, the auth pages and About are in the initial bundle;
- * customise, job history, account (and so zod, Stripe) and admin (recharts) load on
- * their routes to keep the home route within its 150 KB budget.
+ * Every route of the SPA. Only Home is in the initial bundle; About, the auth pages,
+ * customise, job history, account (and so zod, Amplify, Stripe, TanStack Query) and
+ * admin (recharts) load on their routes to keep the home route within its 100 KB budget.
+ * Declarative routing (useRoutes in a BrowserRouter): the data router's loaders and
+ * actions are not used, and it would cost the first paint 17 KB.
  */
 import { Suspense, lazy, type ComponentType, type ReactNode } from 'react';
-import { createBrowserRouter, Outlet, type RouteObject } from 'react-router-dom';
-import { ErrorPage, NotFoundPage } from './components/ErrorPage';
+import { Outlet, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
+import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
 import { PageLoading } from './components/ui';
 import { FavoritesProvider } from './lib/favorites';
 import { HomePage } from './pages/Home';
-import { AboutPage } from './pages/About';
 
+const NotFoundPage = lazy(() => import('./pages/NotFound'));
+const AboutPage = lazy(() => import('./pages/About'));
 const LoginPage = lazy(() => import('./pages/Login'));
 const SignupPage = lazy(() => import('./pages/Signup'));
 const VerifyEmailPage = lazy(() => import('./pages/VerifyEmail'));
@@ -23,11 +26,17 @@ const AccountPage = lazy(() => import('./account/AccountPage'));
 const AdminGuard = lazy(() => import('./admin/AdminGuard'));
 const AnalyticsDashboard = lazy(() => import('./admin/AnalyticsDashboard'));
 const ClientAnalyticsDashboard = lazy(() => import('./admin/ClientAnalyticsDashboard'));
+const DataRoot = lazy(() => import('./data/DataRoot'));
 const ApiDocsPage = lazy(() => import('./developer/ApiDocsPage'));
 const BatchPage = lazy(() => import('./developer/BatchPage'));
 
+/** A lazily loaded page, inside the server-state cache. */
 function Page({ children, label = 'Loading...' }: { children: ReactNode; label?: string }) {
-  return <Suspense fallback={<PageLoading label={label} />}>{children}</Suspense>;
+  return (
+    <Suspense fallback={<PageLoading label={label} />}>
+      <DataRoot>{children}</DataRoot>
+    </Suspense>
+  );
 }
 
 function admin(Dashboard: ComponentType) {
@@ -44,24 +53,25 @@ function admin(Dashboard: ComponentType) {
 
 /** Providers that need the router (favorites navigate to /login). */
 function RouterProviders() {
+  const location = useLocation();
   return (
-    <FavoritesProvider>
-      <Outlet />
-    </FavoritesProvider>
+    <RouteErrorBoundary resetKey={location.key}>
+      <FavoritesProvider>
+        <Outlet />
+      </FavoritesProvider>
+    </RouteErrorBoundary>
   );
 }
 
 export const routes: RouteObject[] = [
   {
     element: <RouterProviders />,
-    errorElement: <ErrorPage />,
     children: [
       {
         element: <Layout />,
-        errorElement: <ErrorPage />,
         children: [
           { index: true, element: <HomePage /> },
-          { path: 'about', element: <AboutPage /> },
+          { path: 'about', element: <Page><AboutPage /></Page> },
           { path: 'login', element: <WaitForSession><Page><LoginPage /></Page></WaitForSession> },
           { path: 'signup', element: <WaitForSession><Page><SignupPage /></Page></WaitForSession> },
           { path: 'verify-email', element: <WaitForSession><Page><VerifyEmailPage /></Page></WaitForSession> },
@@ -74,13 +84,14 @@ export const routes: RouteObject[] = [
           { path: 'batch/:sceneId', element: <RequireVerified><Page><BatchPage /></Page></RequireVerified> },
           { path: 'admin/analytics', element: admin(AnalyticsDashboard) },
           { path: 'admin/client-analytics', element: admin(ClientAnalyticsDashboard) },
-          { path: '*', element: <NotFoundPage /> },
+          { path: '*', element: <Page><NotFoundPage /></Page> },
         ],
       },
     ],
   },
 ];
 
-export function createAppRouter() {
-  return createBrowserRouter(routes);
+/** The page for the current location (inside a BrowserRouter). */
+export function AppRoutes() {
+  return useRoutes(routes);
 }

@@ -4,7 +4,7 @@
  * balance rises at once, a temporary 'processing' entry is shown, and the real data is
  * reloaded after 5 seconds (the payment is fulfilled by the webhook meanwhile).
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { LedgerEntryView, PaymentTicket } from '../../../shared/api-types';
 import { getScene } from '../../../shared/catalogue';
 import { PAYMENT_INTENT_FAILED, paymentProcessingError } from '../../../shared/messages';
@@ -13,7 +13,8 @@ import { customCreditAmount } from '../../../shared/schemas';
 import { formatCredits } from '../components/Layout';
 import { Modal } from '../components/Modal';
 import { Spinner, formatDateTime } from '../components/ui';
-import { ApiError, api } from '../lib/api';
+import { useCreditHistory, usePurchaseCredits, useRefreshCredits } from '../data/credits';
+import { ApiError } from '../lib/api';
 import { newIdempotencyKey } from '../lib/idempotency';
 import { useSession } from '../lib/session';
 import { useNotify } from '../lib/toasts';
@@ -41,17 +42,18 @@ function PurchaseModal({ credits, onClose, onPaid }: { credits: number; onClose:
   const [ticket, setTicket] = useState<PaymentTicket | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
+  const purchase = usePurchaseCredits();
   const started = useRef(false);
   // One purchase per opened dialog, even if the request is sent twice.
   const purchaseKey = useRef(newIdempotencyKey());
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    api.purchaseCredits(credits, purchaseKey.current).then(
+    purchase.mutateAsync({ credits, idempotencyKey: purchaseKey.current }).then(
       (response) => (response.payment ? setTicket(response.payment) : setError(PAYMENT_INTENT_FAILED)),
       (cause) => setError(paymentProcessingError(cause instanceof ApiError ? cause.message : PAYMENT_INTENT_FAILED)),
     );
-  }, [credits]);
+  }, [credits, purchase]);
   return (
     <Modal title="Purchase Credits" onClose={onClose} dismissable={!paying}>
       <div className="price-line" style={{ marginBottom: 12 }}>
@@ -76,24 +78,16 @@ function PurchaseModal({ credits, onClose, onPaid }: { credits: number; onClose:
 export function CreditsPanel() {
   const { profile, adjustCredits, refreshProfile } = useSession();
   const notify = useNotify();
-  const [entries, setEntries] = useState<LedgerEntryView[] | null>(null);
+  const history = useCreditHistory(CREDIT_HISTORY_LIMIT);
+  const [pending, setPending] = useState<LedgerEntryView[]>([]);
+  const entries = history.data || history.isError ? [...pending, ...(history.data ?? [])].slice(0, CREDIT_HISTORY_LIMIT) : null;
+  const refreshCredits = useRefreshCredits();
   const [selection, setSelection] = useState<Selection>({ kind: 'package', credits: DEFAULT_CREDIT_PACKAGE });
   const [purchasing, setPurchasing] = useState<number | null>(null);
   const [customError, setCustomError] = useState<string | null>(null);
   const reloadTimer = useRef<number | undefined>(undefined);
 
-  const loadHistory = useCallback(async () => {
-    try {
-      setEntries((await api.creditHistory(CREDIT_HISTORY_LIMIT)).entries);
-    } catch (error) {
-      console.error('Credit history could not be loaded', error);
-      setEntries((current) => current ?? []);
-    }
-  }, []);
-  useEffect(() => {
-    void loadHistory();
-    return () => window.clearTimeout(reloadTimer.current);
-  }, [loadHistory]);
+  useEffect(() => () => window.clearTimeout(reloadTimer.current), []);
 
   const startPurchase = () => {
     const result = selectedCredits(selection);
@@ -108,12 +102,12 @@ export function CreditsPanel() {
   const paid = (credits: number) => {
     const balanceAfter = (profile?.credits ?? 0) + credits;
     adjustCredits(credits);
-    setEntries((current) => [processingEntry(credits, balanceAfter), ...(current ?? [])].slice(0, CREDIT_HISTORY_LIMIT));
+    setPending((current) => [processingEntry(credits, balanceAfter), ...current]);
     setPurchasing(null);
     notify(`Payment received: ${credits} credits are being added to your balance.`, 'success');
     window.clearTimeout(reloadTimer.current);
     reloadTimer.current = window.setTimeout(() => {
-      void loadHistory();
+      void refreshCredits().then(() => setPending([]));
       void refreshProfile();
     }, PURCHASE_RELOAD_MS);
   };

@@ -1,4 +1,5 @@
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { renderWithQuery as render } from '../test/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
@@ -191,5 +192,13 @@ describe('AnalyticsDashboard', () => {
     await screen.findByText('Daily Activity');
     await userEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Clear Data' }));
     await waitFor(() => expect(alert).toHaveBeenCalledWith(CLEAR_FAILURE));
+  });
+
+  it('when the rollup is older than the live counters, the page says which figures are which and as of when', async () => {
+    render(<AnalyticsDashboard />);
+    await screen.findByText('Daily Activity');
+    const note = screen.getByTestId('figure-sources');
+    expect(note).toHaveTextContent(`daily rollup as of ${new Date('2025-03-20T12:00:00.000Z').toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`);
+    expect(note).toHaveTextContent('Daily Activity counts live');
   });
 });

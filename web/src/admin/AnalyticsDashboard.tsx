@@ -3,10 +3,11 @@
  * from the daily counters and the newest rollup records of the chosen range, read
  * through GET /api/admin/analytics; Import and Clear run the six kinds in order.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ANALYTICS_KINDS, AUTO_REFRESH_MS, DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
-import { adminApi, type AnalyticsOverview } from './admin-api';
+import { DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
+import { useAnalyticsOverview, useAnalyticsRun } from '../data/admin';
+import type { AnalyticsOverview } from './admin-api';
 import {
   formatCount,
   formatGrowth,
@@ -17,6 +18,7 @@ import {
   formatShortDate,
   formatUsd,
 } from './format';
+import { formatDateTime } from '../components/ui';
 import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
@@ -35,53 +37,21 @@ const SERIES = [
 
 export default function AnalyticsDashboard() {
   const [days, setDays] = useState(DEFAULT_DASHBOARD_RANGE_DAYS);
-  const [data, setData] = useState<AnalyticsOverview | null>(null);
-  const [loading, setLoading] = useState(true);
-  // Only the newest request may set the data (a slow answer for an older range is dropped).
-  const latest = useRef(0);
+  const run = useAnalyticsRun();
   // Import/Clear in progress: the periodic refresh waits for them.
-  const busy = useRef(false);
-
-  const load = useCallback(async (range: number, quiet = false) => {
-    const id = ++latest.current;
-    if (!quiet) setLoading(true);
-    try {
-      const next = await adminApi.overview(range);
-      if (id === latest.current) setData(next);
-    } catch (error) {
-      console.error('Error fetching analytics data:', error);
-      if (id === latest.current) setData(null);
-    } finally {
-      if (id === latest.current) setLoading(false);
-    }
-  }, []);
-
-  useEffect(() => {
-    void load(days);
-    // The 5-minute refresh replaces the figures in place, without the spinner.
-    const timer = window.setInterval(() => {
-      if (!busy.current) void load(days, true);
-    }, AUTO_REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [days, load]);
+  const overview = useAnalyticsOverview(days, { paused: run.isPending });
+  const data = overview.isError ? null : (overview.data ?? null);
+  const loading = overview.isPending || run.isPending;
+  const reload = overview.refetch;
 
   const runAll = async (action: 'import' | 'clear') => {
     if (!window.confirm(action === 'import' ? IMPORT_CONFIRMATION : CLEAR_CONFIRMATION)) return;
-    setLoading(true);
-    busy.current = true;
-    let failure: unknown;
     try {
-      for (const kind of ANALYTICS_KINDS) await (action === 'import' ? adminApi.importKind(kind) : adminApi.clearKind(kind));
-    } catch (error) {
-      failure = error;
-    }
-    await load(days);
-    busy.current = false;
-    if (failure) {
+      await run.mutateAsync(action);
+      window.alert(action === 'import' ? IMPORT_SUCCESS : CLEAR_SUCCESS);
+    } catch (failure) {
       console.error(`Error ${action === 'import' ? 'importing' : 'clearing'} analytics data:`, failure);
       window.alert(action === 'import' ? IMPORT_FAILURE : CLEAR_FAILURE);
-    } else {
-      window.alert(action === 'import' ? IMPORT_SUCCESS : CLEAR_SUCCESS);
     }
   };
 
@@ -106,7 +76,7 @@ export default function AnalyticsDashboard() {
               </button>
             ))}
           </div>
-          <button type="button" className="btn btn-small" onClick={() => void load(days)} disabled={loading}>
+          <button type="button" className="btn btn-small" onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
           <button type="button" className="btn btn-small admin-import" onClick={() => void runAll('import')} disabled={loading}>
@@ -162,6 +132,13 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
         <StatCard title="Avg Queue Time" value={formatRoundedMinutes(system?.avg_queue_time_minutes)} sub="Minutes in queue" />
         <StatCard title="Success Rate" value={formatRoundedPercent(system?.success_rate_percentage)} sub="Render completion" />
       </div>
+
+      <p className="muted admin-source" data-testid="figure-sources">
+        {renders
+          ? `The cards come from the daily rollup as of ${formatDateTime(renders.computed_at)}; Import Data brings them up to date.`
+          : 'The cards come from the daily rollup, which has not run yet; Import Data computes it.'}{' '}
+        Daily Activity counts live, as renders and sign-ups happen.
+      </p>
 
       <div className="admin-charts">
         <article className="admin-panel">

@@ -3,10 +3,11 @@
  * anonymous visitor sessions, summarised on the server with the shared maths
  * (shared/analytics.ts) and read through GET /api/admin/client-analytics.
  */
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { AUTO_REFRESH_MS, CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
-import { adminApi, type ClientAnalyticsView } from './admin-api';
+import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
+import { useClientAnalytics } from '../data/admin';
+import type { ClientAnalyticsView } from './admin-api';
 import { formatCount } from './format';
 import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
@@ -16,30 +17,8 @@ export const NO_SCENE_DATA = 'No scene data available';
 
 export default function ClientAnalyticsDashboard() {
   const [days, setDays] = useState(DEFAULT_CLIENT_RANGE_DAYS);
-  const [data, setData] = useState<ClientAnalyticsView | null>(null);
-  const [loading, setLoading] = useState(true);
-  const latest = useRef(0);
+  const analytics = useClientAnalytics(days);
   const selectId = useId();
-
-  const load = useCallback(async (range: number, quiet = false) => {
-    const id = ++latest.current;
-    if (!quiet) setLoading(true);
-    try {
-      const next = await adminApi.clientAnalytics(range);
-      if (id === latest.current) setData(next);
-    } catch (error) {
-      // Seed 001 section 8: logged only.
-      console.error('Error fetching client analytics:', error);
-    } finally {
-      if (id === latest.current) setLoading(false);
-    }
-  }, []);
-
-  useEffect(() => {
-    void load(days);
-    const timer = window.setInterval(() => void load(days, true), AUTO_REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [days, load]);
 
   return (
     <section className="container page admin-dashboard">
@@ -62,12 +41,12 @@ export default function ClientAnalyticsDashboard() {
         </div>
       </header>
 
-      {loading ? (
+      {analytics.isPending ? (
         <p className="admin-loading-text" role="status">
           {LOADING_TEXT}
         </p>
       ) : (
-        <ClientBody data={data} />
+        <ClientBody data={analytics.data ?? null} />
       )}
 
       <PrivacyNotice />

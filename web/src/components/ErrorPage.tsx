@@ -1,10 +1,6 @@
-import { Link, isRouteErrorResponse, useRouteError } from 'react-router-dom';
-
-/** The route error fallback. */
-export function ErrorPage() {
-  const error = useRouteError();
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : undefined;
-  if (error) console.error(error);
+/** The fallback of a page that threw while rendering (or of the app when config.json fails); loaded only then. */
+export function ErrorPage({ error }: { error?: unknown }) {
+  const detail = error instanceof Error ? error.message : undefined;
   return (
     <main className="error-page">
       <div className="error-card">
@@ -14,23 +10,13 @@ export function ErrorPage() {
           <button type="button" className="btn btn-secondary" onClick={() => window.location.reload()}>
             Reload
           </button>
-          <Link to="/" className="btn btn-primary" reloadDocument>
+          <a href="/" className="btn btn-primary">
             Back to Home
-          </Link>
+          </a>
         </div>
       </div>
     </main>
   );
 }
 
-export function NotFoundPage() {
-  return (
-    <section className="container page narrow center">
-      <h1>Page not found</h1>
-      <p className="muted">The page you are looking for does not exist.</p>
-      <Link to="/" className="btn btn-primary">
-        Explore Scenes
-      </Link>
-    </section>
-  );
-}
+export default ErrorPage;

@@ -1,57 +1,21 @@
-import { useEffect, useState } from 'react';
-import { Link, NavLink, Navigate, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router-dom';
-import { VERIFICATION_EMAIL_SENT, verificationEmailFailed } from '../../../shared/messages';
+import { Suspense, lazy, useEffect, useLayoutEffect, useState } from 'react';
+import { Link, NavLink, Navigate, Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import { useAnalyticsTracking } from '../analytics';
-import { loadAuth } from '../lib/auth-loader';
-import { useInactivityLogout } from '../lib/inactivity';
 import { useSession } from '../lib/session';
 import { LogoMark } from './Icons';
 import { PageLoading } from './ui';
 
-/** 'Verification email sent!' shows for 5 seconds. */
-export const VERIFICATION_NOTE_MS = 5000;
+const UnverifiedBanner = lazy(() => import('./UnverifiedBanner'));
+const InactivityLogout = lazy(() => import('./InactivityLogout'));
 
-export function UnverifiedBanner() {
+/** Only a signed-in, unverified user sees the banner: its code loads for them alone. */
+function UnverifiedNotice() {
   const { user, emailVerified } = useSession();
-  const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-  useEffect(() => {
-    if (!sent) return;
-    const timer = window.setTimeout(() => setSent(false), VERIFICATION_NOTE_MS);
-    return () => window.clearTimeout(timer);
-  }, [sent]);
   if (!user || emailVerified) return null;
-  const resend = async () => {
-    setSending(true);
-    setError(null);
-    try {
-      await (await loadAuth()).resendVerificationEmail(user.email);
-      setSent(true);
-    } catch (cause) {
-      setError(verificationEmailFailed((cause as Error)?.message ?? String(cause)));
-    } finally {
-      setSending(false);
-    }
-  };
   return (
-    <div className="unverified-banner" role="region" aria-label="Email verification">
-      <div className="container unverified-inner">
-        <span>
-          <strong>Your email is not verified</strong> — verify it to render, resume jobs and save favorites.
-        </span>
-        {sent ? (
-          <span role="status" className="unverified-sent">
-            {VERIFICATION_EMAIL_SENT}
-          </span>
-        ) : (
-          <button type="button" className="btn btn-small btn-light" onClick={resend} disabled={sending}>
-            Resend verification email
-          </button>
-        )}
-        {error && <span role="alert">{error}</span>}
-      </div>
-    </div>
+    <Suspense fallback={null}>
+      <UnverifiedBanner />
+    </Suspense>
   );
 }
 
@@ -132,25 +96,41 @@ function Footer() {
   );
 }
 
+const scrollPositions = new Map<string, number>();
+
+/** A new page opens at the top; back and forward return to where the page was left. */
+function useScrollRestoration() {
+  const location = useLocation();
+  const navigationType = useNavigationType();
+  useLayoutEffect(() => {
+    const { key } = location;
+    window.scrollTo(0, navigationType === 'POP' ? (scrollPositions.get(key) ?? 0) : 0);
+    return () => {
+      scrollPositions.set(key, window.scrollY);
+    };
+  }, [location, navigationType]);
+}
+
 export function Layout() {
-  const session = useSession();
-  const navigate = useNavigate();
+  useScrollRestoration();
+  const { user } = useSession();
   useAnalyticsTracking();
-  useInactivityLogout(Boolean(session.user), () => {
-    void session.signOut().then(() => navigate('/login'));
-  });
   return (
     <div className="app-shell">
       <a href="#main" className="skip-link">
         Skip to content
       </a>
       <Header />
-      <UnverifiedBanner />
+      <UnverifiedNotice />
       <main id="main" tabIndex={-1}>
         <Outlet />
       </main>
       <Footer />
-      <ScrollRestoration />
+      {user && (
+        <Suspense fallback={null}>
+          <InactivityLogout />
+        </Suspense>
+      )}
     </div>
   );
 }

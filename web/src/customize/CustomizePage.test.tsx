@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { getScene } from '../../../shared/catalogue';
 import { formatUsd, quoteRender } from '../../../shared/pricing';
+import { formatReadyIn, readyInSeconds } from '../../../shared/fast-path';
 import { STORAGE_KEYS } from '../lib/storage-keys';
 import { VERIFIED_USER, profileWith, renderWithApp } from '../test/render';
 import CustomizePage from './CustomizePage';
@@ -60,6 +61,9 @@ describe('customise page', () => {
     expect(screen.getByLabelText('Resolution Y (height)')).toHaveValue('2160');
     const expected = formatUsd(quoteRender(textScene, { mode: 'still', resolutionX: 3840, resolutionY: 2160 }).finalPrice);
     expect(screen.getAllByText(expected).length).toBeGreaterThan(0);
+    // Beside the render time the price is computed from: when the result should be ready, from the render manifest.
+    const readyIn = formatReadyIn(readyInSeconds({ sceneId: textScene.id, resolutionX: 3840, resolutionY: 2160, totalFrames: 1, isStill: true }));
+    expect(screen.getByText(`ready in ${readyIn}`)).toBeInTheDocument();
   });
 
   it('when a required field is missing, Show Errors reveals the messages', async () => {

@@ -3,37 +3,21 @@
  * activity for over 3 minutes (checked every 60 s). Resume is offered only if frames
  * were uploaded.
  */
-import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import type { JobView } from '../../../shared/api-types';
 import type { Scene } from '../../../shared/catalogue';
 import { bannerOffersResume, canAbandon, isIncompleteRender, STALE_CHECK_INTERVAL_MS } from '../../../shared/jobs';
 import { INCOMPLETE_RENDER_FOUND } from '../../../shared/messages';
 import { Notice, relativeTime } from '../components/ui';
+import { useJobs } from '../data/jobs';
 import { useJobActions } from '../jobs/job-actions';
-import { api } from '../lib/api';
 
 export function IncompleteRenderBanner({ scene }: { scene: Scene }) {
   const navigate = useNavigate();
-  const [jobs, setJobs] = useState<JobView[]>([]);
-  const [now, setNow] = useState(Date.now());
-
-  const load = useCallback(async () => {
-    try {
-      setJobs((await api.jobs()).jobs.filter((job) => job.sceneId === scene.id));
-      setNow(Date.now());
-    } catch (error) {
-      console.warn('Jobs could not be checked', error);
-    }
-  }, [scene.id]);
-
-  useEffect(() => {
-    void load();
-    const timer = window.setInterval(load, STALE_CHECK_INTERVAL_MS);
-    return () => window.clearInterval(timer);
-  }, [load]);
-
-  const actions = useJobActions((updated) => setJobs((current) => current.map((job) => (job.jobId === updated.jobId ? updated : job))));
+  // Only a running job can go quiet while the page is open: the list is read again every minute while one runs.
+  const query = useJobs({ pollMs: STALE_CHECK_INTERVAL_MS });
+  const jobs = (query.data ?? []).filter((job) => job.sceneId === scene.id);
+  const now = query.dataUpdatedAt;
+  const actions = useJobActions();
   const job = jobs.find((candidate) => isIncompleteRender(candidate, now));
   if (!job) return actions.confirmModal;
 

@@ -5,6 +5,7 @@ import { formatUsd } from '../../../shared/pricing';
 import { Modal } from '../components/Modal';
 import { Tooltip } from '../components/ui';
 import { formatMinutes } from './form-state';
+import { formatReadyIn } from '../../../shared/fast-path';
 
 export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: RenderCostResult; frames: number; onClose: () => void }) {
   const b = quote.breakdown;
@@ -59,7 +60,8 @@ export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: Render
   );
 }
 
-export function PriceEstimate({ quote, frames, isTest }: { quote: RenderCostResult; frames: number; isTest: boolean }) {
+/** readyIn: seconds until the result should be stored (shared/fast-path.ts), beside the render time the price is computed from. */
+export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: RenderCostResult; frames: number; isTest: boolean; readyIn?: number }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="price-box" aria-live="polite">
@@ -75,6 +77,7 @@ export function PriceEstimate({ quote, frames, isTest }: { quote: RenderCostResu
       </div>
       <div className="price-meta">
         <span>≈ {formatMinutes(quote.estimatedRenderTimeMinutes)} render time</span>
+        {readyIn !== undefined && <span>ready in {formatReadyIn(readyIn)}</span>}
         <span>
           {frames} frame{frames === 1 ? '' : 's'}
         </span>

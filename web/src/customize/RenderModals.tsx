@@ -1,7 +1,8 @@
 /** The render flow's modals: 'Confirm Render Settings' and 'Payment for Render'. */
 import { Link } from 'react-router-dom';
 import type { PaymentTicket } from '../../../shared/api-types';
-import type { Scene } from '../../../shared/catalogue';
+import { BACKGROUND_STYLE_OPTION, type Scene } from '../../../shared/catalogue';
+import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '../../../shared/files';
 import { insufficientCredits } from '../../../shared/messages';
 import { formatUsd } from '../../../shared/pricing';
 import { Modal } from '../components/Modal';
@@ -10,6 +11,17 @@ import { formatCredits } from '../components/Layout';
 import { CardPayment } from '../payments/CardPayment';
 import type { FormState, PaymentMethod } from './form-state';
 import { formatMinutes, renderSettingsOf } from './form-state';
+
+/** The options as the confirm dialog lists them: style, colour, sliders. */
+export function summarizeOptions(scene: Scene, state: FormState): string[] {
+  const { backgroundStyles, colorPicker, sliders = [] } = scene.optionsConfig;
+  const summary: string[] = [];
+  const style = backgroundStyles?.find((s) => s.id === state.options[BACKGROUND_STYLE_OPTION]);
+  if (style) summary.push(`${style.label} style`);
+  if (colorPicker) summary.push(`${colorPicker.label} ${state.options[colorPicker.id]?.toUpperCase()}`);
+  for (const slider of sliders) summary.push(`${slider.label} ${state.options[slider.id]}`);
+  return summary;
+}
 
 export function ConfirmRenderModal({
   scene,
@@ -31,6 +43,7 @@ export function ConfirmRenderModal({
   onConfirm: () => void;
 }) {
   const settings = renderSettingsOf(scene, state);
+  const size = renderedResolution({ resolution_x: settings.resolutionX, resolution_y: settings.resolutionY, isTest: state.isTest });
   return (
     <Modal
       title="Confirm Render Settings"
@@ -46,7 +59,15 @@ export function ConfirmRenderModal({
         </>
       }
     >
-      <p className="muted">Please check your settings. The render uses exactly these values.</p>
+      {state.isTest ? (
+        <p className="muted">
+          A free test render is a preview of these settings: its longer side is scaled down to {TEST_RENDER_MAX_SIDE} px, an animation renders at
+          most {TEST_RENDER_MAX_FRAMES} frames ({TEST_RENDER_MAX_SECONDS} s), and every frame carries a PREVIEW watermark. The values below are what it
+          produces.
+        </p>
+      ) : (
+        <p className="muted">Please check your settings. The render uses exactly these values.</p>
+      )}
       <dl className="summary-list">
         <dt>Scene</dt>
         <dd>{scene.title}</dd>
@@ -54,7 +75,13 @@ export function ConfirmRenderModal({
         <dd>{state.mode === 'still' ? 'Still Image' : 'Animation'}</dd>
         <dt>Resolution</dt>
         <dd>
-          {settings.resolutionX} × {settings.resolutionY}
+          {size.x} × {size.y}
+          {state.isTest && (size.x !== settings.resolutionX || size.y !== settings.resolutionY) && (
+            <span className="muted">
+              {' '}
+              (test render; {settings.resolutionX} × {settings.resolutionY} when paid for)
+            </span>
+          )}
         </dd>
         {scene.type === 'text' && (
           <>

@@ -9,7 +9,7 @@ import { BACKGROUND_STYLE_OPTION, logLinesFor, missingUploadMessage, requiredUpl
 import { ALIGNMENT, aspectMismatch, clampResolution, type BlendMode } from '../../../shared/files';
 import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
 import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
-import { isMediaDriven, quoteRender, type RenderSettings } from '../../../shared/pricing';
+import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '../../../shared/pricing';
 import type { CreateJobRequest } from '../../../shared/schemas';
 import { formatsFor, type OutputFormat } from '../../../shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
@@ -236,8 +236,9 @@ export function renderSettingsOf(scene: Scene, state: FormState): RenderSettings
   };
 }
 
+/** The quote and frames of what the job will render: a test render's frames are capped as the server caps them. */
 export function quoteFor(scene: Scene, state: FormState) {
-  return quoteRender(scene, renderSettingsOf(scene, state));
+  return planRender(scene, renderSettingsOf(scene, state), state.isTest);
 }
 
 export const CUSTOM_TEXT_REQUIRED = 'Please enter the text to render.'; // ours

@@ -1,14 +1,13 @@
 /**
- * /job-history: 'Your Render Jobs', newest first, refreshed every few seconds while any
- * job is queued, rendering or awaiting payment, so progress moves without a reload.
+ * /job-history: 'Your Render Jobs', newest first, kept live by the jobs query (it polls
+ * while any job is queued, rendering or awaiting payment), so progress moves without a reload.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import type { JobView } from '../../../shared/api-types';
-import { isRunning } from '../../../shared/jobs';
 import { EmptyState } from '../components/SceneCard';
 import { PageLoading, useTimeoutFlag } from '../components/ui';
-import { api } from '../lib/api';
+import { isActive, useJobs } from '../data/jobs';
 import { useSession } from '../lib/session';
 import { JobCard } from './JobCard';
 import { ReportDialog } from './ReportDialog';
@@ -16,40 +15,15 @@ import { useJobActions } from './job-actions';
 import { BatchLinks } from '../developer/BatchLinks';
 
 export const JOBS_LOADING_TIMEOUT_MS = 5000;
-export const JOBS_POLL_MS = 3000;
-
-export function isActive(job: JobView): boolean {
-  return isRunning(job.status) || job.status === 'awaiting_payment';
-}
 
 export default function JobHistoryPage() {
   const navigate = useNavigate();
   const { refreshProfile } = useSession();
-  const [jobs, setJobs] = useState<JobView[] | null>(null);
-  const [now, setNow] = useState(Date.now());
+  const query = useJobs({ onStatusChange: () => void refreshProfile() });
+  const jobs = query.data ?? (query.isError ? [] : null);
+  const now = query.dataUpdatedAt || query.errorUpdatedAt || Date.now();
   const [reporting, setReporting] = useState<JobView | null>(null);
   const timedOut = useTimeoutFlag(JOBS_LOADING_TIMEOUT_MS, jobs === null);
-  const previous = useRef<Map<string, string>>(new Map());
-
-  const load = useCallback(async () => {
-    try {
-      const { jobs: list } = await api.jobs();
-      // A finished, failed (refunded) or newly paid job changes the balance.
-      const changed = list.some((job) => previous.current.has(job.jobId) && previous.current.get(job.jobId) !== job.status);
-      previous.current = new Map(list.map((job) => [job.jobId, job.status]));
-      if (changed) void refreshProfile();
-      setJobs(list);
-    } catch (error) {
-      console.error('Jobs could not be loaded', error);
-      setJobs((current) => current ?? []);
-    } finally {
-      setNow(Date.now());
-    }
-  }, [refreshProfile]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   // A link to one job (the outcome e-mail's) brings its card into view once the list is in.
   const [params] = useSearchParams();
@@ -60,19 +34,7 @@ export default function JobHistoryPage() {
   }, [loaded, linkedJob]);
 
   const anyActive = jobs?.some(isActive) ?? false;
-  useEffect(() => {
-    if (!anyActive) return;
-    const timer = window.setInterval(() => {
-      if (document.visibilityState === 'visible') void load();
-    }, JOBS_POLL_MS);
-    return () => window.clearInterval(timer);
-  }, [anyActive, load]);
-
-  const replace = (updated: JobView) => setJobs((current) => current?.map((job) => (job.jobId === updated.jobId ? updated : job)) ?? current);
-  const actions = useJobActions((updated) => {
-    replace(updated);
-    void load();
-  });
+  const actions = useJobActions();
 
   return (
     <section className="container page">

@@ -4,37 +4,19 @@
  * asks again whenever the job reports more frames (the history polls the jobs), and
  * keeps the link it already has for a frame so images do not reload on every poll.
  */
-import { useEffect, useState } from 'react';
+import { useRef } from 'react';
 import type { JobView } from '../../../shared/api-types';
-import type { FrameSlot, LiveFrames as LiveFramesAnswer } from '../../../shared/live-preview';
-import { api } from '../lib/api';
+import type { FrameSlot } from '../../../shared/live-preview';
+import { useLiveFrames } from '../data/jobs';
 
 export function LiveFrames({ job }: { job: JobView }) {
-  const [answer, setAnswer] = useState<LiveFramesAnswer | null>(null);
-  const [links, setLinks] = useState<Record<number, string>>({});
-  const framesStored = job.uploaded_frames.length;
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .jobFrames(job.jobId)
-      .then((next) => {
-        if (cancelled) return;
-        setAnswer(next);
-        setLinks((known) => {
-          const merged = { ...known };
-          for (const slot of [...next.strip, ...(next.latest ? [next.latest] : [])]) if (slot.url && !merged[slot.frame]) merged[slot.frame] = slot.url;
-          return merged;
-        });
-      })
-      // A missed poll leaves the last preview on screen; the next frame asks again.
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
-  }, [job.jobId, job.status, framesStored]);
+  const answer = useLiveFrames(job).data;
+  // The first link seen for a frame is kept, so its image does not reload on every poll.
+  const links = useRef<Record<number, string>>({});
+  for (const slot of answer ? [...answer.strip, ...(answer.latest ? [answer.latest] : [])] : []) if (slot.url) links.current[slot.frame] ??= slot.url;
 
   if (!answer) return null;
-  const linkOf = (slot: FrameSlot | null) => (slot?.url ? (links[slot.frame] ?? slot.url) : null);
+  const linkOf = (slot: FrameSlot | null) => (slot?.url ? (links.current[slot.frame] ?? slot.url) : null);
   const latest = linkOf(answer.latest);
   return (
     <div className="live-preview" aria-label="Live preview">

@@ -3,7 +3,8 @@ import type { JobView } from '../../../shared/api-types';
 import { REPORT_SENT, reportFailed } from '../../../shared/messages';
 import { MAX_REPORT_LENGTH, reportForm } from '../../../shared/schemas';
 import { Modal } from '../components/Modal';
-import { ApiError, api } from '../lib/api';
+import { useReportProblem } from '../data/job-mutations';
+import { ApiError } from '../lib/api';
 import { useNotify } from '../lib/toasts';
 
 /** 'Report Rendering Issue': a description (required), e-mailed to support with the job's data. */
@@ -11,7 +12,8 @@ export function ReportDialog({ job, onClose }: { job: JobView; onClose: () => vo
   const notify = useNotify();
   const [description, setDescription] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const report = useReportProblem();
+  const busy = report.isPending;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -20,16 +22,13 @@ export function ReportDialog({ job, onClose }: { job: JobView; onClose: () => vo
       setError(parsed.error.issues[0].message);
       return;
     }
-    setBusy(true);
     setError(null);
     try {
-      await api.reportProblem(job.jobId, parsed.data.description);
+      await report.mutateAsync({ job, description: parsed.data.description });
       notify(REPORT_SENT, 'success', { untilDismissed: true });
       onClose();
     } catch (cause) {
       setError(reportFailed(cause instanceof ApiError ? cause.message : String(cause)));
-    } finally {
-      setBusy(false);
     }
   };
 

@@ -9,7 +9,8 @@ import {
   resumeFailed,
 } from '../../../shared/messages';
 import { Modal } from '../components/Modal';
-import { ApiError, api } from '../lib/api';
+import { useAbandonJob, useResumeJob } from '../data/job-mutations';
+import { ApiError } from '../lib/api';
 import { useNotify } from '../lib/toasts';
 
 export function ConfirmActionModal({ onCancel, onConfirm, busy }: { onCancel: () => void; onConfirm: () => void; busy?: boolean }) {
@@ -37,44 +38,39 @@ export function ConfirmActionModal({ onCancel, onConfirm, busy }: { onCancel: ()
 }
 
 /**
- * Abandon: the server sets status abandoned, abandonedAt and lastActive. The local
- * card is updated at once; a failure of the server call only yields a warning (seed).
+ * Abandon: the server sets status abandoned, abandonedAt and lastActive; the cached
+ * list takes the answer at once. A failure of the server call only yields a warning (seed).
  */
-export function useJobActions(onUpdated: (job: JobView) => void) {
+export function useJobActions() {
   const notify = useNotify();
   const [confirming, setConfirming] = useState<JobView | null>(null);
-  const [busy, setBusy] = useState(false);
+  const abandonJob = useAbandonJob();
+  const resumeJob = useResumeJob();
 
   const abandon = async (job: JobView) => {
-    setBusy(true);
     try {
-      const { job: updated } = await api.abandonJob(job.jobId);
-      onUpdated(updated);
+      await abandonJob.mutateAsync(job);
     } catch (error) {
       console.warn('Abandon failed', error);
       notify(ABANDON_FAILED, 'error');
     } finally {
-      setBusy(false);
       setConfirming(null);
     }
   };
 
   const resume = async (job: JobView): Promise<boolean> => {
-    setBusy(true);
     try {
-      const { job: updated } = await api.resumeJob(job.jobId);
-      onUpdated(updated);
+      await resumeJob.mutateAsync(job);
       notify('Render resumed. It will continue from the frames already finished.', 'success');
       return true;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'network') notify(RESUME_NETWORK_ERROR, 'error');
       else notify(resumeFailed(error instanceof ApiError ? error.message : undefined), 'error');
       return false;
-    } finally {
-      setBusy(false);
     }
   };
 
+  const busy = abandonJob.isPending || resumeJob.isPending;
   const confirmModal = confirming ? (
     <ConfirmActionModal busy={busy} onCancel={() => setConfirming(null)} onConfirm={() => void abandon(confirming)} />
   ) : null;

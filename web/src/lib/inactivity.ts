@@ -2,6 +2,9 @@
  * Inactivity logout: signed out after 5 hours without mouse, key,
  * scroll or touch activity. While any job is rendering or queued (the seed's rendering,
  * in_progress, processing) the timer is reset; that is re-checked every 5 minutes.
+ * A check that fails (API unreachable) proves nothing either way: it neither resets
+ * the timer nor logs out at once, but keeps an expired session for at most
+ * UNKNOWN_STATUS_GRACE_MS more, so an idle shared computer is signed out in the end.
  */
 import { useEffect, useRef } from 'react';
 import { keepsSessionAlive } from '../../../shared/jobs';
@@ -9,23 +12,22 @@ import { api } from './api';
 
 export const INACTIVITY_LOGOUT_MS = 18_000_000;
 export const ACTIVE_RENDER_CHECK_MS = 300_000;
+/** How long past the inactivity limit an unknown render status may keep the session: 30 minutes. */
+export const UNKNOWN_STATUS_GRACE_MS = 1_800_000;
 const ACTIVITY_EVENTS = ['mousemove', 'mousedown', 'keydown', 'scroll', 'touchstart', 'wheel'] as const;
 
-export async function hasActiveRender(): Promise<boolean> {
+export type RenderCheck = 'active' | 'idle' | 'unknown';
+
+export async function hasActiveRender(): Promise<RenderCheck> {
   try {
     const { jobs } = await api.jobs();
-    return jobs.some((job) => keepsSessionAlive(job.status));
+    return jobs.some((job) => keepsSessionAlive(job.status)) ? 'active' : 'idle';
   } catch {
-    // Unknown: do not log someone out because the check itself failed.
-    return true;
+    return 'unknown';
   }
 }
 
-export function useInactivityLogout(
-  signedIn: boolean,
-  onTimeout: () => void,
-  checkActiveRender: () => Promise<boolean> = hasActiveRender,
-): void {
+export function useInactivityLogout(signedIn: boolean, onTimeout: () => void, checkActiveRender: () => Promise<RenderCheck> = hasActiveRender): void {
   const lastActivity = useRef(Date.now());
   const onTimeoutRef = useRef(onTimeout);
   onTimeoutRef.current = onTimeout;
@@ -34,17 +36,20 @@ export function useInactivityLogout(
     if (!signedIn) return;
     lastActivity.current = Date.now();
     let timer: number | undefined;
-    const schedule = () => {
+    const schedule = (delay = lastActivity.current + INACTIVITY_LOGOUT_MS - Date.now()) => {
       window.clearTimeout(timer);
-      const remaining = lastActivity.current + INACTIVITY_LOGOUT_MS - Date.now();
-      timer = window.setTimeout(expire, Math.max(0, remaining));
+      timer = window.setTimeout(expire, Math.max(0, delay));
     };
     const expire = async () => {
-      if (Date.now() - lastActivity.current < INACTIVITY_LOGOUT_MS) return schedule();
-      if (await checkActiveRender()) {
+      const idleFor = Date.now() - lastActivity.current;
+      if (idleFor < INACTIVITY_LOGOUT_MS) return schedule();
+      const check = await checkActiveRender();
+      if (check === 'active') {
         lastActivity.current = Date.now();
         return schedule();
       }
+      const graceLeft = INACTIVITY_LOGOUT_MS + UNKNOWN_STATUS_GRACE_MS - (Date.now() - lastActivity.current);
+      if (check === 'unknown' && graceLeft > 0) return schedule(Math.min(ACTIVE_RENDER_CHECK_MS, graceLeft));
       onTimeoutRef.current();
     };
     let throttle = 0;
@@ -56,7 +61,7 @@ export function useInactivityLogout(
       schedule();
     };
     const interval = window.setInterval(async () => {
-      if (await checkActiveRender()) {
+      if ((await checkActiveRender()) === 'active') {
         lastActivity.current = Date.now();
         schedule();
       }

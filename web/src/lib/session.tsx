@@ -8,7 +8,7 @@ import type { Profile } from '../../../shared/api-types';
 import { trackAuthEvent } from '../analytics';
 import { api } from './api';
 import type { SessionUser, SignInResult } from './auth';
-import { loadAuth } from './auth-loader';
+import { loadAuth, mayHaveStoredSession } from './auth-loader';
 
 export interface Session {
   /** False until the stored session has been read once. */
@@ -74,6 +74,11 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
   );
 
   useEffect(() => {
+    if (initialUser === undefined && !mayHaveStoredSession()) {
+      // A new visitor: nobody to restore, so the pages that wait for the session show at once.
+      setReady(true);
+      return;
+    }
     if (initialUser === undefined) void refresh();
     else if (initialUser) void refreshProfile();
     if (initialUser !== undefined) return;

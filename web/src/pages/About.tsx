@@ -60,3 +60,5 @@ export function AboutPage() {
     </article>
   );
 }
+
+export default AboutPage;

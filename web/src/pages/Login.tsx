@@ -2,10 +2,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { GOOGLE_SIGN_IN_FAILED, loginErrorMessage } from '../../../shared/messages';
 import { loginForm } from '../../../shared/schemas';
-import { getConfig } from '../config';
-import { GoogleIcon } from '../components/Icons';
+import { AuthField, AuthForm } from '../components/AuthForm';
 import { Notice } from '../components/ui';
-import { confirmEmail, errorCode, signInWithGoogle } from '../lib/auth';
+import { confirmEmail, errorCode } from '../lib/auth';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { loginBanner, loginTarget } from './login-redirect';
@@ -17,34 +16,6 @@ function verificationFailure(code: string | undefined): string {
   if (code === 'CodeMismatchException') return 'This verification link is not valid. Please use the latest email we sent.';
   if (code === 'NotAuthorizedException') return 'This email address is already verified. You can sign in.';
   return 'We could not verify your email. Please try the link again.';
-}
-
-export function GoogleButton({ label, failedMessage, onError }: { label: string; failedMessage: string; onError: (message: string) => void }) {
-  const enabled = getConfig().googleSignIn;
-  const [busy, setBusy] = useState(false);
-  const click = async () => {
-    setBusy(true);
-    try {
-      await signInWithGoogle();
-    } catch (error) {
-      console.error(error);
-      onError(failedMessage);
-      setBusy(false);
-    }
-  };
-  return (
-    <div className="google">
-      <button type="button" className="btn btn-secondary btn-block" disabled={!enabled || busy} onClick={click} aria-describedby={enabled ? undefined : 'google-note'}>
-        <GoogleIcon />
-        {label}
-      </button>
-      {!enabled && (
-        <p id="google-note" className="hint center">
-          Google sign-in is not configured for this site.
-        </p>
-      )}
-    </div>
-  );
 }
 
 export default function LoginPage() {
@@ -98,60 +69,51 @@ export default function LoginPage() {
   };
 
   return (
-    <section className="auth-page">
-      <div className="auth-card">
-        <h1>Welcome back</h1>
-        <p className="muted">Sign in to render, follow your jobs and manage credits.</p>
-        {banner && <Notice kind="info">{banner}</Notice>}
-        {verification.state === 'working' && <Notice kind="info">Verifying your email...</Notice>}
-        {verification.state === 'done' && (
-          <Notice kind="success" title="Email verified">
-            Your email has been verified. You can now sign in.
-          </Notice>
-        )}
-        {verification.state === 'failed' && <Notice kind="warning">{verification.message}</Notice>}
-        <form onSubmit={submit} noValidate className="form">
-          <div className="field">
-            <label htmlFor="login-email">Email</label>
-            <input id="login-email" className="input" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={loading} />
-          </div>
-          <div className="field">
-            <div className="label-row">
-              <label htmlFor="login-password">Password</label>
-              <Link to="/reset-password" className="small-link">
-                Forgot Password?
-              </Link>
-            </div>
-            <input
-              id="login-password"
-              className="input"
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              disabled={loading}
-            />
-          </div>
-          {error && (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
+    <AuthForm
+      title="Welcome back"
+      intro="Sign in to render, follow your jobs and manage credits."
+      notices={
+        <>
+          {banner && <Notice kind="info">{banner}</Notice>}
+          {verification.state === 'working' && <Notice kind="info">Verifying your email...</Notice>}
+          {verification.state === 'done' && (
+            <Notice kind="success" title="Email verified">
+              Your email has been verified. You can now sign in.
+            </Notice>
           )}
-          <button type="submit" className="btn btn-primary btn-block" disabled={loading}>
-            {loading ? 'Signing in...' : 'Sign In'}
-          </button>
-        </form>
-        <div className="divider">
-          <span>or</span>
-        </div>
-        <GoogleButton label="Sign in with Google" failedMessage={GOOGLE_SIGN_IN_FAILED} onError={setError} />
-        <p className="auth-switch">
+          {verification.state === 'failed' && <Notice kind="warning">{verification.message}</Notice>}
+        </>
+      }
+      onSubmit={submit}
+      error={error}
+      busy={loading}
+      submitLabel="Sign In"
+      busyLabel="Signing in..."
+      google={{ label: 'Sign in with Google', failedMessage: GOOGLE_SIGN_IN_FAILED, onError: setError }}
+      footer={
+        <>
           New here?{' '}
           <Link to="/signup" state={location.state} className={loading ? 'disabled-link' : undefined} aria-disabled={loading}>
             Create Account
           </Link>
-        </p>
-      </div>
-    </section>
+        </>
+      }
+    >
+      <AuthField id="login-email" label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={loading} />
+      <AuthField
+        id="login-password"
+        label="Password"
+        aside={
+          <Link to="/reset-password" className="small-link">
+            Forgot Password?
+          </Link>
+        }
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        disabled={loading}
+      />
+    </AuthForm>
   );
 }

@@ -8,7 +8,7 @@ import { StrengthMeter } from '../components/ui';
 import { errorCode, errorMessage, signUpWithEmail } from '../lib/auth';
 import { trackAuthEvent } from '../analytics';
 import { useSession } from '../lib/session';
-import { GoogleButton } from './Login';
+import { AuthField, AuthForm } from '../components/AuthForm';
 
 /** The success screen sends the user to /login after 5 seconds. */
 export const SIGNUP_REDIRECT_MS = 5000;
@@ -81,62 +81,46 @@ export default function SignupPage() {
 
   const strength = passwordStrength(password);
   return (
-    <section className="auth-page">
-      <div className="auth-card">
-        <h1>Create your account</h1>
-        <p className="muted">Save favorites, render scenes and follow your jobs.</p>
-        <form onSubmit={submit} noValidate className="form">
-          <div className="field">
-            <label htmlFor="signup-email">Email</label>
-            <input id="signup-email" className="input" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={loading} />
-          </div>
-          <div className="field">
-            <label htmlFor="signup-password">Password</label>
-            <input
-              id="signup-password"
-              className="input"
-              type="password"
-              autoComplete="new-password"
-              aria-describedby={`${hintId} ${strengthId}`}
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              disabled={loading}
-            />
-            <StrengthMeter id={strengthId} score={strength} label={signupStrengthLabel(password)} />
-            <p className="hint" id={hintId}>
-              {PASSWORD_HINT}
-            </p>
-          </div>
-          <div className="field">
-            <label htmlFor="signup-confirm">Confirm password</label>
-            <input
-              id="signup-confirm"
-              className="input"
-              type="password"
-              autoComplete="new-password"
-              value={confirmPassword}
-              onChange={(e) => setConfirmPassword(e.target.value)}
-              disabled={loading}
-            />
-          </div>
-          {error && (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
-          )}
-          <button type="submit" className="btn btn-primary btn-block" disabled={loading}>
-            {loading ? 'Creating account...' : 'Sign Up'}
-          </button>
-        </form>
-        <div className="divider">
-          <span>or</span>
-        </div>
-        <GoogleButton label="Sign up with Google" failedMessage={GOOGLE_SIGN_UP_FAILED} onError={setError} />
-        <p className="auth-switch">
+    <AuthForm
+      title="Create your account"
+      intro="Save favorites, render scenes and follow your jobs."
+      onSubmit={submit}
+      error={error}
+      busy={loading}
+      submitLabel="Sign Up"
+      busyLabel="Creating account..."
+      google={{ label: 'Sign up with Google', failedMessage: GOOGLE_SIGN_UP_FAILED, onError: setError }}
+      footer={
+        <>
           Already have an account? <Link to="/login">Log in</Link>
+        </>
+      }
+    >
+      <AuthField id="signup-email" label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} disabled={loading} />
+      <AuthField
+        id="signup-password"
+        label="Password"
+        type="password"
+        autoComplete="new-password"
+        aria-describedby={`${hintId} ${strengthId}`}
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        disabled={loading}
+      >
+        <StrengthMeter id={strengthId} score={strength} label={signupStrengthLabel(password)} />
+        <p className="hint" id={hintId}>
+          {PASSWORD_HINT}
         </p>
-      </div>
-    </section>
+      </AuthField>
+      <AuthField
+        id="signup-confirm"
+        label="Confirm password"
+        type="password"
+        autoComplete="new-password"
+        value={confirmPassword}
+        onChange={(e) => setConfirmPassword(e.target.value)}
+        disabled={loading}
+      />
+    </AuthForm>
   );
 }
-

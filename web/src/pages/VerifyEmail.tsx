@@ -8,7 +8,7 @@ import {
   VERIFICATION_TIMEOUT,
 } from '../../../shared/messages';
 import { Notice } from '../components/ui';
-import { VERIFICATION_NOTE_MS } from '../components/Layout';
+import { VERIFICATION_NOTE_MS } from '../components/UnverifiedBanner';
 import { resendVerificationEmail } from '../lib/auth';
 import { useSession } from '../lib/session';
 

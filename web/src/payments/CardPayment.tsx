@@ -4,20 +4,14 @@
  * loaded lazily, only when this step is shown.
  */
 import { Suspense, lazy, useState, type FormEvent } from 'react';
-import type { PaymentTicket } from '../../../shared/api-types';
 import { formatUsd } from '../../../shared/pricing';
 import { paymentFailed } from '../../../shared/messages';
 import { Notice, Spinner } from '../components/ui';
-import { ApiError, api } from '../lib/api';
+import { useConfirmLocalPayment } from '../data/job-mutations';
+import { ApiError } from '../lib/api';
+import type { CardPaymentProps } from './card-payment-props';
 
 const StripeCardForm = lazy(() => import('./StripeCardForm'));
-
-export interface CardPaymentProps {
-  ticket: PaymentTicket;
-  submitLabel?: string;
-  onSucceeded: () => void;
-  onBusyChange?: (busy: boolean) => void;
-}
 
 export const LOCAL_TEST_MODE_NOTE =
   'Local test mode — no real payment is taken. Use 4242 4242 4242 4242 (succeeds) or 4000 0000 0000 0002 (declined).';
@@ -48,20 +42,19 @@ export function LocalCardForm({ ticket, submitLabel, onSucceeded, onBusyChange }
   const [expiry, setExpiry] = useState('');
   const [cvc, setCvc] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const confirm = useConfirmLocalPayment();
+  const busy = confirm.isPending;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
-    setBusy(true);
     onBusyChange?.(true);
     try {
-      await api.confirmLocalPayment({ paymentId: ticket.paymentId, cardNumber: cardNumber.replace(/\s/g, ''), expiry: expiry || undefined, cvc: cvc || undefined });
+      await confirm.mutateAsync({ paymentId: ticket.paymentId, cardNumber: cardNumber.replace(/\s/g, ''), expiry: expiry || undefined, cvc: cvc || undefined });
       onSucceeded();
     } catch (cause) {
       setError(paymentFailed(cause instanceof ApiError ? cause.message : 'Unknown error'));
     } finally {
-      setBusy(false);
       onBusyChange?.(false);
     }
   };

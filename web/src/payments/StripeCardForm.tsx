@@ -5,7 +5,7 @@ import { loadStripe, type Stripe } from '@stripe/stripe-js';
 import { formatUsd } from '../../../shared/pricing';
 import { STRIPE_NOT_INITIALIZED, paymentFailed, paymentFailedWithStatus } from '../../../shared/messages';
 import { getConfig } from '../config';
-import type { CardPaymentProps } from './CardPayment';
+import type { CardPaymentProps } from './card-payment-props';
 
 let stripePromise: Promise<Stripe | null> | undefined;
 function stripe(): Promise<Stripe | null> {

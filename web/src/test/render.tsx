@@ -1,6 +1,8 @@
 /** Test helpers: the app's providers around a component, at a given route. */
 import type { ReactElement, ReactNode } from 'react';
-import { render } from '@testing-library/react';
+import { render, type RenderOptions } from '@testing-library/react';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { createQueryClient } from '../data/query-client';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import type { Profile } from '../../../shared/api-types';
 import { setConfig, type WebConfig } from '../config';
@@ -29,12 +31,24 @@ export function LocationProbe() {
   return <div data-testid="location">{location.pathname + location.search}</div>;
 }
 
+/** The app's cache settings, without the default retries (a hook's own retries still apply). */
+export function testQueryClient(): QueryClient {
+  const client = createQueryClient();
+  client.setDefaultOptions({ ...client.getDefaultOptions(), queries: { ...client.getDefaultOptions().queries, retry: false } });
+  return client;
+}
+
+/** A component that reads server state, with a fresh cache. */
+export function renderWithQuery(element: ReactElement, options?: RenderOptions, client = testQueryClient()) {
+  return render(element, { wrapper: ({ children }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>, ...options });
+}
+
 export function renderWithApp(
   element: ReactElement,
   { route = '/', path = '/', session = {}, state, extraRoutes }: { route?: string; path?: string; session?: Partial<Session>; state?: unknown; extraRoutes?: ReactNode } = {},
 ) {
   setConfig(TEST_CONFIG);
-  return render(
+  return renderWithQuery(
     <SessionTestProvider value={session}>
       <ToastProvider>
         <MemoryRouter initialEntries={[{ pathname: route.split('?')[0], search: route.includes('?') ? `?${route.split('?')[1]}` : '', state }]}>

@@ -1,0 +1,88 @@
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { RENDER_FUNCTION } from '../../shared/fast-path';
+import { repoRoot } from '../paths';
+
+export interface RenderFunctionProps {
+  /** Server settings the worker reads through core/config.ts. */
+  environment: Record<string, string>;
+  /** The session broker (the farm's): it gives a worker its one job's credentials for the ticket the launcher handed it. */
+  sessionBroker: lambda.IFunction;
+  /** Executions at once, reserved for the function (renderFunctionConcurrency). */
+  reservedConcurrency: number;
+  architecture: 'x86_64' | 'arm64';
+}
+
+/**
+ * Retries Lambda makes of a failed asynchronous invocation (0-2): a chunk that failed on
+ * our side is tried again at once, then its lease lets the sweep hand it out again.
+ */
+export const FUNCTION_RETRY_ATTEMPTS = 2;
+/**
+ * Chunk files on /tmp: Full-HD frames (about 4 MB each as PNG, plus the frame being
+ * denoised: its passes as a 32-bit EXR, about 100 MB), the segment and the input.
+ * A 30-frame chunk needs well under 1 GB; the finishing step holds every segment and the
+ * video (a 10-minute Full-HD video is about 1 GB, twice while joined).
+ */
+export const EPHEMERAL_STORAGE = Size.gibibytes(4);
+
+/**
+ * The fast path: the render worker's container image (render/Dockerfile, the same as the
+ * Batch workers') as a Lambda function of the largest size, one chunk per invocation.
+ *
+ * Chunks reach it by direct asynchronous Invoke rather than an SQS event source: an
+ * event source starts at five concurrent invocations and adds up to 300 a minute (Lambda
+ * developer guide, "SQS scaling"), about 23 s before 120 frames render at once, while a
+ * function's own scaling adds 1,000 execution environments every 10 s. Lambda's internal
+ * queue keeps the bounded concurrency (the reserved concurrency: events past it wait and
+ * are retried for up to six hours), retries a failed chunk, and sends what it gave up on
+ * to the dead-letter queue, which is alarmed like the function's throttles.
+ */
+export class RenderFunction extends Construct {
+  readonly fn: lambda.DockerImageFunction;
+  readonly deadLetters: sqs.Queue;
+  readonly logGroup: logs.LogGroup;
+  readonly concurrency: number;
+
+  constructor(scope: Construct, id: string, props: RenderFunctionProps) {
+    super(scope, id);
+    this.concurrency = props.reservedConcurrency;
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.deadLetters = new sqs.Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true });
+    const arm = props.architecture === 'arm64';
+    this.fn = new lambda.DockerImageFunction(this, 'Function', {
+      // Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's
+      // worker runs Lambda's Runtime API loop when AWS_LAMBDA_RUNTIME_API is set.
+      code: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile' }),
+      architecture: arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      memorySize: RENDER_FUNCTION.memoryMiB,
+      timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),
+      ephemeralStorageSize: EPHEMERAL_STORAGE,
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      logGroup: this.logGroup,
+      environment: { ...props.environment, RENDER_STEP: 'function', WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
+      retryAttempts: FUNCTION_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(6),
+      onFailure: new destinations.SqsDestination(this.deadLetters),
+      description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
+    });
+    // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the
+    // session broker for the credentials of the job whose ticket its invocation carries.
+    props.sessionBroker.grantInvoke(this.fn);
+  }
+
+  /** Invoking the function: the launcher sends each chunk (and the finishing step) as its own asynchronous event. */
+  grantSubmit(grantee: iam.IGrantable): void {
+    this.fn.grantInvoke(grantee);
+  }
+
+  /** The settings the API needs to send renders to the function (core/config.ts reads them). */
+  get submitEnvironment(): Record<string, string> {
+    return { RENDER_FUNCTION_NAME: this.fn.functionName, RENDER_FUNCTION_CONCURRENCY: String(this.concurrency) };
+  }
+}

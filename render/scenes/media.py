@@ -1,0 +1,138 @@
+"""The user's media as a scene script reads it: the uploaded file, images, and audio
+measured per video frame."""
+
+import math
+import os
+import shutil
+import subprocess
+
+import bpy
+
+from protocol import UserError, log
+
+IMAGE_ERROR = "The uploaded file is not a readable image."
+AUDIO_ERROR = "The uploaded file is not a readable audio file."
+
+
+def require_input(args, what):
+    if not args.input_file:
+        raise UserError(f"This scene needs {what}.")
+    if not os.path.isfile(args.input_file):
+        raise UserError("The uploaded file could not be found on the render machine.")
+    return args.input_file
+
+
+def load_image(path):
+    """Loads and checks an image by content, whatever its file name says."""
+    try:
+        image = bpy.data.images.load(path, check_existing=False)
+    except RuntimeError:
+        raise UserError(IMAGE_ERROR)
+    # Blender loads lazily and gives a 0x0 image for data it cannot decode.
+    width, height = image.size
+    if width <= 0 or height <= 0 or not image.has_data:
+        raise UserError(IMAGE_ERROR)
+    log(f"image {width}x{height}")
+    return image
+
+
+def load_audio_levels(path, fps, bands=0):
+    """Decodes the audio and measures it per video frame (1/fps s windows).
+
+    Returns (loudness, spectrum): loudness is a list of RMS levels scaled so that the loud
+    parts of the track reach about 1; spectrum (when bands > 0) is a list of per-frame
+    lists of band levels on a log frequency scale, scaled the same way per band.
+    """
+    import numpy as np  # Debian's python3-numpy; Blender's own Python has it via that package
+
+    rate = 22050
+    samples = _decode_audio(path, rate)
+    if samples.size < rate // fps:
+        raise UserError(AUDIO_ERROR)
+    if float(np.max(np.abs(samples))) < 1e-4:
+        raise UserError("The uploaded audio is silent.")
+    window = rate // fps
+    count = int(math.ceil(samples.size / window))
+    padded = np.zeros(count * window, dtype=np.float32)
+    padded[:samples.size] = samples
+    frames = padded.reshape(count, window)
+    rms = np.sqrt(np.mean(frames ** 2, axis=1))
+    loudness = _normalise(rms)
+    log(f"audio {samples.size / rate:.2f}s, {count} frames")
+    if bands <= 0:
+        return loudness.tolist(), None
+    spectrum = np.abs(np.fft.rfft(frames * np.hanning(window), axis=1))
+    freqs = np.fft.rfftfreq(window, 1 / rate)
+    edges = np.geomspace(40, 10000, bands + 1)
+    levels = np.stack([
+        spectrum[:, (freqs >= lo) & (freqs < hi)].mean(axis=1) if np.any((freqs >= lo) & (freqs < hi))
+        else np.zeros(count)
+        for lo, hi in zip(edges[:-1], edges[1:])
+    ], axis=1)
+    levels = np.stack([_normalise(levels[:, b]) for b in range(bands)], axis=1)
+    return loudness.tolist(), levels.tolist()
+
+
+def _normalise(values):
+    import numpy as np
+
+    # The 95th percentile, not the maximum, so one click does not flatten the whole track.
+    reference = float(np.percentile(values, 95)) or float(np.max(values)) or 1.0
+    return np.clip(values / reference, 0.0, 1.25)
+
+
+# The demuxer for each audio extension an upload may have, so ffmpeg never guesses the format
+# from the content: a playlist disguised as audio would otherwise make it open other files.
+_AUDIO_DEMUXERS = {".mp3": "mp3", ".wav": "wav"}
+
+
+def _decode_audio(path, rate):
+    """Mono float32 PCM, decoded by ffmpeg with only the file protocol and the demuxer the
+    extension names."""
+    import numpy as np
+
+    ffmpeg = shutil.which("ffmpeg")
+    demuxer = _AUDIO_DEMUXERS.get(os.path.splitext(path)[1].lower())
+    if not ffmpeg:
+        raise RuntimeError("ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`")
+    if not demuxer:
+        raise UserError(AUDIO_ERROR)
+    result = subprocess.run(
+        [ffmpeg, "-v", "error", "-nostdin", "-protocol_whitelist", "file", "-f", demuxer,
+         "-i", "file:" + os.path.abspath(path), "-vn", "-ac", "1", "-ar", str(rate), "-f", "f32le", "pipe:1"],
+        capture_output=True,
+    )
+    if result.returncode != 0 or not result.stdout:
+        raise UserError(AUDIO_ERROR)
+    return np.frombuffer(result.stdout, dtype=np.float32)
+
+
+def audio_timeline(scene, args, loudness):
+    """Which frames an audio scene keys and which audio frame each one shows.
+
+    One video frame per 1/30 s of audio, frame_start showing the first. Without an explicit
+    frameEnd the animation ends with the audio. A still shows the loudest moment.
+    Returns (frames, audio_indexes, still_frame).
+    """
+    if args.frame_end is None:
+        args.frame_end = args.frame_start + len(loudness) - 1
+        scene.frame_end = args.frame_end
+    loudest = max(range(len(loudness)), key=loudness.__getitem__)
+    still_frame = args.frame_start + loudest
+    frames = list(range(scene.frame_start, scene.frame_end + 1)) if args.animated else [still_frame]
+    return frames, [frame - args.frame_start for frame in frames], still_frame
+
+
+def level_at(levels, index):
+    """The level at an audio frame index; silence past the end of the audio."""
+    return levels[index] if 0 <= index < len(levels) else 0.0
+
+
+def meter(levels, release=0.82):
+    """Instant attack, slow release, like a VU meter: raw per-frame levels flicker."""
+    smoothed, previous = [], 0.0
+    for value in levels:
+        previous = max(value, previous * release)
+        smoothed.append(previous)
+    return smoothed
+

@@ -1,0 +1,347 @@
+"""The worker's side of a scene script: its arguments, its frame loop and the control protocol.
+
+Every scene script (render/scenes/<slug>.py) is run as
+
+    blender -b --factory-startup -noaudio --python render/scenes/<slug>.py -- args.json
+
+and ends with ``protocol.run(build)``. ``run`` owns everything that is the same for all
+scenes: reading and checking the JSON arguments, the frame loop, the output file names
+and the control protocol that render/blender.ts parses. Control lines go to file
+descriptor 3, a channel of their own, never to stdout: Blender's importers print names
+from the user's file on stdout, and a name can hold a line break and a forged control
+line. Every control line is one line (line breaks in a message are escaped), names from
+the user's file are logged quoted (``quoted``), and the worker answers DENOISE on fd 3 too:
+
+    INFO <text>                            a log line for the job's log
+    PROGRESS frame=<n> done=<k> total=<t>  after each frame file is written
+    ERROR <message>                        a message for the user; the process exits with 2
+    LIMIT <seconds> <message>              the next step must end within <seconds>, or the
+                                           worker stops Blender and tells the user <message>
+    LIMIT off                              that step has ended
+    DENOISE {"frame","exr","raw"}          the frame's passes are written; the worker
+                                           denoises them and answers DENOISED (or FAILED <why>)
+                                           on fd 3; it opens only that frame's two files
+
+Any other failure (a bug, a Blender crash) exits non-zero without an ERROR line, so the
+worker can tell "your file is bad" from "our render broke".
+
+Render policy (samples, noise threshold, the test size cap, the text limit) is not decided
+here: the worker sends it in args.json from the render manifest (shared/render-manifest.ts).
+
+``build(scene, args)`` only builds the scene (with building.py and media.py); it returns
+the frame a still shows (or None for ``frameStart``).
+"""
+
+import contextlib
+import json
+import math
+import os
+import resource
+import sys
+import traceback
+
+import bpy
+
+import building
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad upload, unsupported format): shown to them verbatim."""
+
+
+_CONTROL_FD = 3
+_control_out = None
+_control_in = None
+
+
+def _one_line(text):
+    """A message as one control line: line breaks and other control characters escaped."""
+    return "".join(ch if ch >= " " and ch != "\x7f" else repr(ch)[1:-1] for ch in str(text))
+
+
+def control(kind, message=""):
+    """Writes one control line to the worker (fd 3; stdout when run outside the worker)."""
+    global _control_out
+    if _control_out is None:
+        try:
+            _control_out = os.fdopen(_CONTROL_FD, "w", buffering=1, closefd=False)
+        except OSError:
+            _control_out = sys.stdout
+    line = f"{kind} {_one_line(message)}" if message != "" else kind
+    _control_out.write(line + "\n")
+    _control_out.flush()
+
+
+def control_reply():
+    """The worker's answer to the last control line (fd 3)."""
+    global _control_in
+    if _control_in is None:
+        try:
+            _control_in = os.fdopen(os.dup(_CONTROL_FD), "r")
+        except OSError:
+            _control_in = sys.stdin
+    return _control_in.readline().strip()
+
+
+def quoted(name, limit=80):
+    """A name from the user's file as printed in a log line: quoted, cut, escaped."""
+    return repr(str(name)[:limit])
+
+
+def log(message):
+    control("INFO", message)
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+class Args:
+    """The parsed args.json. Field names follow the JSON contract in snake_case.
+
+    ``scene`` is the scene's contract from the catalogue (shared/render-contract.ts): its
+    frame rate, output file names and, for every option, its kind, range and default.
+    ``options`` arrive as a JSON object and are checked against it here, once: a value
+    outside the contract takes the default, a number is clamped to its range.
+    """
+
+    def __init__(self, raw):
+        self.raw = raw
+        contract = raw.get("scene")
+        if not isinstance(contract, dict):
+            raise ValueError("scene (the scene's contract) is required")
+        self.scene_id = int(contract["id"])
+        self.fps = int(contract["fps"])
+        self.still_file = contract["stillFile"]
+        self.frame_pattern = contract["framePattern"]
+        self.preview_pattern = contract.get("previewPattern")
+        self.preview_width = int(contract.get("previewWidth") or 0)
+        self.option_specs = contract.get("options") or {}
+        # Already cut to the scene's text limit by the worker.
+        text = raw.get("customText")
+        self.custom_text = str(text) if text is not None else ""
+        given = raw.get("options") or {}
+        if not isinstance(given, dict):
+            raise ValueError("options must be a JSON object")
+        self.options = {key: _checked(spec, given.get(key)) for key, spec in self.option_specs.items()}
+        self.input_file = raw.get("inputFile") or None
+        self.mode = raw.get("mode") or "still"
+        if self.mode not in ("still", "animation"):
+            raise ValueError(f"mode must be still or animation, got {self.mode!r}")
+        self.is_test = bool(raw.get("isTest"))
+        # Sizes and sampling come from the worker, a test render's already capped (the render manifest).
+        self.resolution_x = max(16, int(_required(raw, "resolutionX")))
+        self.resolution_y = max(16, int(_required(raw, "resolutionY")))
+        self.frame_start = int(raw["frameStart"]) if raw.get("frameStart") is not None else 1
+        # frameEnd may be omitted: audio scenes then end with the audio.
+        self.frame_end = int(raw["frameEnd"]) if raw.get("frameEnd") is not None else None
+        frames = raw.get("frames")
+        self.frames = sorted({int(f) for f in frames}) if frames else None
+        self.alignment = raw.get("alignment") or None
+        self.denoise = bool(raw.get("denoise"))
+        # A transparent output: the world is not drawn and frames keep their alpha (RGBA PNG).
+        self.transparent = bool(raw.get("transparent"))
+        self.samples = int(_required(raw, "samples"))
+        # 0 is Blender's automatic threshold.
+        self.noise_threshold = float(_required(raw, "noiseThreshold"))
+        self.output_dir = raw.get("outputDir")
+        if not self.output_dir:
+            raise ValueError("outputDir is required")
+
+    def option(self, key):
+        """A checked option value; a key the scene's contract does not name is a bug."""
+        return self.options[key]
+
+    def style(self):
+        """The background style choice (e.g. cold or hot)."""
+        return self.options[BACKGROUND_STYLE_OPTION]
+
+    def option_color(self, key):
+        """A '#rrggbb' option as a linear RGBA tuple (Blender shades in linear light)."""
+        return building.hex_to_linear(self.options[key])
+
+    @property
+    def animated(self):
+        return self.mode == "animation"
+
+BACKGROUND_STYLE_OPTION = "backgroundStyle"
+
+
+def _checked(spec, value):
+    """One option value against its contract entry: the value, clamped, or the default."""
+    kind, default = spec["kind"], spec["default"]
+    if kind == "number":
+        try:
+            number = float(value if value is not None else default)
+        except (TypeError, ValueError):
+            return float(default)
+        return min(spec["max"], max(spec["min"], number)) if math.isfinite(number) else float(default)
+    if kind == "color":
+        return value if building.parse_hex(value) else default
+    if kind == "choice":
+        return value if value in spec["choices"] else default
+    raise ValueError(f"unknown option kind {kind!r}")
+
+
+def _required(raw, key):
+    if raw.get(key) is None:
+        raise ValueError(f"{key} is required (the worker sends it from the render manifest)")
+    return raw[key]
+
+
+def read_args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    if not argv:
+        raise ValueError("usage: blender -b --python <scene>.py -- <args.json>")
+    with open(argv[0], encoding="utf-8") as handle:
+        return Args(json.load(handle))
+
+
+# --------------------------------------------------------------------------- frames
+
+
+def frames_to_render(args, still_frame):
+    if not args.animated:
+        return [still_frame if still_frame is not None else args.frame_start]
+    if args.frames:
+        return args.frames
+    return list(range(args.frame_start, args.frame_end + 1))
+
+
+def output_path(args, frame):
+    name = args.frame_pattern % frame if args.animated else args.still_file
+    return os.path.join(args.output_dir, name)
+
+
+def render_frames(scene, args, still_frame):
+    frames = frames_to_render(args, still_frame)
+    log(f"rendering {len(frames)} frame(s) at {args.resolution_x}x{args.resolution_y}, "
+        f"up to {args.samples} samples, noise threshold {args.noise_threshold or 'auto'}, "
+        f"{'denoised' if args.denoise else 'not denoised'}")
+    for done, frame in enumerate(frames, start=1):
+        final = output_path(args, frame)
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        # Write then rename, so a job killed mid-write never leaves a truncated frame that a
+        # resume would take for a finished one.
+        partial = final[:-len(".png")] + ".partial.png"
+        scene.frame_set(frame)
+        if args.denoise:
+            render_denoised(scene, frame, partial)
+        else:
+            scene.render.filepath = partial
+            bpy.ops.render.render(write_still=True)
+        os.replace(partial, final)
+        if args.preview_pattern and args.preview_width:
+            write_preview(final, os.path.join(args.output_dir, args.preview_pattern % (frame if args.animated else 1)), args.preview_width)
+        control("PROGRESS", f"frame={frame} done={done} total={len(frames)}")
+
+
+def write_preview(png, target, width):
+    """The frame's small JPEG for the live preview, made here because Blender has the
+    frame at hand (measured: a few times cheaper than an ffmpeg process per frame). A
+    preview that fails costs only that thumbnail, never the frame."""
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        image = bpy.data.images.load(png)
+        w, h = image.size
+        if w > width:
+            image.scale(width, max(2, round(h * width / w)))
+        image.file_format = "JPEG"
+        image.filepath_raw = target
+        image.save()
+        bpy.data.images.remove(image)
+    except Exception as error:  # noqa: BLE001 - any failure here must not fail the render
+        log(f"preview of {os.path.basename(png)} not written: {error}")
+
+
+def render_denoised(scene, frame, target):
+    """Renders the frame's linear passes to an EXR, has the worker denoise them (it answers
+    on the control channel), and saves the clean frame through the scene's view transform as the PNG.
+    A missing or failed denoiser fails the render: a noisy frame is never shipped."""
+    from array import array
+
+    stem = target[:-len(".png")]
+    exr, raw = stem + ".passes.exr", stem + ".clean.f32"
+    settings = scene.render.image_settings
+    frame_format = (settings.file_format, settings.color_mode, settings.color_depth)
+    settings.file_format = "OPEN_EXR_MULTILAYER"
+    settings.exr_codec = "NONE"  # the worker's reader takes uncompressed EXR only
+    settings.color_depth = "32"
+    scene.render.filepath = exr
+    bpy.ops.render.render(write_still=True)
+    control("DENOISE", json.dumps({"frame": frame, "exr": exr, "raw": raw}))
+    reply = control_reply()
+    if reply != "DENOISED":
+        raise RuntimeError(f"frame {frame} was not denoised: {reply or 'no answer from the worker'}")
+    width, height = scene.render.resolution_x, scene.render.resolution_y
+    pixels = array("f")
+    with open(raw, "rb") as handle:
+        pixels.frombytes(handle.read())
+    if len(pixels) != width * height * 4:
+        raise RuntimeError(f"the denoised frame has {len(pixels)} values, not {width}x{height}x4")
+    image = bpy.data.images.get("Denoised")
+    if image is None or tuple(image.size) != (width, height):
+        image = bpy.data.images.new("Denoised", width, height, alpha=True, float_buffer=True)
+    image.pixels.foreach_set(pixels)
+    settings.file_format, settings.color_mode, settings.color_depth = frame_format
+    image.save_render(target, scene=scene)
+    os.remove(exr)
+    os.remove(raw)
+
+
+def run(build):
+    """Entry point of every scene script: see the module docstring."""
+    try:
+        args = read_args()
+        scene = building.reset_scene()
+        building.configure_render(scene, args)
+        log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
+        still_frame = build(scene, args)
+        if args.is_test:
+            building.add_preview_watermark(scene)
+        render_frames(scene, args, still_frame)
+    except UserError as error:
+        control("ERROR", error)
+        sys.exit(2)
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.flush()
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------- limits
+
+
+@contextlib.contextmanager
+def time_limit(seconds, message):
+    """A wall-clock limit on one step, kept by the worker (render/blender.ts): a signal
+    inside Blender would wait for a C++ importer to return, the worker can stop it."""
+    control("LIMIT", f"{int(seconds)} {message}")
+    try:
+        yield
+    finally:
+        control("LIMIT", "off")
+
+
+@contextlib.contextmanager
+def memory_limit(extra_bytes):
+    """Lets this process grow by at most extra_bytes of address space while the block runs
+    (an importer reading /dev/zero or a bloated file fails instead of exhausting the
+    machine), then gives the render its previous limit back."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _address_space_bytes() + extra_bytes
+    for bound in (soft, hard):
+        if bound != resource.RLIM_INFINITY:
+            limit = min(limit, bound)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space_bytes():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize in /proc/self/status")

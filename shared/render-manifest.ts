@@ -1,0 +1,116 @@
+/**
+ * The render manifest: every render policy number, in one place. The worker passes what a
+ * scene script needs in its args.json (render/blender.ts), so the Python scripts hold no
+ * policy of their own; chunk planning, the job's first time estimate, the delivery
+ * simulation and `npm run costs` read the measured frame costs from here.
+ *
+ * The measured costs live in render-manifest.costs.json beside this file, written by
+ * `npm run bench:frame-costs -- --write` (one Full-HD final frame per scene, denoised as
+ * in production); they are a measurement, not a policy, so a tool rewrites them.
+ */
+import { scenes } from './catalogue';
+import { TEST_RENDER_MAX_SIDE } from './files';
+import measuredCosts from './render-manifest.costs.json';
+
+export interface FinalSampling {
+  /** Adaptive sampling stops each pixel below the noise threshold, at the latest at maxSamples. */
+  maxSamples: number;
+  noiseThreshold: number;
+}
+
+export interface FrameCost {
+  /** Wall seconds of one Full-HD (1920x1080) final frame, Blender start and denoising included. */
+  seconds: number;
+  /** CPU seconds of the same (Blender and the denoiser): the wall time of a shared machine also measures its neighbours. */
+  cpuSeconds: number;
+  /** The CPU cores it ran on. */
+  cores: number;
+  /** Samples Cycles actually used (adaptive: at most the maximum). */
+  samples: number;
+}
+
+export interface ScenePolicy {
+  sceneId: number;
+  /** Denoised finals (production). */
+  final: FinalSampling;
+  /** Finals rendered without the denoiser (denoise: false, benches only) need many samples to look clean. */
+  undenoisedSamples: number;
+  /** Free test renders: few samples, longer side capped, PREVIEW watermark, not denoised. */
+  test: { samples: number; maxSide: number };
+  /** Characters of custom text a scene draws (the API refuses longer text). */
+  textLimit: number;
+  /** The background styles the scene's script draws (the catalogue's choices). */
+  styleIds: readonly string[];
+  /** Measured: what one Full-HD final frame costs (null until `npm run bench:frame-costs -- --write`). */
+  frameCost: FrameCost | null;
+}
+
+/**
+ * Tuned with `npm run bench:quality` (least time for a clean denoised frame): 32 samples
+ * with a 0.05 threshold scored about 44 dB against a 512-sample reference in about half
+ * the time of 96 undenoised samples (37.6 dB).
+ */
+const DENOISED_FINAL: FinalSampling = { maxSamples: 32, noiseThreshold: 0.05 };
+/** Test renders are for judging the result before paying, not for keeping (their size cap is shared/files.ts', which the web's preview and the worker apply). */
+const TEST = { samples: 12, maxSide: TEST_RENDER_MAX_SIDE } as const;
+export const TEXT_LIMIT = 200;
+const UNDENOISED_SAMPLES = 96;
+
+const costs = measuredCosts as Record<string, FrameCost | undefined>;
+
+export const RENDER_MANIFEST: Readonly<Record<number, ScenePolicy>> = Object.fromEntries(
+  scenes.map((scene) => [
+    scene.id,
+    {
+      sceneId: scene.id,
+      final: DENOISED_FINAL,
+      undenoisedSamples: UNDENOISED_SAMPLES,
+      test: TEST,
+      textLimit: TEXT_LIMIT,
+      styleIds: scene.optionsConfig.backgroundStyles?.map((style) => style.id) ?? [],
+      frameCost: costs[String(scene.id)] ?? null,
+    } satisfies ScenePolicy,
+  ]),
+);
+
+/** The policy of a scene; an unknown id is a bug in the caller. */
+export function scenePolicy(sceneId: number): ScenePolicy {
+  const policy = RENDER_MANIFEST[sceneId];
+  if (!policy) throw new RangeError(`no render policy for scene ${sceneId}`);
+  return policy;
+}
+
+/** The sampling a render uses: what the scene script receives in args.json. */
+export function samplingFor(sceneId: number, render: { isTest?: boolean; denoise: boolean }): { samples: number; noiseThreshold: number } {
+  const policy = scenePolicy(sceneId);
+  if (render.isTest) return { samples: policy.test.samples, noiseThreshold: 0 };
+  return render.denoise ? { samples: policy.final.maxSamples, noiseThreshold: policy.final.noiseThreshold } : { samples: policy.undenoisedSamples, noiseThreshold: 0 };
+}
+
+/** Full HD, the resolution the frame costs are measured at. */
+export const COST_RESOLUTION = { width: 1920, height: 1080 } as const;
+
+/**
+ * Cycles' time grows with pixels and with samples; a frame's fixed part (Blender's start,
+ * the scene build, denoising a frame) is folded in the measurement, which errs on the
+ * slow side for small frames. The measured CPU seconds spread over the cores (render
+ * threads scale close to linearly: `npm run bench:delivery` measures by how much).
+ * Used where nothing of the job has been rendered yet.
+ */
+export function estimateFrameSecondsFor(sceneId: number, render: { resolutionX: number; resolutionY: number; samples?: number; isTest?: boolean; cores?: number }): number {
+  const policy = scenePolicy(sceneId);
+  const cost = policy.frameCost ?? fallbackCost();
+  // A test render's longer side is capped (render/blender.ts applies the same cap).
+  const shrink = render.isTest ? Math.min(1, policy.test.maxSide / Math.max(render.resolutionX, render.resolutionY)) ** 2 : 1;
+  const pixels = (render.resolutionX * render.resolutionY * shrink) / (COST_RESOLUTION.width * COST_RESOLUTION.height);
+  const samples = render.samples ?? (render.isTest ? policy.test.samples : policy.final.maxSamples);
+  const coreSeconds = cost.cpuSeconds * pixels * (samples / cost.samples);
+  return Math.max(0.05, coreSeconds / (render.cores ?? cost.cores));
+}
+
+/** A scene not measured yet takes the slowest measured scene's cost, so its chunks are never planned too large. */
+function fallbackCost(): FrameCost {
+  const known = Object.values(RENDER_MANIFEST).flatMap((policy) => (policy.frameCost ? [policy.frameCost] : []));
+  if (known.length === 0) throw new Error('the render manifest has no measured frame cost: run `npm run bench:frame-costs -- --write`');
+  return known.reduce((slowest, cost) => (cost.cpuSeconds > slowest.cpuSeconds ? cost : slowest));
+}

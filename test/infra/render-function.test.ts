@@ -1,0 +1,56 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { FUNCTION_RETRY_ATTEMPTS } from '../../infra/constructs/render-function';
+import { RENDER_FUNCTION } from '../../shared/fast-path';
+import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
+
+let template: Template;
+let tuned: Template;
+beforeAll(() => {
+  template = synthesizeTemplate();
+  tuned = synthesizeTemplate({ renderFunctionConcurrency: 40 });
+}, 2 * SYNTH_TIMEOUT_MS);
+
+const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image');
+const renderFunction = (t: Template): [string, Resource] => {
+  const found = imageFunctions(t);
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+const refersTo = (value: unknown, id: string) => JSON.stringify(value).includes(`"${id}"`);
+
+describe('the render function (fast path)', () => {
+  it("when the stack is synthesised, the worker's image runs as a function of the largest size, with a 15-minute limit, room on /tmp for a chunk and the reserved concurrency of the deploy setting", () => {
+    const [, fn] = renderFunction(template);
+    expect(fn.Properties).toMatchObject({ MemorySize: RENDER_FUNCTION.memoryMiB, Timeout: 900, ReservedConcurrentExecutions: 200 });
+    expect(fn.Properties.EphemeralStorage.Size).toBeGreaterThanOrEqual(2048);
+    const variables = fn.Properties.Environment.Variables;
+    expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus) });
+    expect(renderFunction(tuned)[1].Properties.ReservedConcurrentExecutions).toBe(40);
+  });
+
+  it('when a chunk fails or waits too long, Lambda retries it and then sets it aside in a dead-letter queue that raises an alarm, as throttles do', () => {
+    const [id] = renderFunction(template);
+    const [[, config]] = resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').filter(([, c]) => refersTo(c.Properties.FunctionName, id));
+    expect(config.Properties.MaximumRetryAttempts).toBe(FUNCTION_RETRY_ATTEMPTS);
+    const destination = JSON.stringify(config.Properties.DestinationConfig.OnFailure.Destination);
+    const [queueId] = resourcesOf(template, 'AWS::SQS::Queue').find(([candidate]) => destination.includes(candidate))!;
+    const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms.some((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && refersTo(alarm.Dimensions, queueId))).toBe(true);
+    expect(alarms.some((alarm) => alarm.MetricName === 'Throttles' && refersTo(alarm.Dimensions, id))).toBe(true);
+    expect(alarms.some((alarm) => alarm.MetricName === 'Errors' && refersTo(alarm.Dimensions, id))).toBe(true);
+  });
+
+  it("when the function renders, it may take the job scope role tagged with its job, as the Batch workers do, and the launchers may invoke it", () => {
+    const [id, fn] = renderFunction(template);
+    const roleId = JSON.stringify(fn.Properties.Role).match(/"([A-Za-z0-9]+)"/)![1];
+    const scope = resourcesOf(template, 'AWS::IAM::Role').find(([, role]) => role.Properties.Description?.startsWith('A render worker for one job'))!;
+    const trust = scope[1].Properties.AssumeRolePolicyDocument.Statement as { Principal: unknown; Condition?: Record<string, unknown> }[];
+    const fromFunction = trust.find((statement) => refersTo(statement.Principal, roleId))!;
+    expect(fromFunction.Condition).toMatchObject({ 'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] } });
+    const invokers = resourcesOf(template, 'AWS::IAM::Policy').filter(([, policy]) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]).some((s) => JSON.stringify(s.Action).includes('lambda:InvokeFunction') && refersTo(s.Resource, id)),
+    );
+    expect(invokers.length).toBeGreaterThanOrEqual(4);
+  });
+});

@@ -1,0 +1,73 @@
+/** The customise page's left third: the scene's preview video or images and its facts. */
+import { useState } from 'react';
+import type { Scene } from '../../../shared/catalogue';
+import { exampleImagesFor, previewVideoFor } from '../../../shared/catalogue';
+import { DEFAULT_END_FRAME } from '../../../shared/files';
+import { formatUsd } from '../../../shared/pricing';
+import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
+import { PreviewImage } from '../components/SceneCard';
+import { Tooltip } from '../components/ui';
+import { backgroundStyleOf, type FormState } from './form-state';
+
+export function ScenePreview({ scene, state, frames }: { scene: Scene; state: FormState; frames: number }) {
+  const style = backgroundStyleOf(state);
+  const images = exampleImagesFor(scene, style);
+  const video = previewVideoFor(scene, style);
+  const [selected, setSelected] = useState(0);
+  const [videoFailed, setVideoFailed] = useState(false);
+  const showVideo = video && !videoFailed && selected === 0;
+  const previewFrames = state.mode === 'still' ? (scene.endFrame ?? DEFAULT_END_FRAME) : frames;
+  return (
+    <aside className="customize-aside" aria-label="Scene preview">
+      <div className="preview-area">
+        {showVideo ? (
+          <video key={video} src={video} poster={images[0]} autoPlay muted loop playsInline aria-label={`${scene.title} preview animation`} onError={() => setVideoFailed(true)} />
+        ) : (
+          <PreviewImage key={images[selected]} src={images[selected]} alt={`${scene.title} example`} />
+        )}
+        <span className="preview-caption">
+          Preview · {previewFrames} frames at 30 fps
+        </span>
+      </div>
+      {images.length > 1 && (
+        <div className="thumbs" role="group" aria-label="Example images">
+          {images.map((image, index) => (
+            <button key={image} type="button" aria-pressed={selected === index} aria-label={`Example ${index + 1}`} onClick={() => setSelected(index)}>
+              <img src={image} alt="" />
+            </button>
+          ))}
+        </div>
+      )}
+      <dl className="aside-facts">
+        <div className="fact">
+          <dt>Type</dt>
+          <dd>
+            <SceneTypeIcon type={scene.type} /> {SCENE_TYPE_LABEL[scene.type]}
+          </dd>
+        </div>
+        <div className="fact">
+          <dt>
+            Modes <Tooltip text="Still renders one image; animation renders every frame as a video." />
+          </dt>
+          <dd>{scene.supportsModes.map((mode) => (mode === 'still' ? 'Still' : 'Animation')).join(' · ')}</dd>
+        </div>
+        <div className="fact">
+          <dt>
+            Transparent <Tooltip text="Whether the scene can drop its background: a transparent PNG or a WebM with alpha, to composite over your own footage." />
+          </dt>
+          <dd>{scene.canDropBackground ? 'Available' : 'Not available'}</dd>
+        </div>
+        <div className="fact">
+          <dt>Starting at</dt>
+          <dd>{formatUsd(scene.price)}</dd>
+        </div>
+        <div className="fact">
+          <dt>
+            Frames <Tooltip text="Animations render at 30 frames per second. Audio scenes render one frame per 1/30 s of your track." />
+          </dt>
+          <dd>{frames}</dd>
+        </div>
+      </dl>
+    </aside>
+  );
+}

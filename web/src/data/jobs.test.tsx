@@ -1,0 +1,91 @@
+import { act, renderHook } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { JobView } from '../../../shared/api-types';
+import { api } from '../lib/api';
+import { SessionTestProvider } from '../lib/session';
+import { testQueryClient } from '../test/render';
+import { useAbandonJob } from './job-mutations';
+import { JOBS_POLL_MS, QUEUE_POLL_MS, useJobs, useQueuePlace } from './jobs';
+
+vi.mock('../lib/api', () => ({
+  ApiError: Error,
+  api: { jobs: vi.fn(), abandonJob: vi.fn(), jobQueue: vi.fn() },
+}));
+
+const jobs = vi.mocked(api.jobs);
+const job = (status: JobView['status']) => ({ jobId: 'job-1', status }) as JobView;
+
+function wrapper({ children }: { children: ReactNode }) {
+  return (
+    <SessionTestProvider value={{}}>
+      <QueryClientProvider client={testQueryClient()}>{children}</QueryClientProvider>
+    </SessionTestProvider>
+  );
+}
+
+function setVisibility(state: 'visible' | 'hidden') {
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+  document.dispatchEvent(new Event('visibilitychange'));
+}
+
+/** Moves the polling clock (only intervals are faked: answers and notifications run for real). */
+const pass = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  vi.clearAllMocks();
+});
+
+afterEach(() => {
+  setVisibility('visible');
+  vi.useRealTimers();
+});
+
+describe('the jobs data layer', () => {
+  it('when the rendering job is done, the list stops polling', async () => {
+    jobs.mockResolvedValueOnce({ jobs: [job('rendering')] }).mockResolvedValue({ jobs: [job('done')] });
+    const { result } = renderHook(() => useJobs(), { wrapper });
+    await vi.waitFor(() => expect(result.current.data?.[0].status).toBe('rendering'));
+    await pass(JOBS_POLL_MS);
+    await vi.waitFor(() => expect(result.current.data?.[0].status).toBe('done'));
+    expect(jobs).toHaveBeenCalledTimes(2);
+    await pass(JOBS_POLL_MS * 5);
+    expect(jobs).toHaveBeenCalledTimes(2);
+  });
+
+  it('when the tab is hidden, polling pauses, and it resumes when the tab is shown again', async () => {
+    jobs.mockResolvedValue({ jobs: [job('rendering')] });
+    const { result } = renderHook(() => useJobs(), { wrapper });
+    await vi.waitFor(() => expect(result.current.data).toBeDefined());
+    expect(jobs).toHaveBeenCalledTimes(1);
+    setVisibility('hidden');
+    await pass(JOBS_POLL_MS * 5);
+    expect(jobs).toHaveBeenCalledTimes(1);
+    setVisibility('visible');
+    await pass(JOBS_POLL_MS);
+    await vi.waitFor(() => expect(jobs.mock.calls.length).toBeGreaterThan(1));
+  });
+
+  it('when a job leaves the queue, its queue place is no longer asked for', async () => {
+    vi.mocked(api.jobQueue).mockResolvedValue({ queue: null });
+    const { rerender } = renderHook(({ status }) => useQueuePlace({ jobId: 'job-1', status }), { wrapper, initialProps: { status: 'queued' as JobView['status'] } });
+    await vi.waitFor(() => expect(api.jobQueue).toHaveBeenCalledTimes(1));
+    await pass(QUEUE_POLL_MS);
+    await vi.waitFor(() => expect(api.jobQueue).toHaveBeenCalledTimes(2));
+    rerender({ status: 'rendering' });
+    await pass(QUEUE_POLL_MS * 3);
+    expect(api.jobQueue).toHaveBeenCalledTimes(2);
+  });
+
+  it('when a job is abandoned, the list shows the server answer at once and is read again', async () => {
+    jobs.mockResolvedValueOnce({ jobs: [job('failed')] }).mockResolvedValue({ jobs: [job('abandoned')] });
+    vi.mocked(api.abandonJob).mockResolvedValue({ job: job('abandoned') });
+    const { result } = renderHook(() => ({ list: useJobs(), abandon: useAbandonJob() }), { wrapper });
+    await vi.waitFor(() => expect(result.current.list.data?.[0].status).toBe('failed'));
+    await act(() => result.current.abandon.mutateAsync({ jobId: 'job-1' }));
+    await vi.waitFor(() => expect(result.current.list.data?.[0].status).toBe('abandoned'));
+    expect(jobs).toHaveBeenCalledTimes(2);
+  });
+});

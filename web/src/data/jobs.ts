@@ -1,0 +1,99 @@
+/**
+ * The user's render jobs and what hangs off one job (its files, live frames, place in
+ * the queue). Each read polls only while its job can still change: the list while any
+ * job is queued, rendering or awaiting payment; a job's frames while it renders; its
+ * queue place while it waits. Intervals pause in a hidden tab (TanStack's default,
+ * refetchIntervalInBackground: false) and stop by themselves once the job is done.
+ */
+import { useEffect, useRef } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-types';
+import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '../../../shared/jobs';
+import { NO_RENDERED_FILES } from '../../../shared/messages';
+import { api } from '../lib/api';
+import { queryKeys } from './keys';
+
+export const JOBS_POLL_MS = 3000;
+export const QUEUE_POLL_MS = 5000;
+/** Between attempts to list a done job's files (at most MAX_FILE_LISTING_ATTEMPTS). */
+export const FILE_LISTING_RETRY_MS = 3000;
+
+/** A job whose card can still change without the user doing anything. */
+export function isActive(job: Pick<JobView, 'status'>): boolean {
+  return isRunning(job.status) || job.status === 'awaiting_payment';
+}
+
+/** The list polls every `everyMs` while any job is active, and not at all otherwise. */
+export function jobsPollInterval(jobs: JobView[] | undefined, everyMs = JOBS_POLL_MS): number | false {
+  return jobs?.some(isActive) ? everyMs : false;
+}
+
+/**
+ * The user's jobs, newest first. `onStatusChange` runs when a job already seen changes
+ * status (a finished, refunded or newly paid job changes the balance).
+ */
+export function useJobs({ pollMs = JOBS_POLL_MS, onStatusChange }: { pollMs?: number; onStatusChange?: () => void } = {}) {
+  const query = useQuery({
+    queryKey: queryKeys.jobs,
+    queryFn: async () => (await api.jobs()).jobs,
+    refetchInterval: (current) => jobsPollInterval(current.state.data, pollMs),
+  });
+  const seen = useRef<Map<string, string> | null>(null);
+  const changed = useRef(onStatusChange);
+  changed.current = onStatusChange;
+  useEffect(() => {
+    if (!query.data) return;
+    const previous = seen.current;
+    seen.current = new Map(query.data.map((job) => [job.jobId, job.status]));
+    if (previous && query.data.some((job) => previous.has(job.jobId) && previous.get(job.jobId) !== job.status)) changed.current?.();
+  }, [query.data]);
+  return query;
+}
+
+export type JobOutputs = { files: OutputFileView[]; main: MainOutput | null };
+
+/** A done job's files: listed up to MAX_FILE_LISTING_ATTEMPTS times, a few seconds apart, then given up on. */
+export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>) {
+  return useQuery({
+    queryKey: queryKeys.jobOutputs(job.jobId),
+    enabled: job.status === 'done',
+    queryFn: async (): Promise<JobOutputs> => {
+      const { files } = await api.jobFiles(job.jobId);
+      if (files.length === 0) throw new Error(NO_RENDERED_FILES);
+      const main = await api.mainOutput(job.jobId).catch(() => null);
+      return { files, main };
+    },
+    retry: MAX_FILE_LISTING_ATTEMPTS - 1,
+    retryDelay: FILE_LISTING_RETRY_MS,
+    // The links are signed for a while; a new list is only needed when the card comes back.
+    staleTime: 5 * 60_000,
+    refetchOnWindowFocus: false,
+  });
+}
+
+/**
+ * A rendering job's live preview: asked again whenever the job reports more frames
+ * (the list polls the jobs), keeping a missed answer's predecessor on screen.
+ */
+export function useLiveFrames(job: Pick<JobView, 'jobId' | 'status' | 'uploaded_frames'>) {
+  return useQuery({
+    queryKey: [...queryKeys.jobFrames(job.jobId), job.status, job.uploaded_frames.length],
+    queryFn: () => api.jobFrames(job.jobId),
+    enabled: job.status === 'rendering',
+    placeholderData: (previous) => previous,
+    retry: false,
+    refetchOnWindowFocus: false,
+  });
+}
+
+/** A queued job's place in the line, asked again every QUEUE_POLL_MS while it waits. */
+export function useQueuePlace(job: Pick<JobView, 'jobId' | 'status'>) {
+  const queued = job.status === 'queued';
+  return useQuery({
+    queryKey: queryKeys.jobQueue(job.jobId),
+    queryFn: async () => (await api.jobQueue(job.jobId)).queue,
+    enabled: queued,
+    refetchInterval: queued ? QUEUE_POLL_MS : false,
+    retry: false,
+  });
+}
