@@ -31,14 +31,15 @@ export class BatchFarm {
     return this.client;
   }
 
-  async submit(job: { jobId: string; userId: string; inputKey?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
+  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
     const { jobId } = job;
     const { jobQueue, renderJobDefinition, encodeJobDefinition } = this.settings;
     if (!jobQueue || !renderJobDefinition || !encodeJobDefinition) {
       throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
     }
-    // The worker's credentials are narrowed to this job, its owner's outputs prefix for it and its input.
-    const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'JOB_USER_ID', value: job.userId }, ...(job.inputKey ? [{ name: 'JOB_INPUT_KEY', value: job.inputKey }] : [])];
+    // The workers show the ticket to the session broker, which gives them credentials for this job only.
+    if (!job.workerTicket) throw new Error(`A farm submission of job ${jobId} needs its worker ticket`);
+    const scope = [{ name: 'JOB_ID', value: jobId }, { name: 'WORKER_TICKET', value: job.workerTicket }];
     // The farm's containers have no X-Ray daemon: the trace that launched the job travels as a plain id the worker writes on its lines.
     const traceId = /Root=([^;]+)/.exec(process.env['_X_AMZN_TRACE_ID'] ?? '')?.[1];
     if (traceId) scope.push({ name: 'TRACE_ID', value: traceId });

@@ -13,6 +13,8 @@ export interface FunctionInvocation {
   userId: string;
   inputKey?: string;
   index?: number;
+  /** What the worker shows the session broker for this job's credentials (core/jobs/worker-sessions.ts). */
+  workerTicket: string;
 }
 
 /** Invocations sent at once: the Invoke API's own rate is far above what a job needs. */
@@ -36,10 +38,11 @@ export class FunctionFarm {
     return this.client;
   }
 
-  async submit(job: { jobId: string; userId: string; inputKey?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
+  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
     const functionName = this.settings.functionName;
     if (!functionName) throw new Error('RENDER_FUNCTION_NAME must be set for the render function');
-    const scope = { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) };
+    if (!job.workerTicket) throw new Error(`A farm submission of job ${job.jobId} needs its worker ticket`);
+    const scope = { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: job.workerTicket };
     // Nothing left to render (a resume after every chunk was done): the finishing step alone.
     const invocations: FunctionInvocation[] = indexes.length > 0 ? indexes.map((index) => ({ step: 'chunk', ...scope, index })) : encode ? [{ step: 'encode', ...scope }] : [];
     for (let i = 0; i < invocations.length; i += INVOKES_AT_ONCE) {

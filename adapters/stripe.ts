@@ -103,9 +103,9 @@ export function stripePayments(settings: StripeSettings) {
     },
 
     /** A dispute as Stripe holds it now: the amount the customer's bank disputes, and its PaymentIntent. */
-    async retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number }> {
+    async retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number; status: string }> {
       const dispute = await (await stripe()).disputes.retrieve(id);
-      return { paymentIntentId: idOf(dispute.payment_intent), amount: dispute.amount };
+      return { paymentIntentId: idOf(dispute.payment_intent), amount: dispute.amount, status: dispute.status };
     },
 
     /** Verifies the signature on the raw body; throws on a bad signature or a stale timestamp (over 5 minutes). */

@@ -1,3 +1,4 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 
 /** The one job a render worker process serves: its partition, its outputs prefix, its input. */
@@ -17,7 +18,7 @@ export interface ScopedResources {
 export const SESSION_POLICY_MAX_CHARS = 2048;
 
 /**
- * The session tags the worker asks for: the scope role's own policy is written with
+ * The session tags the broker asks for: the scope role's own policy is written with
  * ${aws:PrincipalTag/jobId} and ${aws:PrincipalTag/userId}, so the session can reach
  * the items of this job's partition and this job's outputs prefix only.
  */
@@ -56,36 +57,87 @@ export function workerSessionPolicy(scope: WorkerScope, resources: ScopedResourc
   };
 }
 
-export interface WorkerCredentialSettings extends ScopedResources {
+/** What the session broker hands a worker (core/jobs/worker-sessions.ts declares the same shape). */
+export interface IssuedCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  expiration: string;
+}
+
+export interface ScopeIssuerSettings extends ScopedResources {
   region: string;
-  /** The role the worker takes for its one job; unset elsewhere (the API, the local stack). */
-  roleArn?: string;
-  jobId?: string;
-  userId?: string;
-  inputKey?: string;
+  /** The role taken for one job. */
+  roleArn: string;
   /** Tests only: a local HTTP double of STS. */
   stsEndpoint?: string;
 }
 
 /**
- * On AWS, the credentials every SDK client of the render worker uses: the scope
- * role, assumed with the job's session tags and session policy and refreshed before
- * they expire. Undefined without a scope role, where the default credentials apply.
+ * The session broker's side (AWS only): the scope role, taken for the job the
+ * server's records name, tagged with it and narrowed by the session policy.
  */
-export function workerCredentials(settings: WorkerCredentialSettings): ReturnType<typeof fromTemporaryCredentials> | undefined {
-  if (!settings.roleArn) return undefined;
-  if (!settings.jobId || !settings.userId) throw new Error('JOB_ID and JOB_USER_ID must be set for a render worker with WORKER_SCOPE_ROLE_ARN');
-  const scope: WorkerScope = { jobId: settings.jobId, userId: settings.userId, ...(settings.inputKey ? { inputKey: settings.inputKey } : {}) };
-  return fromTemporaryCredentials({
-    params: {
-      RoleArn: settings.roleArn,
-      // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
-      RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
-      Tags: workerSessionTags(scope),
-      Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
-      // A role assumed from a task role's session is capped at one hour; the provider refreshes it.
-      DurationSeconds: 3600,
-    },
-    clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
-  });
+export function stsScopeIssuer(settings: ScopeIssuerSettings): (scope: WorkerScope) => Promise<IssuedCredentials> {
+  return async (scope) => {
+    const credentials = await fromTemporaryCredentials({
+      params: {
+        RoleArn: settings.roleArn,
+        // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
+        RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
+        Tags: workerSessionTags(scope),
+        Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
+        // A role taken from another role's session is capped at one hour; the worker asks again before it ends.
+        DurationSeconds: 3600,
+      },
+      clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
+    })();
+    return {
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      sessionToken: credentials.sessionToken ?? '',
+      expiration: (credentials.expiration ?? new Date(Date.now() + 3600_000)).toISOString(),
+    };
+  };
+}
+
+export interface WorkerCredentialSettings {
+  region: string;
+  /** The session broker's function; unset elsewhere (the API, the local stack). */
+  sessionFunction?: string;
+  jobId?: string;
+  /** The ticket the worker's farm submission carries. */
+  ticket?: string;
+  /** Tests only: a local HTTP double of Lambda's Invoke. */
+  lambdaEndpoint?: string;
+}
+
+export type WorkerCredentialProvider = () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }>;
+
+/** Credentials are asked for again this long before they expire. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+/** The broker answers from one read and one AssumeRole. */
+const BROKER_DEADLINE_MS = 10_000;
+
+/**
+ * On AWS, the credentials every SDK client of the render worker uses: the scope
+ * role's session for its job, from the session broker (a Lambda function of ours),
+ * which the worker shows the ticket its farm submission carries; asked for again
+ * before it expires. The task role itself may do nothing but call the broker.
+ * Undefined without a broker, where the default credentials apply.
+ */
+export function workerCredentials(settings: WorkerCredentialSettings): WorkerCredentialProvider | undefined {
+  if (!settings.sessionFunction) return undefined;
+  if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
+  const request = { jobId: settings.jobId, ticket: settings.ticket };
+  const broker = new LambdaClient({ region: settings.region, ...(settings.lambdaEndpoint ? { endpoint: settings.lambdaEndpoint } : {}) });
+  let current: Awaited<ReturnType<WorkerCredentialProvider>> | undefined;
+  return async () => {
+    if (current && current.expiration.getTime() - Date.now() > REFRESH_BEFORE_MS) return current;
+    const answer = await broker.send(new InvokeCommand({ FunctionName: settings.sessionFunction, Payload: Buffer.from(JSON.stringify(request)) }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
+    const body = answer.Payload ? Buffer.from(answer.Payload).toString('utf8') : '';
+    if (answer.FunctionError) throw new Error(`The worker session broker refused: ${body}`);
+    const issued = JSON.parse(body) as IssuedCredentials;
+    current = { ...issued, expiration: new Date(issued.expiration) };
+    return current;
+  };
 }

@@ -3,11 +3,12 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, type Config } from '../core/config';
-import { bindPorts, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
+import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
-import { createDocumentClient, createS3Client, type AwsClientSettings } from '../adapters/aws';
+import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
-import { workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
+import { refusedWorkerRequest } from '../core/jobs/worker-writes';
+import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
 import { localMailer, sesMailer } from '../adapters/mailer';
 import { probeMediaDuration } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
@@ -88,24 +89,43 @@ function callSettings(config: Config): CallSettings {
 }
 
 /**
- * On AWS, the render worker's credentials, narrowed to its one job (see
- * adapters/worker-credentials.ts); undefined elsewhere.
+ * On AWS, the render worker's credentials for its one job, from the session broker
+ * (see adapters/worker-credentials.ts); undefined elsewhere.
  */
 export function workerCredentials(): ReturnType<typeof scopedCredentials> | undefined {
   const config = getConfig();
-  if (!config.WORKER_SCOPE_ROLE_ARN) return undefined;
+  if (!config.WORKER_SESSION_FUNCTION) return undefined;
   credentials ??= scopedCredentials({
     region: config.AWS_REGION,
-    roleArn: config.WORKER_SCOPE_ROLE_ARN,
+    sessionFunction: config.WORKER_SESSION_FUNCTION,
     jobId: config.JOB_ID,
-    userId: config.JOB_USER_ID,
-    inputKey: config.JOB_INPUT_KEY,
+    ticket: config.WORKER_TICKET,
+    lambdaEndpoint: config.LAMBDA_ENDPOINT,
+  });
+  return credentials;
+}
+
+/** The session broker's port to STS (lambdas/farm/worker-session.ts): the scope role, taken for one job. */
+export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
+  const config = getConfig();
+  if (!config.WORKER_SCOPE_ROLE_ARN) throw new Error('WORKER_SCOPE_ROLE_ARN must be set for the worker session broker');
+  return stsScopeIssuer({
+    region: config.AWS_REGION,
+    roleArn: config.WORKER_SCOPE_ROLE_ARN,
     tableName: config.TABLE_NAME,
     outputsBucket: config.OUTPUTS_BUCKET,
     uploadsBucket: config.UPLOADS_BUCKET,
     stsEndpoint: config.STS_ENDPOINT,
   });
-  return credentials;
+}
+
+/**
+ * The render worker's table client refuses, before sending, every write its scope
+ * role's IAM policy refuses on AWS (core/jobs/worker-writes.ts), so the local stack,
+ * which has no IAM, holds the worker to the same rule.
+ */
+export function holdWorkerToItsJob(jobId: string): void {
+  guardTableWrites(ports().documentClient(), (command, input) => refusedWorkerRequest(jobId, command, input));
 }
 
 /** For tests that change the worker's settings within one process. */

@@ -58,12 +58,14 @@ const configSchema = z.object({
   WEBHOOK_LOCAL_RECEIVER: optionalUrl,
   // Measures uploaded audio when a job is created (Debian's ffmpeg package locally; a layer's binary on Lambda).
   FFPROBE_PATH: z.string().default('ffprobe'),
-  // On AWS, the render worker only: the role it takes for its one job; the job (and its owner and input,
-  // which the launcher passes with it) become session tags and a session policy that narrow the role to them.
+  // On AWS, the worker session broker only: the role it takes for one job; the job (and its owner and input,
+  // from the job item) become session tags and a session policy that narrow the role to them.
   WORKER_SCOPE_ROLE_ARN: z.string().optional(),
   JOB_ID: z.string().optional(),
-  JOB_USER_ID: z.string().optional(),
-  JOB_INPUT_KEY: z.string().optional(),
+  // A render worker on AWS: the session broker it asks for credentials, and the ticket its farm submission carries.
+  WORKER_SESSION_FUNCTION: z.string().optional(),
+  WORKER_TICKET: z.string().optional(),
+  LAMBDA_ENDPOINT: optionalUrl, // tests only: local HTTP double of Lambda's Invoke
   STS_ENDPOINT: optionalUrl, // tests only: local HTTP double of STS
   // The deadlines of every outside call (adapters/clients.ts): API requests by default; streams and
   // schedules ('background') and the render worker ('worker') have their own, set by their entry point.

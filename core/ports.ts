@@ -57,8 +57,8 @@ export interface PaymentProvider {
   retrievePaymentIntent(id: string): Promise<ProviderIntent>;
   /** How much of a charge was refunded, and its PaymentIntent. */
   retrieveCharge(id: string): Promise<{ paymentIntentId?: string; amountRefunded: number }>;
-  /** The amount a dispute takes back, and its PaymentIntent. */
-  retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number }>;
+  /** The amount a dispute takes back, its PaymentIntent, and its status (won once closed in our favour). */
+  retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number; status: string }>;
   /** Checks the signature on the raw body; throws on a bad signature or a stale timestamp. */
   verifyEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent>;
 }
@@ -72,6 +72,8 @@ export interface FarmJob {
   jobId: string;
   userId: string;
   inputKey?: string;
+  /** The secret this submission's workers show the session broker for their job's credentials (core/jobs/worker-sessions.ts). */
+  workerTicket?: string;
 }
 
 /**

@@ -94,6 +94,11 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
   { path: 'JobOutcomes/FinalState', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'dynamodb:ListStreams (added by the stream event source) and X-Ray tracing have no resource-level permission.' },
   { path: 'JobsFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'Presigned POSTs only under the uploads prefix; the key per user is fixed by the POST policy.' },
+  {
+    path: '',
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job/*]',
+    reason: "batch:TerminateJob on this account's Batch jobs: a job's id is made when it is submitted; the API terminates only the ids stored on the abandoned job.",
+  },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs (the sweep asks whether a silent queued job still waits for capacity) and X-Ray tracing have no resource-level permission.' },
   // Active tracing on every function: xray:PutTraceSegments and PutTelemetryRecords have no resource-level permission.
   ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation'].map(

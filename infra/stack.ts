@@ -110,7 +110,7 @@ export class CloudRenderStack extends Stack {
     });
     const renderFunction = new RenderFunction(this, 'RenderFunction', {
       environment: sharedEnvironment,
-      jobScopeRole: render.jobScopeRole,
+      sessionBroker: render.sessionBroker.fn,
       reservedConcurrency: settings.renderFunctionConcurrency,
       architecture: settings.renderArchitecture,
     });
@@ -157,6 +157,8 @@ export class CloudRenderStack extends Stack {
       creator.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
       uploadsBucket.grantRead(creator, `${UPLOADS_PREFIX}*`);
       render.grantSubmit(creator);
+      // Abandoning a job (the web and the render API) calls its farm jobs off.
+      render.grantCancel(creator);
       renderFunction.grantSubmit(creator);
       // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
       if (ffprobeLayer) {
@@ -200,6 +202,7 @@ export class CloudRenderStack extends Stack {
     for (const [name, fn] of Object.entries(schedules.functions)) monitoring.watchFunction(name, fn);
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
+    monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
     monitoring.watchFunction('RenderFunction', renderFunction);
     monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);

@@ -6,14 +6,17 @@
  *
  *   blender -b --factory-startup -noaudio --python render/scenes/<slug>.py -- args.json
  *
- * stdout carries one machine-readable line per event:
+ * File descriptor 3 (a channel of its own) carries one machine-readable line per event;
+ * stdout and stderr are only logged, so a name in a user's file that Blender prints
+ * (with a line break and a forged control line in it) is a log line and nothing more:
  *   PROGRESS frame=<n> done=<k> total=<t>   after each frame file is written
  *   INFO <text>                             a log line
  *   ERROR <message>                         a user-readable error; Blender then exits with 2
  *   LIMIT <seconds> <message>               the next step (a model's import) must end in time, or
  *   LIMIT off                               Blender is stopped and <message> is the user's error
  *   DENOISE {"frame","exr","raw"}           frame's passes written; the worker denoises them and
- *                                           answers DENOISED (or FAILED <why>) on Blender's stdin
+ *                                           answers DENOISED (or FAILED <why>) on fd 3; it
+ *                                           opens only the files of a frame this run renders
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
  */
 import { spawn } from 'node:child_process';
@@ -29,8 +32,9 @@ import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract'
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
 import { renderedResolution } from '../shared/files';
-import { toolEnvironment } from './tool-environment';
-import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser } from './denoiser';
+import { prepareForTool, toolSpawnOptions } from './tool-environment';
+import type { Duplex } from 'node:stream';
+import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
 
 export { BLENDER_MISSING_MESSAGE, findBlender, type BlenderInstall } from './blender-install';
@@ -204,11 +208,25 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
   await writeFile(argsFile, JSON.stringify(scriptArgsOf({ ...args, denoise }, scene), null, 2));
+  await prepareForTool([args.outputDir, workDir], [args.inputFile]);
   try {
     return await runBlender(blender.path, sceneScriptPath(scene.slug), argsFile, args, options);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A DENOISE request names files the worker will read and write: only the passes and
+ * the clean buffer of a frame this run renders, in its output folder, are accepted.
+ */
+function ownFrameRequest(request: DenoiseRequest, args: SceneArgs, rendersFrame: (frame: number) => boolean): DenoiseRequest {
+  // The scene writes each frame as <frame>.partial.png first (render/scenes/protocol.py, render_frames).
+  const stem = outputFile(args.outputDir, args.mode, request.frame).replace(/\.png$/, '.partial');
+  if (!rendersFrame(request.frame) || request.exr !== `${stem}.passes.exr` || request.raw !== `${stem}.clean.f32`) {
+    throw new Error(`refused a DENOISE request for files this render does not write: ${JSON.stringify(request)}`);
+  }
+  return request;
 }
 
 function runBlender(
@@ -223,8 +241,9 @@ function runBlender(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
-      { stdio: ['pipe', 'pipe', 'pipe'], env: toolEnvironment() },
+      { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...toolSpawnOptions() },
     );
+    const control = child.stdio[3] as Duplex;
     const outputs: string[] = [];
     const logTail: string[] = [];
     let userError: string | null = null;
@@ -233,7 +252,10 @@ function runBlender(
     let killTimer: NodeJS.Timeout | undefined;
     let denoising = Promise.resolve();
     // Blender may exit before reading an answer; that is reported by its exit code, not here.
-    child.stdin.on('error', () => {});
+    control.on('error', () => {});
+    // A still's scene picks its frame; an animation renders the frames asked for, or its range (an audio scene's ends with the audio).
+    const rendersFrame = (frame: number) =>
+      args.mode === 'still' || (args.frames ? args.frames.includes(frame) : frame >= (args.frameStart ?? 1) && (args.frameEnd == null || frame <= args.frameEnd));
 
     const remember = (line: string) => {
       logTail.push(line);
@@ -268,7 +290,7 @@ function runBlender(
         }, timeoutMs)
       : undefined;
 
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    createInterface({ input: control }).on('line', (line) => {
       const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
       if (progress) {
         const [frame, done, total] = progress.slice(1).map(Number);
@@ -283,13 +305,13 @@ function runBlender(
         // Blender waits for the answer, so frames are denoised one at a time, in order.
         denoising = denoising.then(async () => {
           try {
-            await answerDenoiseRequest(parseDenoiseRequest(line.slice(8)));
-            child.stdin.write('DENOISED\n');
+            await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame));
+            control.write('DENOISED\n');
           } catch (error) {
             const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;
             remember(why);
             onLog?.(why, 'error');
-            child.stdin.write(`FAILED ${why.replace(/\s+/g, ' ')}\n`);
+            control.write(`FAILED ${why.replace(/\s+/g, ' ')}\n`);
           }
         });
       } else if (line.startsWith('ERROR ')) {
@@ -300,7 +322,13 @@ function runBlender(
         onLog?.(line, 'blender');
       }
     });
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    // Blender's own output, and whatever its importers print from a user's file: a log line, never a command.
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.trim()) return;
+      remember(line);
+      onLog?.(line, 'blender');
+    });
+    createInterface({ input: child.stderr! }).on('line', (line) => {
       if (!line.trim()) return;
       remember(line);
       onLog?.(line, 'blender');

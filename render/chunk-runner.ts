@@ -6,21 +6,24 @@
  * animation's chunk then encodes its frames into a video segment, which the finishing
  * step joins without re-encoding.
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { FPS, renderedResolution } from '../shared/files';
 import { frameFile, segmentFile } from '../shared/render-contract';
 import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
-import { getJob, recordRenderedFrame, updateJob, type JobRecord } from '../core/jobs/jobs';
+import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
 import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, downloadInput, downloadOutput, uploadOutput } from '../core/storage/storage';
+import { deleteInput, downloadInput, readOutput, uploadOutput } from '../core/storage/storage';
+import { openToWrite } from '../core/storage/no-follow';
 import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
 import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
 import { stillToJpeg } from './delivery-formats';
 import { encodeSegment } from './encode';
+import { prepareForTool } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import { log } from '../observability/logger';
@@ -99,7 +102,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     const at = new Date();
     Promise.all([
       renewChunkLease(jobId, index, options.workerId, at),
-      updateJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
+      changeJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
     ])
       .then(([held, alive]) => {
         // Abandoned by the user, failed by the sweep, or the chunk given to another worker: stop rendering.
@@ -212,9 +215,18 @@ async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean):
 async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: string, workDir: string): Promise<void> {
   for (const frame of framesOf(chunk)) {
     const file = join(framesDir, frameFile(frame).split('/').pop()!);
-    if (!(await stat(file).catch(() => undefined))) await downloadOutput(job.userId, job.jobId, frameFile(frame), file);
+    if (await lstat(file).catch(() => undefined)) continue;
+    const stored = await readOutput(job.userId, job.jobId, frameFile(frame));
+    // Blender's folder (the tools' user owns it once Blender ran): written without following a link it may have put there.
+    const handle = await openToWrite(file);
+    await pipeline(stored, handle.createWriteStream());
   }
-  const segment = join(workDir, 'segment.mp4');
+  // ffmpeg runs as the tools' user (render/encode.ts): it reads the frames and writes the segment in a
+  // folder of its own, made here (Blender never had it), which the upload reads without following links.
+  const segmentDir = join(workDir, 'segment');
+  await mkdir(segmentDir);
+  await prepareForTool([segmentDir]);
+  const segment = join(segmentDir, 'segment.mp4');
   await encodeSegment(framesDir, chunk.frameStart, chunk.frameEnd, segment, FPS);
   await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
 }

@@ -8,12 +8,13 @@
  * resumed, so nothing needs them any more).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { prepareForTool } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { frameFile, segmentFile } from '../shared/render-contract';
-import { getJob, updateJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
+import { getJob, changeJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
 import { claimEncode, listChunksOfJob } from '../core/jobs/chunks';
@@ -63,7 +64,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
-      .then(() => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
+      .then(() => changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
       .catch((error) => log.warn('Heartbeat failed', { jobId, error }));
   }, HEARTBEAT_MS);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
@@ -74,9 +75,11 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
       audioFile = join(workDir, `input${extname(job.inputKey!).toLowerCase()}`);
       await downloadInput(job.inputKey!, audioFile);
     }
+    const segments = await fetchSegments(job, workDir);
+    // ffmpeg (as the tools' user, in the worker) reads the segments and the soundtrack and writes the video and the other formats here.
+    await prepareForTool([workDir]);
     const video = join(workDir, 'final.mp4');
     const openFrame = (frame: number) => readOutput(job.userId, jobId, frameFile(frame));
-    const segments = await fetchSegments(job, workDir);
     if (segments) {
       await concatSegments(segments, video, audioFile);
     } else {

@@ -8,7 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toolEnvironment } from './tool-environment';
+import { toolSpawnOptions } from './tool-environment';
 
 export const FFMPEG_MISSING_MESSAGE =
   'ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`, or set FFMPEG_PATH and FFPROBE_PATH.';
@@ -164,7 +164,8 @@ export async function concatSegments(segments: readonly string[], outFile: strin
   if (segments.length === 0) throw new MediaError('missing-frames', 'No segments to join.');
   const list = `${outFile}.segments.txt`;
   // The list names only our own files; the concat demuxer reads them with the file protocol alone.
-  await writeFile(list, segments.map((file) => `file '${path.resolve(file).replace(/'/g, "'\\''")}'\n`).join(''));
+  // Created afresh ('wx': never through a link the tools' user may have put in a folder it owns).
+  await writeFile(list, segments.map((file) => `file '${path.resolve(file).replace(/'/g, "'\\''")}'\n`).join(''), { flag: 'wx' });
   try {
     await runFfmpeg([
       '-protocol_whitelist', 'file', '-f', 'concat', '-safe', '0', '-i', `file:${path.resolve(list)}`,
@@ -200,7 +201,7 @@ export async function encodeMp4FromStreams(
  */
 export async function encodeFramesFromStreams(frames: AsyncIterable<Readable>, fps: number, outputArgs: string[]): Promise<number> {
   const args = ['-y', '-v', 'error', ...PROTOCOL_WHITELIST, '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...outputArgs];
-  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'], env: toolEnvironment() });
+  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'], ...toolSpawnOptions() });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));
   const exited = new Promise<void>((resolve, reject) => {
@@ -324,7 +325,7 @@ function ffprobePath(): string {
 
 function runTool(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, env: toolEnvironment() }, (error, stdout, stderr) => {
+    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, ...toolSpawnOptions() }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         return reject(new MediaError('ffmpeg-missing', FFMPEG_MISSING_MESSAGE));

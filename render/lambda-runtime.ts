@@ -8,8 +8,18 @@ import { z } from 'zod';
 
 const API_VERSION = '2018-06-01';
 
-/** What the launcher sends the function: one chunk of a job, or an animation's finishing step. */
-const scope = { jobId: z.string().min(1), userId: z.string().min(1), inputKey: z.string().min(1).optional() };
+/**
+ * What the launcher sends the function: one chunk of a job, or an animation's finishing step,
+ * with the ticket of that submission (core/jobs/launch.ts), which the worker shows the session
+ * broker for its job's credentials as a Batch task does (adapters/worker-credentials.ts). The
+ * owner and the input are never taken from here for credentials: the broker reads them from the job.
+ */
+const scope = {
+  jobId: z.string().min(1),
+  workerTicket: z.string().min(1).optional(),
+  userId: z.string().min(1).optional(),
+  inputKey: z.string().min(1).optional(),
+};
 const invocation = z.discriminatedUnion('step', [
   z.strictObject({ step: z.literal('chunk'), ...scope, index: z.number().int().min(0) }),
   z.strictObject({ step: z.literal('encode'), ...scope }),

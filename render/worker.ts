@@ -18,8 +18,9 @@ import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { invocationOf, serveInvocations } from './lambda-runtime';
+import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
-import { composeServer, resetClients } from '../composition/server';
+import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
 import { resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
@@ -36,15 +37,21 @@ function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'enco
 }
 
 composeServer();
+// This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch
+// (on Lambda it cannot: the runtime has one user; see docs/security.md).
+containTools();
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
-    // The worker's credentials are narrowed to this invocation's job, as a Batch task's are to its own.
-    Object.assign(process.env, { JOB_ID: work.jobId, JOB_USER_ID: work.userId });
-    if (work.inputKey) process.env.JOB_INPUT_KEY = work.inputKey;
-    else delete process.env.JOB_INPUT_KEY;
+    // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
+    // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
+    process.env.JOB_ID = work.jobId;
+    if (work.workerTicket) process.env.WORKER_TICKET = work.workerTicket;
+    else delete process.env.WORKER_TICKET;
     resetConfig();
     resetClients();
+    // The table client is made again for this job: it holds itself to this job's writes, as on Batch.
+    holdWorkerToItsJob(work.jobId);
     const threads = Number(process.env.RENDER_THREADS) || undefined;
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
@@ -63,6 +70,9 @@ if (!work) {
   log.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
   process.exit(EXIT_USAGE);
 }
+
+// The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
+holdWorkerToItsJob(work.jobId);
 
 const workerId = process.env.WORKER_ID ?? process.env.AWS_BATCH_JOB_ID ?? `worker-${randomUUID()}`;
 const threads = Number(process.env.RENDER_THREADS) || undefined;

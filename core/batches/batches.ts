@@ -17,7 +17,8 @@ import { documentClient, s3Client, tableName } from '../ports';
 import { getConfig } from '../config';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
-import { ConflictError, DomainError, InvalidRequestError, NotFoundError } from '../errors';
+import { ConflictError, DomainError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
+import { consumeWindow } from '../rate-limits/rate-limits';
 import { getJobOfUser, type JobRecord } from '../jobs/jobs';
 import { startRenderJob, type Requester } from '../jobs/render-jobs';
 import { getUser } from '../users/users';
@@ -101,6 +102,9 @@ export async function getBatch(userId: string, batchId: string): Promise<{ batch
   return { batch, jobs };
 }
 
+/** ZIPs of one user's batches made in an hour. */
+export const BATCH_ZIPS_PER_HOUR = 10;
+
 /**
  * The batch's outputs as one ZIP (a folder per row), streamed from the job
  * outputs into the outputs bucket and handed back as a time-limited link.
@@ -108,6 +112,9 @@ export async function getBatch(userId: string, batchId: string): Promise<{ batch
 export async function archiveBatch(userId: string, batchId: string): Promise<{ url: string; name: string; size: number }> {
   const { batch, jobs } = await getBatch(userId, batchId);
   if (jobs.length < batch.rows || jobs.some((job) => job.status !== 'done')) throw new ConflictError('The ZIP is available once every render of the batch is done.');
+  // Each ZIP streams every output of the batch through the function once: bounded per user.
+  const zips = await consumeWindow('batch-zip', userId, BATCH_ZIPS_PER_HOUR, 3600);
+  if (!zips.allowed) throw new RateLimitedError('Too many ZIPs made in the last hour. Please try again later.', zips.resetSeconds);
   const bucket = getConfig().OUTPUTS_BUCKET;
   const files = (await Promise.all(jobs.map(async (job, index) => (await listOutputs(userId, job.jobId)).map((file) => ({ ...file, folder: `row-${String(index + 1).padStart(3, '0')}` }))))).flat();
   async function* entries() {

@@ -151,3 +151,19 @@ function isBalanceRace(error: unknown): boolean {
   if (reasons.some((r) => r.Code === 'TransactionConflict')) return true;
   return reasons[0]?.Code === 'ConditionalCheckFailed' && reasons.slice(1).every((r) => !r.Code || r.Code === 'None');
 }
+
+/**
+ * The ledger entries of one job (its debits, refunds, chargebacks), read from the
+ * user's ledger from the job's creation on: a job's entries are never older than it.
+ */
+export async function listLedgerEntriesOfJob(userId: string, jobId: string, since: string): Promise<LedgerEntry[]> {
+  const entries: LedgerEntry[] = [];
+  for await (const items of queryPages({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    FilterExpression: 'jobId = :jobId',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':from': `${keys.ledgerPrefix}${since}`, ':to': `${keys.ledgerPrefix}\uffff`, ':jobId': jobId },
+  })) {
+    entries.push(...items.map(ledgerFields));
+  }
+  return entries;
+}

@@ -7,7 +7,7 @@
  * local stack (infra/local/stream-poller.ts) runs the same handler.
  *
  * Stream records can be delivered more than once and late (after a resume), so each
- * effect is guarded by a condition on the job item: the refund by refundDue, the
+ * effect is guarded by a condition on the job item: the refund by the attempt and refundedAt, the
  * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */
@@ -18,7 +18,7 @@ import { tableName } from '../ports';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
-import { refundableAmount, refundFailedJob } from '../payments/fulfilment';
+import { refundFailedJob } from '../payments/fulfilment';
 import { jobFromItem, updateJob, type JobRecord } from './jobs';
 import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
@@ -45,7 +45,8 @@ export function onJobFinalState(job: JobRecord, now = new Date()): Promise<void>
 
 async function runEffects(job: JobRecord, now: Date): Promise<void> {
   if (job.status === 'failed') {
-    if (await refundFailedJob(job.jobId, now)) businessMetrics.refunded(refundableAmount(job));
+    const refunded = await refundFailedJob(job.jobId, now);
+    if (refunded > 0) businessMetrics.refunded(refunded);
     await releaseRenderSlotOf(job);
     // The metrics move with the counters, once per outcome, however often the record is delivered.
     if (await countOutcome(job, { renders_failed: 1 }, now)) businessMetrics.renderFailed(job.failureCause ?? 'internal');

@@ -31,11 +31,6 @@ export interface JobRecord extends JobView {
   failureCause?: 'internal' | 'input';
   /** The automatic report's type for this failure (RENDER_ERROR, STALE_JOB...). */
   failureErrorType?: string;
-  /**
-   * Set with a paid job's failure on our side until its refund is written (by the
-   * job's final-state effects) or a resume takes the payment on to the new attempt.
-   */
-  refundDue?: boolean;
   /** Outcomes ('failed#2': status and attempt) whose effects have been applied: stream records may come twice. */
   finalStatesHandled?: Set<string>;
   fileMetadata?: OutputFile[];
@@ -51,6 +46,8 @@ export interface JobRecord extends JobView {
   waitingForSlot?: string;
   /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
   farmJobIds?: string[];
+  /** SHA-256 of the ticket the farm's current submission of the job shows for its credentials (core/jobs/worker-sessions.ts). */
+  workerTicketHash?: string;
   /** The engine the job's chunks were planned for (a resume keeps it). */
   farmEngine?: 'batch' | 'function' | 'local';
   /** The outcome (status#attempt) whose webhook was claimed, so each outcome is announced once. */
@@ -77,7 +74,11 @@ function jobItem(job: JobRecord) {
 
 /** A job from its stored item (the key and index attributes dropped). */
 export function jobFromItem(item: Record<string, unknown>): JobRecord {
-  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, ...job } = item;
+  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, chunkFrameSeconds, ...job } = item;
+  // Stored per chunk (one path per finished chunk keeps its update small), read as one map by frame.
+  if (chunkFrameSeconds) {
+    job.frameRenderSeconds = Object.assign({}, job.frameRenderSeconds, ...Object.values(chunkFrameSeconds as Record<string, Record<string, number>>));
+  }
   return job as unknown as JobRecord;
 }
 
@@ -220,6 +221,20 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
     return Attributes ? jobFromItem(Attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Applies a change without reading the item back (ReturnValues NONE), as a render
+ * worker's session must (its IAM policy refuses ALL_NEW); whether the condition held.
+ */
+export async function changeJob(jobId: string, change: JobChange): Promise<boolean> {
+  try {
+    await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'NONE' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

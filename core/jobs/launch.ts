@@ -4,6 +4,7 @@ import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shar
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
+import { newWorkerTicket } from './worker-sessions';
 
 /**
  * The launch decision: which chunks of a queued job run (a resumed job keeps its
@@ -82,13 +83,26 @@ async function submitToFarm(job: JobRecord): Promise<void> {
       ? { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency: config.RENDER_FUNCTION_CONCURRENCY, cores: RENDER_FUNCTION.vcpus }
       : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
   const pending = await planOrResumeChunks(job, settings);
-  if (job.farmEngine !== engine) await updateJob(job.jobId, { set: { farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] });
+  // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
+  // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
+  const { ticket, hash } = newWorkerTicket();
+  if (!(await updateJob(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }))) return;
   const farmJobIds = await ports().farm(engine).submit(
-    { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) },
+    { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     { encode: !job.isStillRender },
   );
   if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+}
+
+/**
+ * Calls off a job's render (the user abandoned it): the farm drops what it holds
+ * for the job and stops its workers at once, so abandoning and resuming in a loop
+ * cannot pile renders up (a worker would otherwise only stop at its next heartbeat).
+ */
+export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'farmJobIds' | 'farmEngine'>): Promise<void> {
+  const farm = job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
+  await farm.cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
 }
 
 /**

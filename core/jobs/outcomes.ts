@@ -1,6 +1,5 @@
-import { updateJob, type JobChange, type JobRecord } from './jobs';
+import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
 import { timeAccuracyRatio } from '../../shared/jobs';
-import { refundableAmount } from '../payments/fulfilment';
 import { log } from '../../observability/logger';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
@@ -8,9 +7,10 @@ export type FailureCause = 'internal' | 'input';
 
 /**
  * Marks a job failed (from the statuses given) with who the failure is down to.
- * Only the job's own item is written: the refund of a paid job failed on our side
- * (marked refundDue here), the counters and the automatic problem report follow
- * from the failed state in core/jobs/final-state.ts, outside the render worker.
+ * Only the job's own state is written, nothing that decides money: the refund of a
+ * paid job failed on our side (from the server's own payment records), the counters
+ * and the automatic problem report follow from the failed state in
+ * core/jobs/final-state.ts, outside the render worker.
  * Used by the worker and by the stale-job sweep.
  */
 export async function failJob(
@@ -27,10 +27,8 @@ export async function failJob(
     // ...or, for a job that is alive but makes no progress, only if no frame was stored since it looked.
     ...(options.stalledSince ? ['lastRenderActivity < :stalledSince'] : []),
   ];
-  const refundDue = cause === 'internal' && refundableAmount(job) > 0;
   const change: JobChange = {
-    set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType, ...(refundDue ? { refundDue: true } : {}) },
-    ...(refundDue ? {} : { remove: ['refundDue'] }),
+    set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType },
     whenStatusIn: options.whenStatusIn ?? ['queued', 'rendering'],
     ...(conditions.length ? { condition: conditions.join(' AND ') } : {}),
     conditionValues: {
@@ -38,11 +36,10 @@ export async function failJob(
       ...(options.stalledSince ? { ':stalledSince': options.stalledSince } : {}),
     },
   };
-  const failed = await updateJob(job.jobId, change);
-  if (!failed) return undefined;
+  if (!(await changeJob(job.jobId, change))) return undefined;
   // The failure metric is counted once per outcome by the final-state effects; this line says why, for the job's story.
   log.warn('Render failed', { jobId: job.jobId, cause, errorType, crashReason });
-  return failed;
+  return getJob(job.jobId);
 }
 
 /**
@@ -54,7 +51,7 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
   const started = Date.parse(job.startTime ?? job.created_at);
   const actual = Math.max(0, (now.getTime() - started) / 60_000);
   const ratio = timeAccuracyRatio(actual, job.estimatedRenderTimeMinutes);
-  return updateJob(job.jobId, {
+  const done = await changeJob(job.jobId, {
     set: {
       status: 'done',
       completionTime: now.toISOString(),
@@ -69,4 +66,5 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
     remove: ['crashReason'],
     whenStatusIn: ['rendering'],
   });
+  return done ? getJob(job.jobId) : undefined;
 }

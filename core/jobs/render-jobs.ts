@@ -13,7 +13,7 @@ import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-fo
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
-import { launchRender, releaseRenderSlotOf } from './launch';
+import { cancelRender, launchRender, releaseRenderSlotOf } from './launch';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement } from '../analytics/counters';
@@ -22,7 +22,7 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow } from '../rate-limits/rate-limits';
-import { headInput, inputPrefix, measureInputDuration, MediaUnreadableError } from '../storage/storage';
+import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
@@ -99,7 +99,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   let inputName: string | undefined;
   if (request.uploadKey) {
     // Only the caller's own uploads can be rendered: another prefix is as good as missing.
-    if (!request.uploadKey.startsWith(inputPrefix(requester.userId)) || !(await headInput(request.uploadKey))) {
+    if (!isOwnInputKey(requester.userId, request.uploadKey) || !(await headInput(request.uploadKey))) {
       throw new InvalidRequestError(UPLOAD_MISSING);
     }
     inputName = request.uploadKey.split('/').pop();
@@ -208,14 +208,24 @@ async function measuredDuration(uploadKey: string): Promise<number> {
   return seconds;
 }
 
-/** The user gives up on a job; its worker stops at its next heartbeat. */
+/** Attempts of one job (its first included); a resume past it is refused. */
+export const MAX_ATTEMPTS = 10;
+/** Resumes and abandons of one user in an hour: each one starts or stops farm work. */
+export const RESUMES_PER_HOUR = 30;
+export const ABANDONS_PER_HOUR = 60;
+const TOO_MANY_STOPS = 'Too many renders stopped or resumed in the last hour. Please try again later.';
+
+/** The user gives up on a job: its farm work is called off (and its worker stops at its next heartbeat). */
 export async function abandonRenderJob(userId: string, jobId: string): Promise<JobRecord> {
   const job = await ownJob(userId, jobId);
   if (!canAbandon(job)) throw new ConflictError(`A job that is ${job.status} cannot be abandoned.`);
+  const abandons = await consumeWindow('abandon', userId, ABANDONS_PER_HOUR, 3600);
+  if (!abandons.allowed) throw new RateLimitedError(TOO_MANY_STOPS, abandons.resetSeconds);
   const now = new Date().toISOString();
   const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
   if (!updated) throw new ConflictError(JOB_CHANGED);
   await releaseRenderSlotOf(updated);
+  await cancelRender(updated);
   return updated;
 }
 
@@ -235,8 +245,8 @@ export function resumePrice(job: JobRecord): number {
  * A failed or abandoned job goes back to the queue and its worker renders only
  * the frames still missing. A job whose price was refunded (or never paid) is
  * paid again with credits, at the quote for the missing frames, in the same
- * transaction. A job whose refund is still due keeps its payment for the new
- * attempt and the refund is cancelled in the same write. Every path is conditioned
+ * transaction. A job not refunded yet keeps its payment for the new attempt
+ * (the refund is for the failed attempt only, and that attempt is over). Every path is conditioned
  * on the payment status read here, so a payment change in between (a refund
  * landing) makes the resume a 409, never a free render.
  */
@@ -244,12 +254,16 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   const job = await ownJob(requester.userId, jobId);
   requireVerified(requester);
   if (!canResume(job)) throw new ConflictError(`A job that is ${job.status} cannot be resumed.`);
+  // Each resume sends the job to the farm again: bounded per job, and per user over time.
+  if ((job.attempts ?? 1) >= MAX_ATTEMPTS) throw new ConflictError(`This render has been tried ${MAX_ATTEMPTS} times and cannot be resumed again. Start a new render instead.`);
   refuseWhileInDebt((await getUser(requester.userId))?.credits ?? 0);
+  const resumes = await consumeWindow('resume', requester.userId, RESUMES_PER_HOUR, 3600);
+  if (!resumes.allowed) throw new RateLimitedError(TOO_MANY_STOPS, resumes.resetSeconds);
   const now = new Date().toISOString();
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
-    // A refund still due is not written any more: the payment it would give back carries the new attempt.
-    remove: ['crashReason', 'abandonedAt', 'refundDue', 'failureCause', 'failureErrorType'] as (keyof JobRecord)[],
+    // A refund not written yet never will be: the payment it would give back carries the new attempt (refundFailedJob checks the attempt).
+    remove: ['crashReason', 'abandonedAt', 'failureCause', 'failureErrorType'] as (keyof JobRecord)[],
     whenStatusIn: ['failed', 'abandoned'] as const,
     condition: 'paymentStatus = :seenPaymentStatus',
     conditionValues: { ':seenPaymentStatus': job.paymentStatus },

@@ -6,7 +6,7 @@
 import { sendMail } from '../ports';
 import { getConfig } from '../config';
 import { counterIncrement } from '../analytics/counters';
-import { moveCredits } from '../credits/credits';
+import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { chargeBackPaymentItem, getPayment, paymentEventSeen, recordPaymentEventItem, type PaymentRecord } from './payments';
 import { log } from '../../observability/logger';
@@ -44,9 +44,15 @@ export async function applyChargeback(eventId: string, eventType: string, paymen
         );
         await alertOwner(payment, eventType, amount, entry.balance);
       } else {
-        // A render paid by card was delivered: there are no credits to take back, only the owner to tell.
-        await new Transaction().add(...items, counterIncrement(now, { revenue_usd: -amount })).commit();
-        await alertOwner(payment, eventType, amount);
+        // A render paid by card: the credits that payment turned into (the refund of a failed render, or of a job
+        // gone before the money came) are taken back, up to what is reversed now; the rest paid for a delivered
+        // render. The ledger records the chargeback either way, so the user's history shows it.
+        const takeBack = Math.min(amount, await creditsFromRenderPayment(payment));
+        const entry = await moveCredits(
+          { userId: payment.userId, amount: takeBack > 0 ? -takeBack : 0, type: 'chargeback', paymentId, ...(payment.jobId ? { jobId: payment.jobId } : {}), now },
+          new Transaction().add(...items, counterIncrement(now, { revenue_usd: -amount })),
+        );
+        await alertOwner(payment, eventType, amount, takeBack > 0 ? entry.balance : undefined);
       }
       return 'applied';
     } catch (error) {
@@ -55,6 +61,60 @@ export async function applyChargeback(eventId: string, eventType: string, paymen
     }
   }
   return 'duplicate';
+}
+
+/** Credits a card-paid render's payment became (its job's refunds) and not taken back yet, from the user's ledger. */
+async function creditsFromRenderPayment(payment: PaymentRecord): Promise<number> {
+  if (!payment.jobId) return 0;
+  const entries = await listLedgerEntriesOfJob(payment.userId, payment.jobId, payment.createdAt);
+  const cents = entries.reduce((sum, entry) => {
+    if (entry.type === 'refund') return sum + Math.round(entry.amount * 100);
+    if (entry.type === 'chargeback' && entry.paymentId === payment.paymentId) return sum + Math.round(entry.amount * 100);
+    return sum;
+  }, 0);
+  return Math.max(0, cents) / 100;
+}
+
+/**
+ * A dispute the business won (`charge.dispute.closed`, status won): the bank gives the
+ * money back, so what the dispute took is given back too, once: the payment's
+ * reversed total goes down by the disputed amount and the credits taken for this
+ * payment and not given back yet return, as a positive chargeback entry.
+ */
+export async function reverseWonDispute(eventId: string, paymentId: string, disputedCents: number, now = new Date()): Promise<ChargebackOutcome> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const payment = await getPayment(paymentId);
+    if (!payment) return 'unknown-payment';
+    if (await paymentEventSeen(eventId)) return 'duplicate';
+    const seen = payment.chargedBackCents ?? 0;
+    const returned = Math.min(seen, disputedCents);
+    const event = recordPaymentEventItem(eventId, paymentId, 'charge.dispute.closed', now);
+    try {
+      if (returned <= 0) {
+        await new Transaction().add(event).commit();
+        return 'recorded';
+      }
+      const taken = await creditsTakenBack(payment);
+      const giveBack = Math.min(returned / 100, taken);
+      await moveCredits(
+        { userId: payment.userId, amount: giveBack, type: 'chargeback', paymentId, ...(payment.jobId ? { jobId: payment.jobId } : {}), now },
+        new Transaction().add(event, chargeBackPaymentItem(paymentId, seen, seen - returned), counterIncrement(now, { revenue_usd: returned / 100 })),
+      );
+      return 'applied';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  return 'duplicate';
+}
+
+/** Credits the payment's chargebacks took and no won dispute gave back yet. */
+async function creditsTakenBack(payment: PaymentRecord): Promise<number> {
+  const entries = payment.jobId
+    ? await listLedgerEntriesOfJob(payment.userId, payment.jobId, payment.createdAt)
+    : (await listAllCreditHistory(payment.userId)).filter((entry) => entry.timestamp >= payment.createdAt);
+  const cents = entries.filter((entry) => entry.type === 'chargeback' && entry.paymentId === payment.paymentId).reduce((sum, entry) => sum - Math.round(entry.amount * 100), 0);
+  return Math.max(0, cents) / 100;
 }
 
 async function alertOwner(payment: PaymentRecord, eventType: string, amount: number, balance?: number) {

@@ -4,7 +4,7 @@ import { launchRender } from '../jobs/launch';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
 import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
 import { isConditionFailure, Transaction } from '../db/transaction';
-import { moveCredits } from '../credits/credits';
+import { listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
 import type { TransactItem } from '../db/keys';
 import { log } from '../../observability/logger';
@@ -112,42 +112,54 @@ async function alertOwner(payment: PaymentRecord, observed: { amountCents: numbe
   });
 }
 
-/** What a job's refund gives back: what was paid for its current attempt; nothing for test renders and unpaid jobs. */
-export function refundableAmount(job: JobRecord): number {
-  if (job.paymentStatus !== 'confirmed' || job.isTest) return 0;
-  return job.creditsUsed ?? job.estimatedPrice;
+/**
+ * What the server's own records say was paid for a job and not given back, and to
+ * whom: the job's card payment (its payment record, which names the job and the
+ * user; less what the bank took back) and its credit debits, less its refunds, from
+ * the user's ledger. Nothing on the job item decides it (a render worker may write
+ * that item), so a forged price, payment status or owner finds nothing to refund.
+ */
+export async function paidAndNotRefunded(job: Pick<JobRecord, 'jobId' | 'userId' | 'created_at' | 'paymentId'>): Promise<number> {
+  const payment = job.paymentId ? await getPayment(job.paymentId) : undefined;
+  const cardCents =
+    payment && payment.purpose === 'render' && payment.jobId === job.jobId && payment.userId === job.userId && payment.status === 'succeeded'
+      ? payment.amountCents - (payment.chargedBackCents ?? 0)
+      : 0;
+  const entries = await listLedgerEntriesOfJob(job.userId, job.jobId, job.created_at);
+  // Debits are negative, refunds and chargebacks' reversals positive: what the user is still out of pocket.
+  const ledgerCents = entries.reduce((sum, entry) => sum - Math.round(entry.amount * 100), 0);
+  return Math.max(0, cardCents + ledgerCents) / 100;
 }
 
 /**
- * The refund rule: a paid render that fails for a reason on our side gets its
- * price back as credits, exactly once. The failure marks the job refundDue; this
- * writes the refund in one transaction (paymentStatus 'refunded', refundedAt and
- * refundCredits on the job under the condition that the refund is still due and
- * the payment still confirmed, the balance and the ledger entry). A resume that
- * got in first took the payment on to the new attempt and cleared refundDue, so
- * the job is then queued and paid, never queued and refunded. Returns whether a
- * refund was written.
+ * The refund rule: a paid render that fails for a reason on our side gets back, as
+ * credits, what it paid and was not given back yet (paidAndNotRefunded), exactly
+ * once. The refund is one transaction: paymentStatus 'refunded', refundedAt and
+ * refundCredits on the job under the condition that it is still the failed attempt
+ * the caller saw and not refunded, the balance and the ledger entry. A resume that
+ * got in first took the payment on to the new attempt, so the job is then queued
+ * and paid, never queued and refunded. Returns the credits refunded (0 when none was written).
  */
-export async function refundFailedJob(jobId: string, now = new Date()): Promise<boolean> {
+export async function refundFailedJob(jobId: string, now = new Date()): Promise<number> {
   const job = await getJob(jobId);
-  if (!job?.refundDue) return false;
-  const refund = refundableAmount(job);
-  if (refund <= 0) return false;
+  if (job?.status !== 'failed' || job.failureCause !== 'internal' || job.refundedAt) return 0;
+  const refund = await paidAndNotRefunded(job);
+  if (refund <= 0) return 0;
   try {
     await moveCredits(
       { userId: job.userId, amount: refund, type: 'refund', jobId, sceneId: job.sceneId, now },
       new Transaction().add(
         jobUpdateItem(jobId, {
           set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
-          remove: ['refundDue'],
-          condition: 'refundDue = :due AND paymentStatus = :paidStatus AND attribute_not_exists(refundedAt)',
-          conditionValues: { ':due': true, ':paidStatus': 'confirmed' },
+          whenStatusIn: ['failed'],
+          condition: 'attempts = :attempts AND attribute_not_exists(refundedAt)',
+          conditionValues: { ':attempts': job.attempts ?? 1 },
         }),
       ),
     );
-    return true;
+    return refund;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return 0;
     throw error;
   }
 }

@@ -1,13 +1,13 @@
 import { ports, type PaymentEvent } from '../ports';
-import { applyChargeback } from './chargebacks';
+import { applyChargeback, reverseWonDispute } from './chargebacks';
 import { settleFailedPayment, settleSucceededPayment } from './fulfilment';
 import { getPayment } from './payments';
 
 /** What the webhook answers Stripe: 200 with the outcome, or 409 to be asked again later. */
 export type StripeEventResult = { status: 200; outcome?: string; ignored?: string } | { status: 409; message: string };
 
-/** Events by which the bank takes a card payment back. */
-const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
+/** Events by which the bank takes a card payment back, or gives it back (a dispute closed in our favour). */
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
 
 /** Checks the event's signature on the raw body with the webhook secret; throws when it does not hold. */
 export function verifyStripeEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent> {
@@ -42,13 +42,16 @@ export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEvent
 /** As for payments, the event only names the object: what is reversed is read from Stripe. */
 async function applyReversal(event: PaymentEvent): Promise<string> {
   const provider = ports().payments();
-  const { paymentIntentId, reversedCents } =
+  const { paymentIntentId, reversedCents, status } =
     event.type === 'charge.refunded'
-      ? await provider.retrieveCharge(event.objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded }))
-      : await provider.retrieveDispute(event.objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount }));
+      ? await provider.retrieveCharge(event.objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded, status: undefined }))
+      : await provider.retrieveDispute(event.objectId).then((dispute) => ({ paymentIntentId: dispute.paymentIntentId, reversedCents: dispute.amount, status: dispute.status }));
   if (!paymentIntentId) return 'ignored';
+  // A dispute closed as lost changes nothing: its money was taken back when it was opened.
+  if (event.type === 'charge.dispute.closed' && status !== 'won') return 'ignored';
   const { paymentId } = await provider.retrievePaymentIntent(paymentIntentId);
   // A payment that is not ours (another product on the same Stripe account) is not retried.
   if (!paymentId) return 'unknown-payment';
+  if (event.type === 'charge.dispute.closed') return reverseWonDispute(event.id, paymentId, reversedCents);
   return applyChargeback(event.id, event.type, paymentId, reversedCents);
 }

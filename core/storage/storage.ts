@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { openToRead } from './no-follow';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -20,6 +21,19 @@ export const DOWNLOAD_URL_SECONDS = 7 * 24 * 3600;
 
 /** Every input lives under its owner's prefix; the server picks the whole key. */
 export const inputPrefix = (userId: string) => `uploads/${userId}/`;
+
+/**
+ * Whether a key is one presignUpload could have made for this user: exactly
+ * uploads/<user>/<uuid>/<file name>, parsed, never compared as a prefix (a `..`
+ * segment would pass a prefix and reach another user's upload where keys are
+ * paths, as on the local stack's storage).
+ */
+export function isOwnInputKey(userId: string, key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length !== 4) return false;
+  const [top, owner, id, fileName] = parts;
+  return top === 'uploads' && owner === userId && /^[0-9a-f-]{36}$/.test(id) && fileName !== '' && fileName !== '.' && fileName !== '..';
+}
 export const outputPrefix = (userId: string, jobId: string) => `users/${userId}/jobs/${jobId}/`;
 
 /**
@@ -91,7 +105,9 @@ export async function downloadInput(key: string, file: string): Promise<void> {
 /** Stores one output file under the job's prefix (`name` may hold a sub-folder, e.g. frames/). */
 export async function uploadOutput(userId: string, jobId: string, name: string, file: string, contentType: string): Promise<{ key: string; size: number }> {
   const key = `${outputPrefix(userId, jobId)}${name}`;
-  const body = await readFile(file);
+  // A render tool wrote it, in a folder it owns: read only what the path really names.
+  const handle = await openToRead(file);
+  const body = await handle.readFile().finally(() => handle.close());
   await s3Client().send(new PutObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body, ContentType: contentType }));
   return { key, size: body.length };
 }
@@ -131,10 +147,11 @@ export async function readOutput(userId: string, jobId: string, name: string): P
 /** Stores a large output (a video) as a multipart upload, streamed from the file, parts sent side by side. */
 export async function uploadLargeOutput(userId: string, jobId: string, name: string, file: string, contentType: string): Promise<{ key: string; size: number }> {
   const key = `${outputPrefix(userId, jobId)}${name}`;
-  const { size } = await stat(file);
+  const handle = await openToRead(file);
+  const { size } = await handle.stat();
   await new Upload({
     client: s3Client(),
-    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: createReadStream(file), ContentType: contentType },
+    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: handle.createReadStream(), ContentType: contentType },
     partSize: 8 * 1024 * 1024,
     queueSize: 4,
   }).done();

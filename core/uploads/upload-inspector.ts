@@ -260,8 +260,9 @@ function bufferViewData(bufferView: unknown, bufferBytes: (index: number) => Uin
  */
 function inspectObj(bytes: Uint8Array): ModelFigures {
   // Scanned byte by byte: splitting a 100 MB file into lines takes seconds, this a fraction of one.
-  const SPACE = 0x20, TAB = 0x09, NEWLINE = 0x0a;
-  const isBlank = (byte: number | undefined) => byte === SPACE || byte === TAB;
+  const NEWLINE = 0x0a;
+  // Blender's OBJ reader separates words by any ASCII blank: space, tab, vertical tab, form feed, carriage return.
+  const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0b || byte === 0x0c || byte === 0x0d;
   const MTLLIB = Buffer.from('mtllib');
   let vertices = 0;
   let faces = 0;
@@ -293,7 +294,7 @@ function inspectStl(bytes: Uint8Array): ModelFigures {
   }
   // Any other size is read as text, as Blender does: three `vertex` lines make a triangle.
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  const triangles = Math.ceil((text.match(/^[ \t]*vertex\b/gm)?.length ?? 0) / 3);
+  const triangles = Math.ceil((text.match(/^[ \t\v\f\r]*vertex\b/gm)?.length ?? 0) / 3);
   if (triangles === 0) throw new UploadRefusedError(modelUnreadable('stl'));
   return { format: 'stl', vertices: 3 * triangles, faces: triangles, images: [] };
 }

@@ -23,7 +23,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) refused.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
+  ['::', 96] /* IPv4-compatible (deprecated): [::127.0.0.1] is parsed as ::7f00:1 */, ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32],
   ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) refused.addSubnet(network, prefix, 'ipv6');
 

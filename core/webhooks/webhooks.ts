@@ -123,13 +123,20 @@ export async function postWebhook(target: string, body: string, headers: Record<
   return new Promise((resolve, reject) => {
     const req = send(url, options, (res) => {
       let read = 0;
+      let capped = false;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) res.destroy();
+        if (read > MAX_RESPONSE_BYTES) {
+          capped = true;
+          res.destroy();
+        }
       });
-      res.on('close', () => resolve({ statusCode: res.statusCode ?? 0 }));
-      res.on('error', () => resolve({ statusCode: res.statusCode ?? 0 }));
+      res.on('close', () => (res.complete || capped ? resolve({ statusCode: res.statusCode ?? 0 }) : reject(new Error('The receiver did not finish its answer within 10 s.'))));
+      res.on('error', () => undefined);
     });
+    // The socket's timeout only notices silence; a receiver that trickles bytes is cut off by the whole request's deadline.
+    const deadline = setTimeout(() => req.destroy(new Error('The receiver did not answer within 10 s.')), SEND_TIMEOUT_MS);
+    req.on('close', () => clearTimeout(deadline));
     req.on('timeout', () => req.destroy(new Error('The receiver did not answer within 10 s.')));
     req.on('error', reject);
     req.end(body);
@@ -183,20 +190,19 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
     businessMetrics.webhookDeliveryFailed();
   }
   await recordDelivery(job.jobId, delivery);
-  if (next) {
-    const retry: RetryItem = { jobId: job.jobId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() };
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookRetry(retry.dueAt, job.jobId), entity: 'webhookRetry', ...retry } }));
-  }
+  if (next) await queueDelivery({ jobId: job.jobId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() });
   return delivery;
 }
 
 /**
  * Announces a job's final state to its webhook, once per outcome: a conditional
  * flag on the job (status and attempt number) makes a second call for the same
- * outcome, such as a stream record delivered twice, do nothing.
+ * outcome, such as a stream record delivered twice, do nothing. The first attempt
+ * is queued, due at once, for the retry function (every minute on AWS), so the
+ * job's final-state effects never wait on a receiver. Whether it was queued.
  */
-export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<WebhookDelivery | undefined> {
-  if (!job.webhook_url || (job.status !== 'done' && job.status !== 'failed')) return undefined;
+export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<boolean> {
+  if (!job.webhook_url || (job.status !== 'done' && job.status !== 'failed')) return false;
   const outcome = `${job.status}#${job.attempts ?? 1}`;
   const claimed = await updateJob(job.jobId, {
     set: { webhookOutcome: outcome },
@@ -204,16 +210,29 @@ export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promis
     condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',
     conditionValues: { ':outcome': outcome },
   });
-  if (!claimed) return undefined;
-  return deliver(claimed, 1, now, now);
+  if (!claimed) return false;
+  // Sent by the retry function, not here: a slow receiver must not hold up what follows a job's end.
+  await queueDelivery({ jobId: job.jobId, outcome, attempt: 1, firstAttemptAt: now.toISOString(), dueAt: now.toISOString() });
+  return true;
 }
 
+async function queueDelivery(retry: RetryItem): Promise<void> {
+  await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookRetry(retry.dueAt, retry.jobId), entity: 'webhookRetry', ...retry } }));
+}
+
+/** How long a run holds a delivery it is sending: past it (the run died) another run sends it. */
+const LEASE_MS = 3 * SEND_TIMEOUT_MS;
+
 /**
- * Sends every retry that is due (EventBridge calls this every minute on AWS, a
- * timer locally). Each retry item is deleted under a condition before it is
- * sent, so two runs at once send it once.
+ * Sends every delivery that is due, first attempts included (EventBridge calls this
+ * every minute on AWS, a timer locally). A run takes a delivery with a lease (a
+ * conditional write), sends it, and only then deletes it: two runs at once send it
+ * once, and a run that dies mid-send leaves it to the next run once the lease ends.
+ * A run stops taking deliveries once `budgetMs` is spent, so it ends within its
+ * function's timeout; what is left waits for the next run.
  */
-export async function retryDueWebhooks(now = new Date()): Promise<number> {
+export async function retryDueWebhooks(now = new Date(), budgetMs = 30_000): Promise<number> {
+  const stopAt = Date.now() + budgetMs;
   const { Items = [] } = await documentClient().send(
     new QueryCommand({
       TableName: tableName(),
@@ -224,17 +243,32 @@ export async function retryDueWebhooks(now = new Date()): Promise<number> {
   );
   let sent = 0;
   for (const item of Items as (RetryItem & Record<string, unknown>)[]) {
+    if (Date.now() >= stopAt) break;
+    const key = keys.webhookRetry(item.dueAt, item.jobId);
+    const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
     try {
-      await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookRetry(item.dueAt, item.jobId), ConditionExpression: 'attribute_exists(PK)' }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET leaseUntil = :until',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+          ExpressionAttributeValues: { ':until': leaseUntil, ':now': new Date().toISOString() },
+        }),
+      );
     } catch (error) {
       if (isConditionFailure(error)) continue;
       throw error;
     }
     const job = await getJob(item.jobId);
     // A job resumed since then has a new outcome of its own; the old one is not announced any more.
-    if (!job || job.webhookOutcome !== item.outcome) continue;
-    await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
-    sent += 1;
+    if (job && job.webhookOutcome === item.outcome) {
+      await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
+      sent += 1;
+    }
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'leaseUntil = :until', ExpressionAttributeValues: { ':until': leaseUntil } })).catch((error) => {
+      if (!isConditionFailure(error)) throw error;
+    });
   }
   return sent;
 }

@@ -7,7 +7,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { UPLOADS_PREFIX, type Storage } from './storage';
+import { ServerFunction } from './server-function';
 import { repoRoot } from '../paths';
+import { WORKER_RETURN_VALUES, WORKER_WRITABLE_ATTRIBUTES } from '../../core/jobs/worker-writes';
 
 export interface RenderFarmProps {
   storage: Storage;
@@ -49,8 +51,10 @@ export class RenderFarm extends Construct {
   readonly onDemand: batch.FargateComputeEnvironment;
   readonly renderJob: batch.EcsJobDefinition;
   readonly encodeJob: batch.EcsJobDefinition;
-  /** The role the workers' tasks run as: it may only take the scope role for one job. */
+  /** The role the workers' tasks run as: it may only call the session broker. */
   readonly jobRole: iam.Role;
+  /** Gives a worker the scope role's credentials for the job its farm ticket was issued for (lambdas/farm/worker-session.ts). */
+  readonly sessionBroker: ServerFunction;
   /** The role a worker takes for its one job, narrowed by session tags (jobId, userId) and a session policy. */
   readonly jobScopeRole: iam.Role;
   readonly executionRole: iam.Role;
@@ -91,8 +95,12 @@ export class RenderFarm extends Construct {
     });
 
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.jobRole = new iam.Role(this, 'WorkerRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Render workers: may only take the job scope role, tagged with their job' });
-    this.jobScopeRole = this.scopeRole(props.storage);
+    this.jobRole = new iam.Role(this, 'WorkerRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Render workers: may only ask the session broker for their job\'s credentials' });
+    this.sessionBroker = new ServerFunction(this, 'SessionBroker', { entry: 'lambdas/farm/worker-session.ts', environment: props.environment, timeout: Duration.seconds(10) });
+    this.jobScopeRole = this.scopeRole(props.storage, this.sessionBroker.fn.role!);
+    this.sessionBroker.fn.addEnvironment('WORKER_SCOPE_ROLE_ARN', this.jobScopeRole.roleArn);
+    props.storage.table.grant(this.sessionBroker.fn, 'dynamodb:GetItem');
+    this.jobRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sessionBroker.fn.functionArn] }));
     this.executionRole = new iam.Role(this, 'ExecutionRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Pulls the worker image and writes its logs' });
 
     const arm = props.architecture === 'arm64';
@@ -110,7 +118,7 @@ export class RenderFarm extends Construct {
         fargateOperatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
         jobRole: this.jobRole,
         executionRole: this.executionRole,
-        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, CALL_BUDGET: 'worker', RENDER_STEP: step, WORKER_SCOPE_ROLE_ARN: this.jobScopeRole.roleArn },
+        environment: { ...props.environment, AWS_REGION: Stack.of(this).region, CALL_BUDGET: 'worker', RENDER_STEP: step, WORKER_SESSION_FUNCTION: this.sessionBroker.fn.functionName },
         logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: step }),
       });
     // Retried: the worker's own request (its chunk failed on our side and is pending
@@ -142,40 +150,56 @@ export class RenderFarm extends Construct {
   }
 
   /**
-   * Batch job roles are static, so the per-job scope is a second role: the task role
-   * may assume it only with the session tags jobId and userId (the worker sets them
-   * from the job the launcher gave it, adapters/worker-credentials.ts), and its
-   * permissions are written against those tags. A worker's session reaches:
+   * Batch job roles are static, so the per-job scope is a second role, and the
+   * worker never takes it itself: the session broker (trusted server code) takes it
+   * for the job whose farm ticket the worker shows, with the session tags jobId and
+   * userId from the job item (core/jobs/worker-sessions.ts), and the role's
+   * permissions are written against those tags. Only the broker's role may assume
+   * it, so no worker can name a job of its choosing. A worker's session reaches:
    * - the table's items whose partition key is JOB#<its job> (the job and its
    *   chunks, which live in the job's partition): no user, ledger, payment or
-   *   analytics item, no index;
+   *   analytics item, no index; and of them it writes only the attributes of
+   *   rendering progress and state, never one that decides money or ownership;
    * - users/<its user>/jobs/<its job>/ in the outputs bucket (read, write, delete,
    *   list under that prefix);
    * - uploads/<its user>/ in the uploads bucket, read and delete, which the session
-   *   policy the worker adds narrows to the job's one input key;
+   *   policy the broker adds narrows to the job's one input key;
    * and nothing else: no e-mail, no other service.
    */
-  private scopeRole(storage: Storage): iam.Role {
+  private scopeRole(storage: Storage, broker: iam.IRole): iam.Role {
     const jobId = '${aws:PrincipalTag/jobId}';
     const userId = '${aws:PrincipalTag/userId}';
     const role = new iam.Role(this, 'WorkerJobScopeRole', {
-      assumedBy: new iam.PrincipalWithConditions(new iam.SessionTagsPrincipal(new iam.ArnPrincipal(this.jobRole.roleArn)), {
-        // Both tags, non-empty, and no other: the role's policy is meaningless without them.
-        StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
+      assumedBy: new iam.PrincipalWithConditions(new iam.SessionTagsPrincipal(new iam.ArnPrincipal(broker.roleArn)), {
+        // Both tags and no other: the role's policy is meaningless without them. Their values come from the job item.
+        Null: { 'aws:RequestTag/jobId': 'false', 'aws:RequestTag/userId': 'false' },
         'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
       }),
-      description: 'A render worker for one job: its items, its outputs prefix, its input (session tags jobId, userId)',
-      // A role taken from a task role's session is capped at one hour; the worker refreshes it.
+      description: 'A render worker for one job: its items, its outputs prefix, its input (session tags jobId, userId set by the session broker)',
+      // A role taken from another role's session is capped at one hour; the worker asks the broker again.
       maxSessionDuration: Duration.hours(1),
     });
-    this.jobRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
+    broker.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
     const { table, uploadsBucket, outputsBucket } = storage;
     role.addToPolicy(
       new iam.PolicyStatement({
-        sid: 'OwnJobItems',
-        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+        sid: 'ReadOwnJobItems',
+        actions: ['dynamodb:GetItem', 'dynamodb:Query'],
         resources: [table.tableArn],
         conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${jobId}`] } },
+      }),
+    );
+    // Writes name only the attributes of rendering progress and state (core/jobs/worker-writes.ts): never a price,
+    // a payment status, a refund mark or an owner. ReturnValues is held to what the request named, as IAM requires with dynamodb:Attributes.
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteOwnJobProgress',
+        actions: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${jobId}`], 'dynamodb:Attributes': [...WORKER_WRITABLE_ATTRIBUTES] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': [...WORKER_RETURN_VALUES] },
+        },
       }),
     );
     role.addToPolicy(
@@ -210,6 +234,13 @@ export class RenderFarm extends Construct {
         actions: ['batch:SubmitJob'],
         resources: [this.jobQueue.jobQueueArn, this.renderJob.jobDefinitionArn, this.encodeJob.jobDefinitionArn],
       }),
+    );
+  }
+
+  /** Terminate the farm's jobs of an abandoned render (adapters/render-launcher.ts, cancelRender). Batch job ids are made at submit, hence job/*. */
+  grantCancel(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['batch:TerminateJob'], resources: [Stack.of(this).formatArn({ service: 'batch', resource: 'job', resourceName: '*' })] }),
     );
   }
 

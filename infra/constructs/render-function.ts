@@ -11,8 +11,8 @@ import { repoRoot } from '../paths';
 export interface RenderFunctionProps {
   /** Server settings the worker reads through core/config.ts. */
   environment: Record<string, string>;
-  /** The role a worker takes for its one job (the farm's): the function may take it, tagged with its job, and nothing else. */
-  jobScopeRole: iam.Role;
+  /** The session broker (the farm's): it gives a worker its one job's credentials for the ticket the launcher handed it. */
+  sessionBroker: lambda.IFunction;
   /** Executions at once, reserved for the function (renderFunctionConcurrency). */
   reservedConcurrency: number;
   architecture: 'x86_64' | 'arm64';
@@ -65,24 +65,15 @@ export class RenderFunction extends Construct {
       ephemeralStorageSize: EPHEMERAL_STORAGE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: this.logGroup,
-      environment: { ...props.environment, RENDER_STEP: 'function', WORKER_SCOPE_ROLE_ARN: props.jobScopeRole.roleArn, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
+      environment: { ...props.environment, RENDER_STEP: 'function', WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
       description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
     });
-    // The function is a worker like the Batch tasks: it may only take the job scope role, tagged with its job.
-    props.jobScopeRole.assumeRolePolicy?.addStatements(
-      new iam.PolicyStatement({
-        actions: ['sts:AssumeRole', 'sts:TagSession'],
-        principals: [new iam.ArnPrincipal(this.fn.role!.roleArn)],
-        conditions: {
-          StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
-          'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
-        },
-      }),
-    );
-    this.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [props.jobScopeRole.roleArn] }));
+    // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the
+    // session broker for the credentials of the job whose ticket its invocation carries.
+    props.sessionBroker.grantInvoke(this.fn);
   }
 
   /** Invoking the function: the launcher sends each chunk (and the finishing step) as its own asynchronous event. */

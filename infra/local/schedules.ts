@@ -11,8 +11,14 @@ import { log, withLogScope } from '../../observability/logger';
  * stopped dev stack catches up.
  */
 export function startSchedules(): () => void {
-  const run = (name: string, task: () => Promise<unknown>) => () => {
-    withLogScope({ source: `schedule ${name}` }, () => task().catch((error) => log.error(`Scheduled ${name} failed`, error)));
+  const run = (name: string, task: () => Promise<unknown>) => {
+    // A run still going (a slow receiver, a long sweep) is not joined by the next one, as one Lambda run at a time.
+    let busy = false;
+    return () => {
+      if (busy) return;
+      busy = true;
+      withLogScope({ source: `schedule ${name}` }, () => task().catch((error) => log.error(`Scheduled ${name} failed`, error))).finally(() => (busy = false));
+    };
   };
   const every = (ms: number, name: string, task: () => Promise<unknown>, now = false) => {
     if (now) run(name, task)();
@@ -21,7 +27,8 @@ export function startSchedules(): () => void {
   const day = 24 * 3600 * 1000;
   const timers = [
     every(60_000, 'stale-job sweep', () => sweepStaleJobs()),
-    every(60_000, 'webhook retries', () => retryDueWebhooks()),
+    // Local only: first deliveries are queued for this run too, so it runs more often than AWS's every minute.
+    every(5_000, 'webhook deliveries', () => retryDueWebhooks()),
     every(day, 'credit reconciliation', () => reconcileCredits(), true),
     every(day, 'analytics rollup', () => runDailyRollup(), true),
     every(day, 'retention', () => applyRetention(), true),

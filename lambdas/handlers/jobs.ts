@@ -13,7 +13,7 @@ import { sendJobReport } from '../../core/jobs/reports';
 import { listJobsNewestFirst, type JobRecord } from '../../core/jobs/jobs';
 import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '../../core/jobs/render-jobs';
 import { listOutputs, presignDownload, presignUpload, DOWNLOAD_URL_SECONDS } from '../../core/storage/storage';
-import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
+import { consumeRateLimit, consumeWindow } from '../../core/rate-limits/rate-limits';
 import { incrementCounters } from '../../core/analytics/counters';
 import { liveFramesOf } from '../../core/jobs/live-frames';
 import { queuePlaceOfJob } from '../../core/jobs/queue';
@@ -22,14 +22,16 @@ import type { QueuePlace } from '../../shared/queue';
 
 /** Problem reports e-mail support: a handful per user per hour stops a script flooding it. */
 const REPORTS_PER_HOUR = 5;
+/** Upload tickets of one user in an hour (a batch of 100 renders with its own files fits). */
+export const UPLOAD_TICKETS_PER_HOUR = 120;
 
 /** Fields only the server and the worker use: owner ids, storage keys, report flags. */
 const INTERNAL_FIELDS = [
   'userId', 'userEmail', 'alignment', 'inputKey', 'paymentId', 'fileMetadata', 'mainOutputPath', 'attempts',
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
   'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp',
-  'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'farmEngine', 'webhookOutcome',
-  'failureCause', 'failureErrorType', 'refundDue', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt',
+  'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
+  'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
 // A field added to JobRecord but not to JobView must be listed above, or this stops compiling.
 export const everyInternalFieldListed: [Exclude<Exclude<keyof JobRecord, keyof JobView>, (typeof INTERNAL_FIELDS)[number]>] extends [never] ? true : never = true;
@@ -52,6 +54,9 @@ export async function createUpload(event: ApiEvent): Promise<UploadTicket> {
   const request = jsonBody(event, uploadRequest);
   // The schema has checked the scene, the file's type and its size against the scene's upload rule.
   const kind = requiredUploadKind(getScene(request.sceneId)!)!;
+  // Each ticket lets the caller store up to the scene's size limit: bounded per user (the render API shares it).
+  const tickets = await consumeWindow('upload-ticket', me.userId, UPLOAD_TICKETS_PER_HOUR, 3600);
+  if (!tickets.allowed) throw new RateLimitedError('Too many uploads in the last hour. Please try again later.', tickets.resetSeconds);
   return presignUpload(me.userId, normalizeFileName(request.fileName), request.contentType, ACCEPTED_UPLOADS[kind].maxBytes);
 }
 

@@ -73,11 +73,13 @@ export function caller(event: ApiEvent): Caller {
   if (!claims || typeof claims.sub !== 'string') throw new UnauthenticatedError();
   const email = String(claims.email ?? '').toLowerCase();
   const groups = parseGroups(claims['cognito:groups']);
+  const emailVerified = claims.email_verified === true || claims.email_verified === 'true';
   return {
     userId: claims.sub,
     email,
-    emailVerified: claims.email_verified === true || claims.email_verified === 'true',
-    isAdmin: groups.includes('admin') || (email !== '' && getConfig().ADMIN_EMAILS.includes(email)),
+    emailVerified,
+    // An address on the admin list counts only once its owner proved it: anyone may sign up with any address.
+    isAdmin: groups.includes('admin') || (emailVerified && email !== '' && getConfig().ADMIN_EMAILS.includes(email)),
   };
 }
 

@@ -3,7 +3,7 @@
  * no compression, HALF or FLOAT channels (what the scene scripts ask Blender for). Any other
  * EXR is refused with a clear error rather than misread.
  */
-import { readFile } from 'node:fs/promises';
+import { openToRead } from '../../core/storage/no-follow';
 import { halfToFloat } from './tza';
 
 export interface ExrImage {
@@ -17,7 +17,9 @@ const MAGIC = 20000630;
 const PIXEL_SIZE = [4, 2, 4]; // UINT, HALF, FLOAT
 
 export async function readExr(file: string): Promise<ExrImage> {
-  return parseExr(await readFile(file), file);
+  // Blender wrote it in a folder it owns: read only what the path really names.
+  const handle = await openToRead(file);
+  return parseExr(await handle.readFile().finally(() => handle.close()), file);
 }
 
 export function parseExr(bytes: Buffer, source = 'EXR'): ExrImage {

@@ -3,7 +3,7 @@
  * Denoising Albedo, Denoising Normal) in, the clean colour out as raw float32 RGBA, rows
  * from the bottom, which is exactly the layout of a Blender image's `pixels` buffer.
  */
-import { writeFile } from 'node:fs/promises';
+import { openToWrite } from '../../core/storage/no-follow';
 import type { Denoiser } from './denoise';
 import { readExr, type ExrImage } from './exr';
 
@@ -46,6 +46,8 @@ export async function denoiseExrFrame(denoiser: Denoiser, exrFile: string, rawFi
       rgba[d + 3] = passes.alpha ? passes.alpha[s] : 1;
     }
   }
-  await writeFile(rawFile, Buffer.from(rgba.buffer));
+  // Into Blender's folder: never through a link it may have put there.
+  const handle = await openToWrite(rawFile);
+  await handle.writeFile(Buffer.from(rgba.buffer)).finally(() => handle.close());
   return { width, height };
 }

@@ -123,7 +123,7 @@ def drop_images_from_disk(images_before):
     the surfaces that used them render without that texture."""
     for image in [image for image in bpy.data.images if image not in images_before]:
         if image.packed_file is None and image.source in {"FILE", "SEQUENCE", "MOVIE", "TILED"}:
-            protocol.log(f"ignored an image the model names on disk: {image.filepath[:80]}")
+            protocol.log(f"ignored an image the model names on disk: {protocol.quoted(image.filepath)}")
             bpy.data.images.remove(image)
 
 
@@ -138,7 +138,7 @@ def check_embedded_images(images_before, limits):
             continue
         width, height = image.size  # decodes the packed bytes
         if width <= 0 or height <= 0 or not image.has_data:
-            protocol.log(f"dropped an embedded image Blender could not decode: {image.name[:80]}")
+            protocol.log(f"dropped an embedded image Blender could not decode: {protocol.quoted(image.name)}")
             bpy.data.images.remove(image)
             continue
         if max_pixels and max_side and (width * height > max_pixels or max(width, height) > max_side):

@@ -1,4 +1,4 @@
-"""The worker's side of a scene script: its arguments, its frame loop and the stdout protocol.
+"""The worker's side of a scene script: its arguments, its frame loop and the control protocol.
 
 Every scene script (render/scenes/<slug>.py) is run as
 
@@ -6,7 +6,11 @@ Every scene script (render/scenes/<slug>.py) is run as
 
 and ends with ``protocol.run(build)``. ``run`` owns everything that is the same for all
 scenes: reading and checking the JSON arguments, the frame loop, the output file names
-and the stdout protocol that render/blender.ts parses:
+and the control protocol that render/blender.ts parses. Control lines go to file
+descriptor 3, a channel of their own, never to stdout: Blender's importers print names
+from the user's file on stdout, and a name can hold a line break and a forged control
+line. Every control line is one line (line breaks in a message are escaped), names from
+the user's file are logged quoted (``quoted``), and the worker answers DENOISE on fd 3 too:
 
     INFO <text>                            a log line for the job's log
     PROGRESS frame=<n> done=<k> total=<t>  after each frame file is written
@@ -14,8 +18,9 @@ and the stdout protocol that render/blender.ts parses:
     LIMIT <seconds> <message>              the next step must end within <seconds>, or the
                                            worker stops Blender and tells the user <message>
     LIMIT off                              that step has ended
-    DENOISE {"frame","exr","raw"}          the frame's passes are written; the worker answers
-                                           DENOISED (or FAILED <why>) on stdin
+    DENOISE {"frame","exr","raw"}          the frame's passes are written; the worker
+                                           denoises them and answers DENOISED (or FAILED <why>)
+                                           on fd 3; it opens only that frame's two files
 
 Any other failure (a bug, a Blender crash) exits non-zero without an ERROR line, so the
 worker can tell "your file is bad" from "our render broke".
@@ -44,8 +49,47 @@ class UserError(Exception):
     """A problem the user can fix (bad upload, unsupported format): shown to them verbatim."""
 
 
+_CONTROL_FD = 3
+_control_out = None
+_control_in = None
+
+
+def _one_line(text):
+    """A message as one control line: line breaks and other control characters escaped."""
+    return "".join(ch if ch >= " " and ch != "\x7f" else repr(ch)[1:-1] for ch in str(text))
+
+
+def control(kind, message=""):
+    """Writes one control line to the worker (fd 3; stdout when run outside the worker)."""
+    global _control_out
+    if _control_out is None:
+        try:
+            _control_out = os.fdopen(_CONTROL_FD, "w", buffering=1, closefd=False)
+        except OSError:
+            _control_out = sys.stdout
+    line = f"{kind} {_one_line(message)}" if message != "" else kind
+    _control_out.write(line + "\n")
+    _control_out.flush()
+
+
+def control_reply():
+    """The worker's answer to the last control line (fd 3)."""
+    global _control_in
+    if _control_in is None:
+        try:
+            _control_in = os.fdopen(os.dup(_CONTROL_FD), "r")
+        except OSError:
+            _control_in = sys.stdin
+    return _control_in.readline().strip()
+
+
+def quoted(name, limit=80):
+    """A name from the user's file as printed in a log line: quoted, cut, escaped."""
+    return repr(str(name)[:limit])
+
+
 def log(message):
-    print(f"INFO {message}", flush=True)
+    control("INFO", message)
 
 
 # --------------------------------------------------------------------------- arguments
@@ -188,7 +232,7 @@ def render_frames(scene, args, still_frame):
         os.replace(partial, final)
         if args.preview_pattern and args.preview_width:
             write_preview(final, os.path.join(args.output_dir, args.preview_pattern % (frame if args.animated else 1)), args.preview_width)
-        print(f"PROGRESS frame={frame} done={done} total={len(frames)}", flush=True)
+        control("PROGRESS", f"frame={frame} done={done} total={len(frames)}")
 
 
 def write_preview(png, target, width):
@@ -211,7 +255,7 @@ def write_preview(png, target, width):
 
 def render_denoised(scene, frame, target):
     """Renders the frame's linear passes to an EXR, has the worker denoise them (it answers
-    on stdin), and saves the clean frame through the scene's view transform as the PNG.
+    on the control channel), and saves the clean frame through the scene's view transform as the PNG.
     A missing or failed denoiser fails the render: a noisy frame is never shipped."""
     from array import array
 
@@ -224,8 +268,8 @@ def render_denoised(scene, frame, target):
     settings.color_depth = "32"
     scene.render.filepath = exr
     bpy.ops.render.render(write_still=True)
-    print("DENOISE " + json.dumps({"frame": frame, "exr": exr, "raw": raw}), flush=True)
-    reply = sys.stdin.readline().strip()
+    control("DENOISE", json.dumps({"frame": frame, "exr": exr, "raw": raw}))
+    reply = control_reply()
     if reply != "DENOISED":
         raise RuntimeError(f"frame {frame} was not denoised: {reply or 'no answer from the worker'}")
     width, height = scene.render.resolution_x, scene.render.resolution_y
@@ -256,8 +300,7 @@ def run(build):
             building.add_preview_watermark(scene)
         render_frames(scene, args, still_frame)
     except UserError as error:
-        print(f"ERROR {error}", flush=True)
-        sys.stdout.flush()
+        control("ERROR", error)
         sys.exit(2)
     except Exception:
         traceback.print_exc()
@@ -272,11 +315,11 @@ def run(build):
 def time_limit(seconds, message):
     """A wall-clock limit on one step, kept by the worker (render/blender.ts): a signal
     inside Blender would wait for a C++ importer to return, the worker can stop it."""
-    print(f"LIMIT {int(seconds)} {message}", flush=True)
+    control("LIMIT", f"{int(seconds)} {message}")
     try:
         yield
     finally:
-        print("LIMIT off", flush=True)
+        control("LIMIT", "off")
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ beforeAll(() => {
 const apiEntries = functionNames.map((name) => `lambdas/functions/${name}.ts`);
 const scheduledEntries = ['analytics-rollup', 'retention', 'stale-jobs', 'webhook-retries', 'reconciliation'].map((name) => `lambdas/scheduled/${name}.ts`);
 const triggerEntry = 'lambdas/triggers/custom-message.ts';
+const sessionBrokerEntry = 'lambdas/farm/worker-session.ts';
 const streamEntry = 'lambdas/streams/job-final-state.ts';
 
 /** The variables core/config.ts reads on AWS (the local-only ones are absent on purpose). */
@@ -48,8 +49,8 @@ const productFunctions = (): Resource[] =>
 const functionOf = (entry: string) => productFunctions().find((fn) => fn.Properties.Description === entry)!;
 
 describe('Lambda functions', () => {
-  it('when the stack is synthesised, it has one function per API function, scheduled job, Cognito trigger and table stream (API keys are checked by the developer function, not a gateway authorizer)', () => {
-    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry, streamEntry].sort());
+  it('when the stack is synthesised, it has one function per API function, scheduled job, Cognito trigger, table stream and the render workers\' session broker (API keys are checked by the developer function, not a gateway authorizer)', () => {
+    expect(productFunctions().map((fn) => fn.Properties.Description).sort()).toEqual([...apiEntries, ...scheduledEntries, triggerEntry, streamEntry, sessionBrokerEntry].sort());
   });
 
   it('when any product function runs, it is Node.js 24 on arm64 with source maps enabled', () => {

@@ -39,40 +39,59 @@ const text = (value: any): string => {
 };
 
 describe('the render worker\'s rights', () => {
-  it('when a worker task runs, its own role may only take the job scope role (with session tags): no table, bucket or e-mail right', () => {
+  it('when a worker task runs, its own role may only call the session broker: no table, bucket, e-mail or STS right', () => {
     const [[, definition]] = resourcesOf(template, 'AWS::Batch::JobDefinition');
     const taskRoleId = definition.Properties.ContainerProperties.JobRoleArn['Fn::GetAtt'][0] as string;
     const statements = policiesOfRole(taskRoleId);
-    expect(actions(statements).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
-    expect(statements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [roleIdOf('WorkerJobScopeRole'), 'Arn'] }]);
+    expect(actions(statements).sort()).toEqual(['lambda:InvokeFunction']);
+    const broker = functionIdOf(template, 'lambdas/farm/worker-session.ts');
+    expect(statements.flatMap((s) => list(s.Resource)).map(text).every((resource) => resource.startsWith(broker))).toBe(true);
   });
 
-  it('when the scope role is assumed, only the worker task role and the render function may, and only with non-empty jobId and userId session tags and no other tag', () => {
+  it('when the scope role is assumed, only the session broker may (the dispatcher names the job), with jobId and userId session tags and no other, and no wildcard on their values', () => {
     const [, role] = resourcesOf(template, 'AWS::IAM::Role').find(([id]) => id.includes('WorkerJobScopeRole'))!;
     const trust = role.Properties.AssumeRolePolicyDocument.Statement as Statement[];
-    expect(trust).toHaveLength(2);
-    expect(trust.map((statement) => statement.Principal)).toEqual([
-      { AWS: { 'Fn::GetAtt': [roleIdOf('RenderWorkerRole'), 'Arn'] } },
-      { AWS: resourcesOf(template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.PackageType === 'Image')![1].Properties.Role },
-    ]);
-    for (const statement of trust) {
-      expect(list(statement.Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
-      expect(statement.Condition).toEqual({
-        StringLike: { 'aws:RequestTag/jobId': '?*', 'aws:RequestTag/userId': '?*' },
-        'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
-      });
-    }
+    expect(trust).toHaveLength(1);
+    const [statement] = trust;
+    expect(list(statement.Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    const [, brokerFunction] = resourcesOf(template, 'AWS::Lambda::Function').find(([id]) => id === functionIdOf(template, 'lambdas/farm/worker-session.ts'))!;
+    expect(statement.Principal).toEqual({ AWS: brokerFunction.Properties.Role });
+    expect(statement.Condition).toEqual({
+      Null: { 'aws:RequestTag/jobId': 'false', 'aws:RequestTag/userId': 'false' },
+      'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
+    });
+    expect(JSON.stringify(trust)).not.toContain('?*');
     expect(role.Properties.MaxSessionDuration).toBe(3600);
+    // The workers' own role is nowhere in the trust: a worker cannot take the scope role for a job of its choosing.
+    expect(JSON.stringify(trust)).not.toContain(roleIdOf('RenderWorkerRole'));
+  });
+
+  it('when the session broker runs, it may read job items and take the scope role, nothing else', () => {
+    const [, brokerFunction] = resourcesOf(template, 'AWS::Lambda::Function').find(([id]) => id === functionIdOf(template, 'lambdas/farm/worker-session.ts'))!;
+    const roleId = brokerFunction.Properties.Role['Fn::GetAtt'][0] as string;
+    expect(actions(policiesOfRole(roleId)).sort()).toEqual(['dynamodb:GetItem', 'sts:AssumeRole', 'sts:TagSession']);
   });
 
   it('when a worker reaches the table, it is only items whose partition key is its own job (the job and its chunks), and never an index, a Put, a Delete or a Scan', () => {
     const statements = policiesOfRole(roleIdOf('WorkerJobScopeRole'));
     const onTable = statements.filter((s) => actions([s]).some((action) => action.startsWith('dynamodb:')));
-    expect(onTable).toHaveLength(1);
-    const [table] = onTable;
-    expect(list(table.Action).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(list(table.Resource).map(text)).toEqual([expect.stringMatching(/^StorageTable[A-Z0-9]+$/)]);
-    expect(table.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['JOB#${aws:PrincipalTag/jobId}'] } });
+    expect(actions(onTable).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    for (const statement of onTable) {
+      expect(list(statement.Resource).map(text)).toEqual([expect.stringMatching(/^StorageTable[A-Z0-9]+$/)]);
+      expect(statement.Condition!['ForAllValues:StringEquals']['dynamodb:LeadingKeys']).toEqual(['JOB#${aws:PrincipalTag/jobId}']);
+    }
+  });
+
+  it('when a worker session writes refundDue, paymentStatus, creditsUsed or its owner on its own job, the policy refuses it: writes name only progress attributes and return only what they named', () => {
+    const statements = policiesOfRole(roleIdOf('WorkerJobScopeRole'));
+    const writes = statements.filter((s) => actions([s]).some((action) => /^dynamodb:(UpdateItem|ConditionCheckItem|PutItem|DeleteItem|BatchWriteItem)$/.test(action)));
+    expect(writes).toHaveLength(1);
+    const [write] = writes;
+    expect(list(write.Action).sort()).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem']);
+    const attributes = write.Condition!['ForAllValues:StringEquals']['dynamodb:Attributes'] as string[];
+    expect(attributes).toEqual(expect.arrayContaining(['PK', 'SK', 'status', 'lastHeartbeat', 'uploaded_frames']));
+    for (const money of ['refundDue', 'paymentStatus', 'creditsUsed', 'refundedAt', 'refundCredits', 'userId', 'paymentId', 'isTest', 'estimatedPrice', 'GSI1PK', 'webhook_url', 'inputKey']) expect(attributes).not.toContain(money);
+    expect(write.Condition!.StringEqualsIfExists).toEqual({ 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] });
   });
 
   it('when a worker reaches the buckets, it is its job\'s outputs prefix and its owner\'s uploads (read and delete), nothing else, and no e-mail or secret', () => {
@@ -91,11 +110,24 @@ describe('the render worker\'s rights', () => {
     expect(everything.filter((action) => !action.startsWith('s3:') && !action.startsWith('dynamodb:'))).toEqual([]);
   });
 
-  it('when a worker container starts, it is told which role to take for its job', () => {
+  it('when a worker container starts, it is told which broker to ask for its job\'s credentials, and not the scope role itself', () => {
     for (const [, definition] of resourcesOf(template, 'AWS::Batch::JobDefinition')) {
       const variables = definition.Properties.ContainerProperties.Environment as { Name: string; Value: unknown }[];
-      expect(variables.find((v) => v.Name === 'WORKER_SCOPE_ROLE_ARN')?.Value).toEqual({ 'Fn::GetAtt': [roleIdOf('WorkerJobScopeRole'), 'Arn'] });
+      expect(variables.find((v) => v.Name === 'WORKER_SESSION_FUNCTION')?.Value).toEqual({ Ref: functionIdOf(template, 'lambdas/farm/worker-session.ts') });
+      expect(variables.find((v) => v.Name === 'WORKER_SCOPE_ROLE_ARN')).toBeUndefined();
     }
+  });
+
+  it('when the render function runs a chunk, it asks the same broker for its job\'s credentials and may not take the scope role itself', () => {
+    const [fnId, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => f.Properties.PackageType === 'Image')!;
+    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables['WORKER_SESSION_FUNCTION']).toEqual({ Ref: functionIdOf(template, 'lambdas/farm/worker-session.ts') });
+    expect(variables['WORKER_SCOPE_ROLE_ARN']).toBeUndefined();
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(fnId).toBeTruthy();
+    const granted = policiesOfRole(roleId).flatMap((statement) => list(statement.Action));
+    expect(granted).not.toContain('sts:AssumeRole');
+    expect(granted).toContain('lambda:InvokeFunction');
   });
 });
 

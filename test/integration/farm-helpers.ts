@@ -63,13 +63,16 @@ if (process.env.BLENDER_HANG && last.endsWith('.json')) {
   setInterval(() => {}, 1000);
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(1));
 } else {
-  const child = spawn(${JSON.stringify(realBlender)}, args, { stdio: 'inherit' });
+  // fd 3 is the worker's control channel (render/blender.ts): the real Blender gets it too.
+  const child = spawn(${JSON.stringify(realBlender)}, args, { stdio: ['inherit', 'inherit', 'inherit', 'inherit'] });
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? 1));
 }
 `,
   );
   chmodSync(file, 0o755);
+  // Run as root, the worker starts Blender as the tools' own user (render/tool-environment.ts): it must reach this wrapper and append its log here.
+  chmodSync(dir, 0o1777);
   return file;
 }
 

@@ -44,13 +44,13 @@ async function mailsAbout(jobId: string, subject: string): Promise<number> {
 const todaysCounters = async () => (await listDailyCounters(dayOf(new Date()), dayOf(new Date())))[0] ?? { renders_failed: 0, renders_completed: 0 };
 
 describe('what follows a job\'s final state', () => {
-  it('when the worker fails a paid job on our side, it writes only the job\'s failure with the refund due, and the stream\'s effects write the refund', async () => {
+  it('when the worker fails a paid job on our side, it writes only the job\'s failure, and the stream\'s effects write the refund', async () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
     const failed = await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     // The worker's own write: the job's state only, the money left to the effects.
-    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'confirmed', refundDue: true, failureCause: 'internal', failureErrorType: 'RENDER_ERROR' });
+    expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'confirmed', failureCause: 'internal', failureErrorType: 'RENDER_ERROR' });
     expect(failed!.refundedAt).toBeUndefined();
 
     const refunded = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded' && stored.automaticErrorReported === true);
@@ -83,7 +83,7 @@ describe('what follows a job\'s final state', () => {
     await failJob(job, 'The uploaded model could not be read', 'input', { whenStatusIn: ['rendering'] });
     const stored = await storedJobOnce(job.jobId, (s) => s.automaticErrorReported === true && s.finalStatesHandled?.has('failed#1') === true);
     expect(stored).toMatchObject({ paymentStatus: 'confirmed', automaticErrorType: 'INPUT_ERROR' });
-    expect(stored.refundDue).toBeUndefined();
+    expect(stored.refundedAt).toBeUndefined();
     expect((await getUser(user.userId))!.credits).toBe(10 - PRICE);
   });
 

@@ -9,12 +9,13 @@ import { quoteRender, toCents } from '../../shared/pricing';
 import { resetConfig } from '../../core/config';
 import { resetClients } from '../../composition/server';
 import { getJob } from '../../core/jobs/jobs';
+import { failJob } from '../../core/jobs/outcomes';
 import { getUser } from '../../core/users/users';
 import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
 import { negativeBalance } from '../../shared/messages';
 import { paymentEventSeen } from '../../core/payments/payments';
 import { StripeDouble } from './stripe-double';
-import { api, grantCredits, smallTextStill, verifiedUser, type TestUser } from './helpers';
+import { api, grantCredits, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 const WEBHOOK_SECRET = 'whsec_test_local_double';
 const stripeDouble = new StripeDouble();
@@ -283,5 +284,65 @@ describe('GET /api/jobs/{jobId}/payment', () => {
     expect((await api('/api/payments/local/confirm', { token: user.token, body: { paymentId: payment.paymentId, cardNumber: '4242424242424242' } })).status).toBe(200);
     expect((await api(`/api/jobs/${job.jobId}`, { token: user.token })).body.job.paymentStatus).toBe('confirmed');
     expect((await api(`/api/jobs/${job.jobId}/payment`, { token: user.token })).status).toBe(409);
+  });
+});
+
+describe('card refunds and disputes of renders paid by card', () => {
+  let user: TestUser;
+  beforeEach(async () => {
+    user = await verifiedUser();
+  });
+
+  async function cardPaidRender() {
+    const created = await jobsHandler(event('POST /api/jobs', { user, body: JSON.stringify(smallTextStill({ paymentMethod: 'card' })) }));
+    expect(created.statusCode, created.body).toBe(200);
+    const { job, payment } = JSON.parse(created.body!);
+    const intent = [...stripeDouble.intents.values()].find((i) => i.client_secret === payment.clientSecret)!;
+    stripeDouble.succeed(intent.id);
+    await sendWebhook(intentEvent('payment_intent.succeeded', intent.id));
+    return { jobId: job.jobId as string, intent, price: intent.amount / 100 };
+  }
+
+  it('when a failed card render was refunded as credits and its charge is then disputed, the credits are taken back: the money is not recovered twice', async () => {
+    const { jobId, intent, price } = await cardPaidRender();
+    await failJob((await getJob(jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['queued', 'rendering'] });
+    await storedJobOnce(jobId, (stored) => stored.paymentStatus === 'refunded');
+    expect((await getUser(user.userId))!.credits).toBe(price);
+    expect((await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id)))).statusCode).toBe(200);
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    const chargebacks = (await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback');
+    expect(chargebacks).toEqual([expect.objectContaining({ amount: -price, jobId })]);
+    expect(await ledgerSum(user.userId)).toBe(0);
+  });
+
+  it('when a delivered card render is disputed, the chargeback is in the ledger (nothing to take back) and the owner is told', async () => {
+    const { jobId, intent } = await cardPaidRender();
+    await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id)));
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback')).toEqual([expect.objectContaining({ amount: 0, jobId, balance: 0 })]);
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
+  });
+
+  it('when a dispute of bought credits is closed as won, what it took is given back, once', async () => {
+    const { intent } = await boughtCredits(user, 20);
+    const dispute = stripeDouble.dispute(intent.id);
+    await sendWebhook(objectEvent('charge.dispute.created', dispute));
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    dispute.status = 'won';
+    const closed = objectEvent('charge.dispute.closed', dispute);
+    expect(JSON.parse((await sendWebhook(closed)).body!).outcome).toBe('applied');
+    await sendWebhook(closed);
+    expect((await getUser(user.userId))!.credits).toBe(20);
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback').map((e) => e.amount)).toEqual([-20, 20]);
+    expect(await ledgerSum(user.userId)).toBe(20);
+  });
+
+  it('when a dispute is closed as lost, nothing more changes', async () => {
+    const { intent } = await boughtCredits(user, 20);
+    const dispute = stripeDouble.dispute(intent.id);
+    await sendWebhook(objectEvent('charge.dispute.created', dispute));
+    dispute.status = 'lost';
+    expect(JSON.parse((await sendWebhook(objectEvent('charge.dispute.closed', dispute))).body!).outcome).toBe('ignored');
+    expect((await getUser(user.userId))!.credits).toBe(0);
   });
 });

@@ -20,6 +20,12 @@ const textScene = getScene(1)!;
  * table, so no real worker renders it while the test drives its failure.
  */
 async function paidJobInProgress(user: TestUser, overrides: Partial<JobRecord> = {}): Promise<JobRecord> {
+  const job = jobInProgress(user, overrides);
+  await moveCredits({ userId: user.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(createJobItem(job)));
+  return job;
+}
+
+function jobInProgress(user: TestUser, overrides: Partial<JobRecord> = {}): JobRecord {
   const settings = { mode: overrides.mode ?? ('still' as const), resolutionX: 128, resolutionY: 128 };
   const quote = quoteRender(textScene, settings);
   const now = new Date().toISOString();
@@ -58,7 +64,6 @@ async function paidJobInProgress(user: TestUser, overrides: Partial<JobRecord> =
     attempts: 1,
     ...overrides,
   };
-  await moveCredits({ userId: user.userId, amount: -job.estimatedPrice, type: 'render', jobId: job.jobId, sceneId: job.sceneId }, new Transaction().add(createJobItem(job)));
   return job;
 }
 
@@ -78,7 +83,6 @@ describe('a failed paid job and its refund', () => {
     await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     const failed = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect(failed).toMatchObject({ status: 'failed', refundCredits: job.estimatedPrice });
-    expect(failed.refundDue).toBeUndefined();
     expect(await netPaidFor(user.userId, job.jobId)).toBe(0);
 
     const resumePrice = quoteRemainingFrames(textScene, { mode: 'animation', resolutionX: 128, resolutionY: 128 }, 20).finalPrice;
@@ -133,6 +137,47 @@ describe('a failed paid job and its refund', () => {
   });
 });
 
+describe('a refund decided from the server\'s own records', () => {
+  // A render worker may write its own job item, so nothing on it may decide money.
+  it('when a free job\'s item was tampered with (refundDue, paymentStatus, creditsUsed) and it fails on our side, it gets no credits', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const free = jobInProgress(user, { isTest: true, paymentMethod: 'free', paymentStatus: 'free', creditsUsed: undefined });
+    await new Transaction().add(createJobItem(free)).commit();
+    await updateJob(free.jobId, { set: { paymentStatus: 'confirmed', creditsUsed: 500, refundDue: true, isTest: false } as Partial<JobRecord> });
+    await failJob((await getJob(free.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    const handled = await storedJobOnce(free.jobId, (stored) => stored.finalStatesHandled?.has('failed#1') === true);
+    expect(handled.refundedAt).toBeUndefined();
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.jobId === free.jobId)).toEqual([]);
+    expect((await getUser(user.userId))!.credits).toBe(10);
+  });
+
+  it('when a paid job\'s creditsUsed was raised on its item, its refund is still what the ledger says it paid', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const job = await paidJobInProgress(user);
+    await updateJob(job.jobId, { set: { creditsUsed: 500 } });
+    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    const refunded = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
+    expect(refunded.refundCredits).toBe(job.estimatedPrice);
+    expect((await getUser(user.userId))!.credits).toBe(10);
+  });
+
+  it('when a refunded job\'s item is set back to confirmed and failed again, no second refund is written', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const job = await paidJobInProgress(user);
+    await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
+    // A forged second attempt: the refund's marks removed, the job rendering and paid again on its item only.
+    await updateJob(job.jobId, { set: { status: 'rendering', paymentStatus: 'confirmed', attempts: 2 }, remove: ['refundedAt', 'refundCredits'] });
+    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await storedJobOnce(job.jobId, (stored) => stored.finalStatesHandled?.has('failed#2') === true);
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.jobId === job.jobId && e.type === 'refund')).toHaveLength(1);
+    expect((await getUser(user.userId))!.credits).toBe(10);
+  });
+});
+
 describe('outputs of a job that did not complete', () => {
   it('when completing a job fails after its outputs were stored, the job is refunded and its files are not served', async () => {
     const user = await verifiedUser();
@@ -142,7 +187,7 @@ describe('outputs of a job that did not complete', () => {
     writeFileSync(file, Buffer.from('89504e470d0a1a0a', 'hex'));
     await uploadOutput(user.userId, job.jobId, 'final.png', file, 'image/png');
     // The worker stored the image, then could not record the job as done: it fails it, on our side.
-    expect(await failJob(job, 'Completing the job failed', 'internal', { whenStatusIn: ['rendering'] })).toMatchObject({ status: 'failed', refundDue: true });
+    expect(await failJob(job, 'Completing the job failed', 'internal', { whenStatusIn: ['rendering'] })).toMatchObject({ status: 'failed', failureCause: 'internal' });
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect((await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body).toEqual({ files: [] });
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser } from './helpers';
-import { SIGNATURE_HEADER, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
+import { SIGNATURE_HEADER, notifyJobOutcome, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
+import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
+import { documentClient, tableName } from '../../core/ports';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';
 import { parseCsv } from '../../shared/csv';
 import { rowToRenderSettings } from '../../shared/render-api';
@@ -161,7 +165,11 @@ describe('POST /api/v1/renders', () => {
     expect(await balanceOf(owner)).toBeCloseTo(before - render.creditsUsed, 5);
     expect((await renderDebits(owner)).filter((e) => e.jobId === render.jobId)).toHaveLength(1);
 
-    await until('the first delivery', async () => (receiver.received.length >= 1 ? true : undefined));
+    // The first delivery is queued when the render ends and sent by the delivery run (every minute on AWS).
+    await until('the first delivery', async () => {
+      await retryDueWebhooks();
+      return receiver.received.length >= 1 ? true : undefined;
+    });
     const failed = await until('the failed delivery on the job', async () => {
       const job = (await api(`/api/v1/renders/${render.jobId}`, { token: key })).body.render;
       return job.webhookDeliveries?.length ? job : undefined;
@@ -195,7 +203,7 @@ describe('POST /api/v1/renders', () => {
     expect((await api('/api/v1/renders', { token: strangerKey })).body.renders).toEqual([]);
   });
 
-  it.each(['https://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://10.1.2.3/hook', 'ftp://example.com/x'])(
+  it.each(['https://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://[::127.0.0.1]/hook', 'https://10.1.2.3/hook', 'ftp://example.com/x'])(
     'when the webhook URL is %s, the render is refused with a 400 and nothing is charged',
     async (webhookUrl) => {
       const before = await balanceOf(owner);
@@ -282,3 +290,44 @@ describe('CSV batches', () => {
     expect(await renderDebits(user)).toEqual([]);
   });
 });
+
+describe('webhook receivers that do not answer', () => {
+  let silent: Server | undefined;
+  afterAll(() => new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve())));
+
+  it('when a receiver never answers (or trickles its answer), the job\'s end does not wait for it, the delivery stays queued while it is sent, and it fails after 10 s and is queued again', async () => {
+    const origin = new URL(inject('stackEnv').WEBHOOK_LOCAL_RECEIVER);
+    const held: import('node:http').ServerResponse[] = [];
+    silent = createServer((req, res) => {
+      held.push(res);
+      // Headers, then a byte now and then, never the end: only a deadline on the whole answer stops it.
+      if (req.url?.includes('trickle')) {
+        res.writeHead(200);
+        const drip = setInterval(() => (res.writableEnded ? clearInterval(drip) : res.write(' ')), 1_000);
+        res.on('close', () => clearInterval(drip));
+      }
+    });
+    await new Promise<void>((resolve) => silent!.listen(Number(origin.port), origin.hostname, () => resolve()));
+    for (const path of ['/hooks/silent', '/hooks/trickle']) {
+      const user = await verifiedUser();
+      const job = { jobId: randomUUID(), userId: user.userId, status: 'done', attempts: 1, sceneId: 1, mode: 'still', created_at: new Date().toISOString(), webhook_url: `${origin.origin}${path}` } as JobRecord;
+      await createJob(job);
+      const started = Date.now();
+      expect(await notifyJobOutcome(job)).toBe(true);
+      expect(Date.now() - started, 'the outcome is only queued').toBeLessThan(5_000);
+      const run = retryDueWebhooks();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(await queuedDeliveriesOf(job.jobId), 'still queued while it is being sent').toHaveLength(1);
+      await run;
+      const stored = (await getJob(job.jobId))!;
+      expect(stored.webhookDeliveries).toEqual([expect.objectContaining({ attempt: 1, ok: false, error: expect.stringMatching(/within 10 s/) })]);
+      expect(await queuedDeliveriesOf(job.jobId)).toEqual([expect.objectContaining({ attempt: 2 })]);
+    }
+    held.forEach((res) => res.destroy());
+  }, 60_000);
+});
+
+async function queuedDeliveriesOf(jobId: string) {
+  const { Items = [] } = await documentClient().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'WEBHOOK_RETRIES' } }));
+  return Items.filter((item) => item.jobId === jobId);
+}

@@ -87,6 +87,20 @@ describe('a job as a plan of chunks', () => {
     expect((await listChunksOfJob(job.jobId))[0].status).toBe('pending');
   });
 
+  it('when a chunk of 400 frames is finished, it is marked done with every frame\'s time (its update stays under DynamoDB\'s expression limit)', async () => {
+    const job = queuedJob({ total_frames: 400 });
+    await createJob(job);
+    await planOrResumeChunks(job, { targetChunkSeconds: 1_000_000, maxChunks: 1 });
+    const [chunk] = await listChunksOfJob(job.jobId);
+    expect(chunk).toMatchObject({ frameStart: 1, frameEnd: 400 });
+    await claimChunk(job.jobId, 0, 'holder');
+    const times = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [String(i + 1), 1.25]));
+    expect(await finishChunk(job.jobId, 0, 'holder', times)).toBe(true);
+    const done = (await getJob(job.jobId))!;
+    expect(done).toMatchObject({ chunksDone: 1, chunkFramesDone: 400, chunkSecondsDone: 500 });
+    expect(Object.keys(done.frameRenderSeconds!)).toHaveLength(400);
+  });
+
   it('when a chunk is finished, the job counts its frames and their render times, and only its holder can finish it', async () => {
     const job = queuedJob({ resolution_x: 320, resolution_y: 180, total_frames: 8 });
     await createJob(job);

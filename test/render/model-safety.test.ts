@@ -116,10 +116,10 @@ describe('step limits', () => {
   test('when a scene step overruns its LIMIT, Blender is stopped and the step\'s message is the user\'s error', async () => {
     const scripts = path.join(dir, 'scripts');
     await mkdir(scripts);
-    const common = path.dirname(sceneScriptPath('model-viewer'));
+    const scenes = path.dirname(sceneScriptPath('model-viewer'));
     await writeFile(
       path.join(scripts, 'slow-step.py'),
-      `import sys, time\nsys.path.insert(0, ${JSON.stringify(common)})\nimport common\nwith common.time_limit(2, "The step took too long."):\n    time.sleep(120)\n`,
+      `import sys, time\nsys.path.insert(0, ${JSON.stringify(scenes)})\nimport protocol\nwith protocol.time_limit(2, "The step took too long."):\n    time.sleep(120)\n`,
     );
     const scene = { ...getScene(MODEL_VIEWER)!, slug: 'slow-step' };
     const previous = process.env.RENDER_SCENES_DIR;

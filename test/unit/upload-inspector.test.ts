@@ -122,6 +122,14 @@ describe('models: OBJ material libraries', () => {
   it.each(['../../etc/passwd', '/etc/hostname', 'C:\\models\\a.mtl', 'sub/dir.mtl'])('when an OBJ material library is the path %s, it is refused', (path) => {
     expect(refusal(() => inspectModel(Buffer.from(`mtllib ${path}\nv 0 0 0\nf 1 1 1\n`), 'obj'))).toBe(modelRefersOutside(path));
   });
+
+  it.each([['form feed', '\f'], ['vertical tab', '\v'], ['carriage return', '\r']])('when an OBJ separates mtllib from its path by a %s, the path is still refused', (_name, blank) => {
+    expect(refusal(() => inspectModel(Buffer.from(`${blank}mtllib${blank}/etc/hostname\nv 0 0 0\nf 1 1 1\n`), 'obj'))).toBe(modelRefersOutside('/etc/hostname'));
+  });
+
+  it('when an ASCII STL indents its vertices with form feeds, they are counted as Blender reads them', () => {
+    expect(inspectModel(Buffer.from('solid s\nfacet normal 0 0 1\nouter loop\n\fvertex 0 0 0\n\fvertex 1 0 0\n\fvertex 0 1 0\nendloop\nendfacet\nendsolid s\n'), 'stl')).toMatchObject({ faces: 1 });
+  });
 });
 
 describe('models: unreadable files', () => {

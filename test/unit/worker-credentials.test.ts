@@ -3,12 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../core/config';
 import { workerSessionPolicy } from '../../adapters/worker-credentials';
-import { composeServer, resetClients, resetWorkerCredentials, workerCredentials } from '../../composition/server';
+import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, workerCredentials } from '../../composition/server';
 import { documentClient, s3Client } from '../../core/ports';
 
-/** STS cannot be reached from here: a local double answers AssumeRole and keeps what it was asked. */
+/** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
 let server: Server;
 const requests: URLSearchParams[] = [];
+const invocations: { path: string; body: unknown }[] = [];
+let brokerAnswer: { status: number; error?: string; body: unknown } = { status: 200, body: { accessKeyId: 'ASIABROKERED', secretAccessKey: 'brokered-secret', sessionToken: 'brokered-token', expiration: '2099-01-01T00:00:00.000Z' } };
 const settings = {
   AWS_REGION: 'eu-west-1',
   AWS_ACCESS_KEY_ID: 'task-role-key',
@@ -20,10 +22,11 @@ const settings = {
   USER_POOL_CLIENT_ID: 'client',
   SITE_URL: 'http://localhost:5173',
   WORKER_SCOPE_ROLE_ARN: 'arn:aws:iam::123456789012:role/worker-job-scope',
+  WORKER_SESSION_FUNCTION: 'render-worker-session',
   JOB_ID: '6424abb2-3d2d-42ed-82ec-af3600468803',
-  JOB_USER_ID: 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc',
-  JOB_INPUT_KEY: 'uploads/c4f8e2a0-1b2c-4d5e-8f90-123456789abc/0d1e/song.mp3',
+  WORKER_TICKET: 'a-ticket-the-launcher-gave-this-submission',
 };
+const scope = { jobId: settings.JOB_ID, userId: 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc', inputKey: 'uploads/c4f8e2a0-1b2c-4d5e-8f90-123456789abc/0d1e/song.mp3' };
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
@@ -31,6 +34,13 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      if (request.url?.startsWith('/2015-03-31/functions/')) {
+        invocations.push({ path: request.url, body: JSON.parse(body) });
+        response.statusCode = brokerAnswer.status;
+        if (brokerAnswer.error) response.setHeader('x-amz-function-error', brokerAnswer.error);
+        response.setHeader('content-type', 'application/json');
+        return response.end(JSON.stringify(brokerAnswer.body));
+      }
       requests.push(new URLSearchParams(body));
       response.setHeader('content-type', 'text/xml');
       response.end(
@@ -42,7 +52,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  Object.assign(settings, { STS_ENDPOINT: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  const double = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  Object.assign(settings, { STS_ENDPOINT: double, LAMBDA_ENDPOINT: double });
   for (const [name, value] of Object.entries(settings)) {
     saved[name] = process.env[name];
     process.env[name] = value;
@@ -63,40 +74,56 @@ afterAll(async () => {
 });
 
 describe('the render worker\'s credentials on AWS', () => {
-  it('when the worker needs credentials, it assumes the scope role tagged with its job and owner, with the session policy for its job', async () => {
-    const credentials = await workerCredentials()!();
+  it('when the session broker takes the scope role, it tags the session with the job and owner it was given and adds the job\'s session policy', async () => {
+    const credentials = await scopeIssuer()(scope);
     expect(credentials).toMatchObject({ accessKeyId: 'ASIASCOPED', sessionToken: 'scoped-token' });
-    expect(requests).toHaveLength(1);
-    const [asked] = requests;
+    const asked = requests.at(-1)!;
     expect(asked.get('Action')).toBe('AssumeRole');
     expect(asked.get('RoleArn')).toBe(settings.WORKER_SCOPE_ROLE_ARN);
-    expect(asked.get('RoleSessionName')).toBe(`render-${settings.JOB_ID}`);
+    expect(asked.get('RoleSessionName')).toBe(`render-${scope.jobId}`);
     expect(asked.get('DurationSeconds')).toBe('3600');
-    expect([asked.get('Tags.member.1.Key'), asked.get('Tags.member.1.Value'), asked.get('Tags.member.2.Key'), asked.get('Tags.member.2.Value')]).toEqual([
-      'jobId', settings.JOB_ID, 'userId', settings.JOB_USER_ID,
-    ]);
-    expect(JSON.parse(asked.get('Policy')!)).toEqual(
-      workerSessionPolicy({ jobId: settings.JOB_ID, userId: settings.JOB_USER_ID, inputKey: settings.JOB_INPUT_KEY }, { tableName: 'render-table', outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }),
-    );
+    expect([asked.get('Tags.member.1.Key'), asked.get('Tags.member.1.Value'), asked.get('Tags.member.2.Key'), asked.get('Tags.member.2.Value')]).toEqual(['jobId', scope.jobId, 'userId', scope.userId]);
+    expect(JSON.parse(asked.get('Policy')!)).toEqual(workerSessionPolicy(scope, { tableName: 'render-table', outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }));
   });
 
-  it('when the worker\'s table and storage clients sign a request, they use the scoped session, not the task role\'s keys', async () => {
+  it('when the worker needs credentials, it shows the broker its job and ticket and never takes a role itself', async () => {
+    const stsCalls = requests.length;
+    const credentials = await workerCredentials()!();
+    expect(credentials).toMatchObject({ accessKeyId: 'ASIABROKERED', sessionToken: 'brokered-token' });
+    expect(invocations.at(-1)).toEqual({ path: `/2015-03-31/functions/${settings.WORKER_SESSION_FUNCTION}/invocations`, body: { jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET } });
+    expect(requests.length).toBe(stsCalls);
+    // Until they are close to expiring, the same credentials serve every request.
+    await workerCredentials()!();
+    expect(invocations).toHaveLength(1);
+  });
+
+  it('when the worker\'s table and storage clients sign a request, they use the brokered session, not the task role\'s keys', async () => {
     resetClients();
     for (const client of [documentClient(), s3Client()]) {
       const credentials = await (client.config.credentials as () => Promise<{ accessKeyId: string }>)();
-      expect(credentials.accessKeyId).toBe('ASIASCOPED');
+      expect(credentials.accessKeyId).toBe('ASIABROKERED');
     }
     resetClients();
   });
 
-  it('when the worker runs without its owner\'s id, it refuses to start rather than take a role it cannot scope', () => {
-    delete process.env.JOB_USER_ID;
+  it('when the broker refuses the ticket, the worker gets no credentials', async () => {
+    resetWorkerCredentials();
+    brokerAnswer = { status: 200, error: 'Unhandled', body: { errorType: 'WorkerSessionRefused', errorMessage: 'no farm submission of job holds this ticket' } };
+    try {
+      await expect(workerCredentials()!()).rejects.toThrow(/broker refused.*WorkerSessionRefused/);
+    } finally {
+      resetWorkerCredentials();
+    }
+  });
+
+  it('when the worker runs without its ticket, it refuses to start rather than ask for a job it cannot prove', () => {
+    delete process.env.WORKER_TICKET;
     resetConfig();
     resetWorkerCredentials();
     try {
-      expect(() => workerCredentials()).toThrow(/JOB_ID and JOB_USER_ID must be set/);
+      expect(() => workerCredentials()).toThrow(/JOB_ID and WORKER_TICKET must be set/);
     } finally {
-      process.env.JOB_USER_ID = settings.JOB_USER_ID;
+      process.env.WORKER_TICKET = settings.WORKER_TICKET;
       resetConfig();
     }
   });

@@ -51,6 +51,9 @@ describe('the environment of Blender and ffmpeg', () => {
       AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '/v2/credentials/abc',
       ECS_CONTAINER_METADATA_URI_V4: 'http://169.254.170.2/v4/abc',
       WORKER_SCOPE_ROLE_ARN: 'arn:aws:iam::123456789012:role/scope',
+      WORKER_SESSION_FUNCTION: 'render-worker-session',
+      WORKER_TICKET: 'the-submission-ticket',
+      AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
     });
     expect(env).toEqual({ PATH: '/usr/bin', HOME: '/root', AWS_REGION: 'eu-west-1' });
   });

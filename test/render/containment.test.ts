@@ -1,0 +1,92 @@
+/**
+ * What a user's file can reach inside the render sandbox, with real Blender: a name
+ * in a model that holds a forged control line is only a log line, a control request
+ * for files outside the frame is refused, and Blender runs as a user that cannot
+ * read the worker's environment (when the worker may switch users: it runs as root).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
+import { containTools, DEFAULT_TOOL_UID } from '../../render/tool-environment';
+import { getScene } from '../../shared/catalogue';
+import { asGlb, pngClaiming, texturedCube } from '../upload-fixtures';
+
+const MODEL_VIEWER = 4;
+const SMALL = { resolutionX: 160, resolutionY: 120, samples: 8, denoise: false } as const;
+const FORGED = ['LIMIT 0 forged limit', 'PROGRESS frame=9 done=1 total=1', `DENOISE ${JSON.stringify({ frame: 1, exr: '/etc/passwd', raw: '/etc/passwd' })}`];
+
+let dir: string;
+let scripts: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'containment-'));
+  scripts = path.join(dir, 'scripts');
+  await mkdir(scripts);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py). */
+async function runScript(name: string, body: string, extra: Partial<SceneArgs> = {}) {
+  const scenes = path.dirname(sceneScriptPath('model-viewer'));
+  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, ${JSON.stringify(scenes)})\nimport protocol\n${body}\n`);
+  const previous = process.env.RENDER_SCENES_DIR;
+  process.env.RENDER_SCENES_DIR = scripts;
+  const logs: string[] = [];
+  try {
+    const result = await runScene(
+      { sceneId: MODEL_VIEWER, mode: 'still', outputDir: path.join(dir, `out-${name}`), ...SMALL, ...extra },
+      { scene: { ...getScene(MODEL_VIEWER)!, slug: name }, onLog: (message) => logs.push(message) },
+    );
+    return { ...result, logs };
+  } finally {
+    if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
+    else process.env.RENDER_SCENES_DIR = previous;
+  }
+}
+
+describe('the worker\'s control channel', () => {
+  test('when a model\'s image name holds forged LIMIT, PROGRESS and DENOISE lines, the render is not stopped, counts its one frame and logs the name quoted', async () => {
+    const file = path.join(dir, 'forged-name.glb');
+    const parts = texturedCube(pngClaiming(50_000, 50_000));
+    // Blender drops the undecodable image and the scene logs its name: the name carries the forged lines.
+    (parts.json.images as { name?: string }[])[0].name = `t\n${FORGED[0]}\n${FORGED[1]}`;
+    await writeFile(file, asGlb(parts));
+    const logs: string[] = [];
+    const { outputs } = await runScene({ sceneId: MODEL_VIEWER, mode: 'still', inputFile: file, outputDir: path.join(dir, 'out-forged-name'), ...SMALL }, { onLog: (message) => logs.push(message) });
+    expect(outputs).toEqual([path.join(dir, 'out-forged-name', 'still.png')]);
+    expect(logs).toContain(`dropped an embedded image Blender could not decode: 't\\nLIMIT 0 forged limit\\nPROGRESS frame=9 done=1 total=1'`);
+  });
+
+  test('when a script prints forged control lines on stdout, they are only log lines', async () => {
+    const { outputs, logs } = await runScript(
+      'forged-stdout',
+      `${FORGED.map((line) => `print(${JSON.stringify(line)}, flush=True)`).join('\n')}\ntime.sleep(1)\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+    );
+    expect(outputs).toEqual([path.join(dir, 'out-forged-stdout', 'still.png')]);
+    for (const line of FORGED) expect(logs).toContain(line);
+  });
+
+  test('when a DENOISE request on the control channel names a file outside the frame\'s own, the worker refuses it and opens nothing', async () => {
+    const before = await readFile('/etc/passwd', 'utf8');
+    const { logs } = await runScript(
+      'denoise-elsewhere',
+      `protocol.control("DENOISE", json.dumps({"frame": 1, "exr": "/etc/passwd", "raw": "/etc/passwd"}))\nprotocol.log("reply: " + protocol.control_reply())\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+      { denoise: true },
+    );
+    expect(logs.find((line) => line.startsWith('reply: '))).toMatch(/^reply: FAILED denoiser failed: refused a DENOISE request/);
+    expect(await readFile('/etc/passwd', 'utf8')).toBe(before);
+  });
+});
+
+describe('the tools\' own user', () => {
+  test.runIf(process.getuid?.() === 0)('when the worker contains its tools and runs as root, Blender runs as another user and cannot read the worker\'s environment', async () => {
+    containTools();
+    const { logs } = await runScript(
+      'who-am-i',
+      `protocol.log(f"uid {os.getuid()}")\ntry:\n    open(f"/proc/{os.getppid()}/environ", "rb").read()\n    protocol.log("environ read")\nexcept OSError as error:\n    protocol.log(f"environ refused: {type(error).__name__}")\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+    );
+    expect(logs).toContain(`uid ${DEFAULT_TOOL_UID}`);
+    expect(logs).toContain('environ refused: PermissionError');
+  });
+});
