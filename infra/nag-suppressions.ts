@@ -70,6 +70,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
 
   // Wildcards, each bounded to this stack's resources.
   { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderFunctionF365A476.Arn>:*]', reason: "CDK's invoke grant on the render function covers its versions and aliases; no other function." },
+  { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderSessionBrokerFunctionD8B86167.Arn>:*]', reason: "CDK's invoke grant on the session broker (to the render function) covers its versions and aliases; no other function." },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${TABLE}.Arn>/index/*]`, reason: "The table's own secondary indexes (CDK grants); no other table." },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetObject*]', reason: 'CDK read grant (GetObject and its version/ACL/tagging reads) on this stack\'s buckets only.' },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: "CDK read grant (bucket location/metadata) on this stack's buckets only." },
@@ -101,7 +102,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs (the sweep asks whether a silent queued job still waits for capacity) and X-Ray tracing have no resource-level permission.' },
   // Active tracing on every function: xray:PutTraceSegments and PutTelemetryRecords have no resource-level permission.
-  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation'].map(
+  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation', 'Render/SessionBroker'].map(
     (path) => ({ path, id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permission.' }),
   ),
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },

@@ -24,7 +24,7 @@ describe('alarms', () => {
       // The product's functions and the render function (the worker's image).
       .filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/') || fn.Properties.PackageType === 'Image')
       .map(([id]) => id);
-    expect(functionIds).toHaveLength(14);
+    expect(functionIds).toHaveLength(15);
     for (const metricName of ['Errors', 'Throttles']) {
       const watched = alarms()
         .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === metricName)
@@ -76,7 +76,7 @@ describe('traces and the dashboard', () => {
   it("when any of the product's functions runs (API, trigger, schedules, stream), X-Ray tracing is active on it", () => {
     // CDK's own deployment helpers (bucket clean-up, site upload) are left out: they run only at deploy time.
     const functions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'));
-    expect(functions).toHaveLength(13);
+    expect(functions).toHaveLength(14);
     for (const [id, fn] of functions) expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
   });
 

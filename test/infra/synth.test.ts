@@ -42,7 +42,7 @@ describe('cdk synth', () => {
       // Each product function's bundle is a minified ES module with its source map.
       const functions = Object.values(template.Resources as Record<string, { Type: string; Properties: { Description?: unknown; Code: { S3Key: string } } }>)
         .filter((resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description).startsWith('lambdas/'));
-      expect(functions).toHaveLength(13);
+      expect(functions).toHaveLength(14);
       for (const fn of functions) {
         const hash = fn.Properties.Code.S3Key.replace(/\.zip$/, '');
         const directory = join(outdir, assets.files[hash].source.path);

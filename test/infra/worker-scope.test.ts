@@ -66,10 +66,10 @@ describe('the render worker\'s rights', () => {
     expect(JSON.stringify(trust)).not.toContain(roleIdOf('RenderWorkerRole'));
   });
 
-  it('when the session broker runs, it may read job items and take the scope role, nothing else', () => {
+  it('when the session broker runs, it may read job items and take the scope role, nothing else (beyond writing its traces)', () => {
     const [, brokerFunction] = resourcesOf(template, 'AWS::Lambda::Function').find(([id]) => id === functionIdOf(template, 'lambdas/farm/worker-session.ts'))!;
     const roleId = brokerFunction.Properties.Role['Fn::GetAtt'][0] as string;
-    expect(actions(policiesOfRole(roleId)).sort()).toEqual(['dynamodb:GetItem', 'sts:AssumeRole', 'sts:TagSession']);
+    expect(actions(policiesOfRole(roleId)).sort()).toEqual(['dynamodb:GetItem', 'sts:AssumeRole', 'sts:TagSession', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('when a worker reaches the table, it is only items whose partition key is its own job (the job and its chunks), and never an index, a Put, a Delete or a Scan', () => {
