@@ -1,4 +1,5 @@
 import { getConfig } from '../config';
+import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
@@ -64,9 +65,17 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
  */
 export async function relaunchUnfinishedJobs(): Promise<string[]> {
   if (!chosenFarm().keepsOwnLine) return [];
-  const jobs = await listActiveJobs();
-  for (const job of jobs) await submitToFarm(job);
-  return jobs.map((job) => job.jobId);
+  const relaunched: string[] = [];
+  // One job that cannot be planned again (its item damaged) must not keep the others from their farm.
+  for (const job of await listActiveJobs()) {
+    try {
+      await submitToFarm(job);
+      relaunched.push(job.jobId);
+    } catch (error) {
+      log.error('A job held before the restart could not be handed to the farm again', { jobId: job.jobId, error });
+    }
+  }
+  return relaunched;
 }
 
 /**
