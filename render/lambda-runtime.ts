@@ -5,6 +5,7 @@
  * image for the same. The loop never returns; Lambda freezes and ends the process.
  */
 import { z } from 'zod';
+import { log } from '../observability/logger';
 
 const API_VERSION = '2018-06-01';
 
@@ -41,7 +42,7 @@ export async function serveInvocations(runtimeApi: string, handle: (event: unkno
       const result = await handle(await next.json());
       await fetch(`${base}/${requestId}/response`, { method: 'POST', body: JSON.stringify(result), signal: AbortSignal.timeout(10_000) });
     } catch (error) {
-      console.error(`Invocation ${requestId} failed`, error);
+      log.error('Render invocation failed', { requestId, error });
       await fetch(`${base}/${requestId}/error`, {
         method: 'POST',
         headers: { 'Lambda-Runtime-Function-Error-Type': 'Unhandled' },

@@ -4,7 +4,7 @@
  * through GET /api/admin/analytics; Import and Clear run the six kinds in order.
  */
 import { useState } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
 import { useAnalyticsOverview, useAnalyticsRun } from '../data/admin';
 import type { AnalyticsOverview } from './admin-api';
@@ -19,7 +19,7 @@ import {
   formatUsd,
 } from './format';
 import { formatDateTime } from '../components/ui';
-import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
+import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
 export const IMPORT_CONFIRMATION = 'Are you sure you want to import analytics data? This will overwrite existing data.';
@@ -141,51 +141,37 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
       </p>
 
       <div className="admin-charts">
-        <article className="admin-panel">
-          <h2>Daily Activity</h2>
-          <div className="admin-chart">
-            <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
-              <LineChart data={daily} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-                <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-                <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-                <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
-                <Tooltip />
-                <Legend />
-                {/* A single day has no line to draw: its values show as labelled dots (a new site's first day was an empty chart). */}
-                {SERIES.map((series) => (
-                  <Line
-                    key={series.key}
-                    type="monotone"
-                    dataKey={series.key}
-                    name={series.name}
-                    stroke={series.color}
-                    strokeWidth={2}
-                    dot={daily.length === 1 ? { r: 5 } : false}
-                    label={daily.length === 1 ? { position: 'top', fontSize: 12, fill: series.color } : false}
-                    isAnimationActive={daily.length > 1}
-                  />
-                ))}
-              </LineChart>
-            </ResponsiveContainer>
-          </div>
-        </article>
+        <ChartPanel title="Daily Activity">
+          <LineChart data={daily} margin={CHART_MARGIN}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+            <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+            <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+            <Tooltip />
+            <Legend />
+            {/* A single day has no line to draw: its values show as labelled dots (a new site's first day was an empty chart). */}
+            {SERIES.map((series) => (
+              <Line
+                key={series.key}
+                type="monotone"
+                dataKey={series.key}
+                name={series.name}
+                stroke={series.color}
+                strokeWidth={2}
+                dot={daily.length === 1 ? { r: 5 } : false}
+                label={daily.length === 1 ? { position: 'top', fontSize: 12, fill: series.color } : false}
+                isAnimationActive={daily.length > 1}
+              />
+            ))}
+          </LineChart>
+        </ChartPanel>
 
-        <article className="admin-panel">
-          <h2>Scene Popularity</h2>
-          {scenes.length === 0 ? (
-            <p className="muted admin-empty">No scene usage in this range</p>
-          ) : (
-            <div className="admin-chart">
-              <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
-                <PieChart>
-                  <Pie data={scenes} dataKey="value" nameKey="name" innerRadius="55%" outerRadius="85%" paddingAngle={1} />
-                  <Tooltip />
-                  <Legend />
-                </PieChart>
-              </ResponsiveContainer>
-            </div>
-          )}
-        </article>
+        <ChartPanel title="Scene Popularity" empty={scenes.length === 0 && 'No scene usage in this range'}>
+          <PieChart>
+            <Pie data={scenes} dataKey="value" nameKey="name" innerRadius="55%" outerRadius="85%" paddingAngle={1} />
+            <Tooltip />
+            <Legend />
+          </PieChart>
+        </ChartPanel>
       </div>
 
       <div className="admin-cards admin-cards-3">

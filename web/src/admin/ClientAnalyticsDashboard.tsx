@@ -4,12 +4,12 @@
  * (shared/analytics.ts) and read through GET /api/admin/client-analytics.
  */
 import { useId, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
 import { useClientAnalytics } from '../data/admin';
 import type { ClientAnalyticsView } from './admin-api';
 import { formatCount } from './format';
-import { CHART_SIZE, PrivacyNotice, StatCard } from './parts';
+import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
 export const LOADING_TEXT = 'Loading client analytics...';
@@ -77,39 +77,25 @@ function ClientBody({ data }: { data: ClientAnalyticsView | null }) {
       </div>
 
       <div className="admin-charts">
-        <article className="admin-panel">
-          <h2>Conversion Funnel</h2>
-          <div className="admin-chart">
-            <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
-              <BarChart data={funnel} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-                <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-                <XAxis dataKey="name" tick={{ fontSize: 12 }} interval={0} />
-                <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
-                <Tooltip />
-                <Bar dataKey="value" name="Sessions" fill={DOUGHNUT_PALETTE[1]} radius={[4, 4, 0, 0]} />
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
-        </article>
+        <ChartPanel title="Conversion Funnel">
+          <BarChart data={funnel} margin={CHART_MARGIN}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+            <XAxis dataKey="name" tick={{ fontSize: 12 }} interval={0} />
+            <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+            <Tooltip />
+            <Bar dataKey="value" name="Sessions" fill={DOUGHNUT_PALETTE[1]} radius={[4, 4, 0, 0]} />
+          </BarChart>
+        </ChartPanel>
 
-        <article className="admin-panel">
-          <h2>Most Viewed Scenes</h2>
-          {scenes.length === 0 ? (
-            <p className="muted admin-empty">{NO_SCENE_DATA}</p>
-          ) : (
-            <div className="admin-chart">
-              <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
-                <BarChart data={scenes} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-                  <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-                  <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-                  <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
-                  <Tooltip />
-                  <Bar dataKey="sessions" name="Sessions" fill={DOUGHNUT_PALETTE[4]} radius={[4, 4, 0, 0]} />
-                </BarChart>
-              </ResponsiveContainer>
-            </div>
-          )}
-        </article>
+        <ChartPanel title="Most Viewed Scenes" empty={scenes.length === 0 && NO_SCENE_DATA}>
+          <BarChart data={scenes} margin={CHART_MARGIN}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+            <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+            <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+            <Tooltip />
+            <Bar dataKey="sessions" name="Sessions" fill={DOUGHNUT_PALETTE[4]} radius={[4, 4, 0, 0]} />
+          </BarChart>
+        </ChartPanel>
       </div>
 
       <article className="admin-panel">

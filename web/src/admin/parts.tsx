@@ -1,5 +1,6 @@
 /** Building blocks shared by the two admin dashboards. */
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
+import { ResponsiveContainer } from 'recharts';
 import { RETENTION_DAYS } from '../../../shared/analytics';
 
 export function StatCard({ title, value, sub, trend }: { title: string; value: ReactNode; sub?: ReactNode; trend?: { text: string; up: boolean } }) {
@@ -31,3 +32,24 @@ export function PrivacyNotice() {
 
 /** The charts' size until their container is measured (and in environments that never measure). */
 export const CHART_SIZE = { width: 640, height: 300 } as const;
+
+/** The charts' inner margin: a little room above and right, the y-axis pulled left. */
+export const CHART_MARGIN = { top: 8, right: 16, bottom: 0, left: -16 } as const;
+
+/** A dashboard panel: its heading, then the chart sized to fill it, or `empty` as a muted line when there is nothing to chart. */
+export function ChartPanel({ title, empty, children }: { title: string; empty?: ReactNode; children: ReactElement }) {
+  return (
+    <article className="admin-panel">
+      <h2>{title}</h2>
+      {empty ? (
+        <p className="muted admin-empty">{empty}</p>
+      ) : (
+        <div className="admin-chart">
+          <ResponsiveContainer width="100%" height="100%" initialDimension={CHART_SIZE}>
+            {children}
+          </ResponsiveContainer>
+        </div>
+      )}
+    </article>
+  );
+}

@@ -12,6 +12,36 @@ import { uploadAspectRatio } from './form-state';
 
 const BLEND_LABELS: Record<string, string> = { normal: 'Normal', multiply: 'Multiply', difference: 'Difference', overlay: 'Overlay' };
 
+/** One labelled range input with its value beside it. */
+function AlignmentSlider({
+  id,
+  label,
+  range,
+  value,
+  unit,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  range: { min: number; max: number };
+  value: number;
+  unit?: string;
+  onValue: (value: number) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="slider-row">
+        <input id={id} type="range" min={range.min} max={range.max} step={1} value={value} onChange={(e) => onValue(Number(e.target.value))} />
+        <output htmlFor={id}>
+          {value}
+          {unit}
+        </output>
+      </div>
+    </div>
+  );
+}
+
 export function AlignmentPreview({
   scene,
   upload,
@@ -75,36 +105,12 @@ export function AlignmentPreview({
         </div>
       )}
       <div className="alignment-controls">
-        <div className="field">
-          <label htmlFor="align-scale">Scale</label>
-          <div className="slider-row">
-            <input id="align-scale" type="range" min={ALIGNMENT.scale.min} max={ALIGNMENT.scale.max} step={1} value={alignment.scale} onChange={(e) => set({ scale: Number(e.target.value) })} />
-            <output htmlFor="align-scale">{alignment.scale} %</output>
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="align-x">Horizontal position</label>
-          <div className="slider-row">
-            <input id="align-x" type="range" min={ALIGNMENT.position.min} max={ALIGNMENT.position.max} step={1} value={alignment.x} onChange={(e) => set({ x: Number(e.target.value) })} />
-            <output htmlFor="align-x">{alignment.x} %</output>
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="align-y">Vertical position</label>
-          <div className="slider-row">
-            <input id="align-y" type="range" min={ALIGNMENT.position.min} max={ALIGNMENT.position.max} step={1} value={alignment.y} onChange={(e) => set({ y: Number(e.target.value) })} />
-            <output htmlFor="align-y">{alignment.y} %</output>
-          </div>
-        </div>
+        <AlignmentSlider id="align-scale" label="Scale" range={ALIGNMENT.scale} value={alignment.scale} unit=" %" onValue={(scale) => set({ scale })} />
+        <AlignmentSlider id="align-x" label="Horizontal position" range={ALIGNMENT.position} value={alignment.x} unit=" %" onValue={(x) => set({ x })} />
+        <AlignmentSlider id="align-y" label="Vertical position" range={ALIGNMENT.position} value={alignment.y} unit=" %" onValue={(y) => set({ y })} />
         {scene.templateImage && (
           <>
-            <div className="field">
-              <label htmlFor="align-opacity">Template opacity</label>
-              <div className="slider-row">
-                <input id="align-opacity" type="range" min={ALIGNMENT.opacity.min} max={ALIGNMENT.opacity.max} step={1} value={alignment.opacity} onChange={(e) => set({ opacity: Number(e.target.value) })} />
-                <output htmlFor="align-opacity">{alignment.opacity}</output>
-              </div>
-            </div>
+            <AlignmentSlider id="align-opacity" label="Template opacity" range={ALIGNMENT.opacity} value={alignment.opacity} onValue={(opacity) => set({ opacity })} />
             <div className="field">
               <label htmlFor="align-blend">Blend mode</label>
               <select id="align-blend" className="input" value={alignment.blendMode} onChange={(e) => set({ blendMode: e.target.value as AlignmentState['blendMode'] })}>

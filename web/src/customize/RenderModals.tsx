@@ -1,4 +1,5 @@
 /** The render flow's modals: 'Confirm Render Settings' and 'Payment for Render'. */
+import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { PaymentTicket } from '../../../shared/api-types';
 import { BACKGROUND_STYLE_OPTION, type Scene } from '../../../shared/catalogue';
@@ -112,6 +113,37 @@ export function ConfirmRenderModal({
   );
 }
 
+/** One radio card of the payment dialog's method choice; `badge` sits at the card's end. */
+function PayMethodCard({
+  value,
+  method,
+  onMethodChange,
+  title,
+  detail,
+  badge,
+}: {
+  value: PaymentMethod;
+  method: PaymentMethod;
+  onMethodChange: (method: PaymentMethod) => void;
+  title: string;
+  detail: ReactNode;
+  badge?: ReactNode;
+}) {
+  return (
+    <label className="choice pay-method">
+      <input type="radio" name="payment-method" value={value} checked={method === value} onChange={() => onMethodChange(value)} />
+      <span className="choice-card">
+        <span>
+          <strong>{title}</strong>
+          <br />
+          <small>{detail}</small>
+        </span>
+        {badge}
+      </span>
+    </label>
+  );
+}
+
 export function RenderPaymentModal({
   price,
   balance,
@@ -162,29 +194,21 @@ export function RenderPaymentModal({
           <fieldset className="form-section">
             <legend className="sr-only">Payment method</legend>
             <div className="pay-methods">
-              <label className="choice pay-method">
-                <input type="radio" name="payment-method" value="credits" checked={method === 'credits'} onChange={() => onMethodChange('credits')} />
-                <span className="choice-card">
-                  <span>
-                    <strong>Pay with credits</strong>
-                    <br />
-                    <small>
-                      Balance: {balance === undefined ? '—' : `${formatCredits(balance)} credits`} · uses {price.toFixed(2)} credits
-                    </small>
-                  </span>
-                  {enough ? <span className="badge badge-green">Covers it</span> : <span className="badge badge-yellow">Not enough</span>}
-                </span>
-              </label>
-              <label className="choice pay-method">
-                <input type="radio" name="payment-method" value="card" checked={method === 'card'} onChange={() => onMethodChange('card')} />
-                <span className="choice-card">
-                  <span>
-                    <strong>Pay by card</strong>
-                    <br />
-                    <small>Visa, Mastercard, American Express and more</small>
-                  </span>
-                </span>
-              </label>
+              <PayMethodCard
+                value="credits"
+                method={method}
+                onMethodChange={onMethodChange}
+                title="Pay with credits"
+                detail={<>Balance: {balance === undefined ? '—' : `${formatCredits(balance)} credits`} · uses {price.toFixed(2)} credits</>}
+                badge={enough ? <span className="badge badge-green">Covers it</span> : <span className="badge badge-yellow">Not enough</span>}
+              />
+              <PayMethodCard
+                value="card"
+                method={method}
+                onMethodChange={onMethodChange}
+                title="Pay by card"
+                detail="Visa, Mastercard, American Express and more"
+              />
             </div>
           </fieldset>
           {method === 'credits' && !enough && (

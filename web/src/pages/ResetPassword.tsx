@@ -10,8 +10,25 @@ import {
   PASSWORD_TOO_SHORT,
 } from '../../../shared/messages';
 import { MIN_PASSWORD_LENGTH, MIN_PASSWORD_SCORE, passwordStrength, signupStrengthLabel } from '../../../shared/password';
+import { AuthField } from '../components/AuthForm';
 import { Notice, StrengthMeter } from '../components/ui';
 import { errorCode, finishPasswordReset, startPasswordReset } from '../lib/auth';
+
+/** A reset form's error line and submit button. */
+function SubmitRow({ error, busy, label }: { error: string | null; busy: boolean; label: string }) {
+  return (
+    <>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+        {label}
+      </button>
+    </>
+  );
+}
 
 type Step = 'email' | 'code' | 'done';
 
@@ -86,37 +103,28 @@ export default function ResetPasswordPage() {
         {step === 'email' && (
           <form onSubmit={requestCode} noValidate className="form">
             <p className="muted">Enter your account email and we&apos;ll send you a code to choose a new password.</p>
-            <div className="field">
-              <label htmlFor="reset-email">Email</label>
-              <input id="reset-email" className="input" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
-            </div>
-            {error && <p className="form-error" role="alert">{error}</p>}
-            <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-              Send Reset Code
-            </button>
+            <AuthField id="reset-email" label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <SubmitRow error={error} busy={busy} label="Send Reset Code" />
           </form>
         )}
         {step === 'code' && (
           <form onSubmit={confirmReset} noValidate className="form">
             <Notice kind="info">We sent a reset code to {email}.</Notice>
-            <div className="field">
-              <label htmlFor="reset-code">Reset code</label>
-              <input id="reset-code" className="input" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} />
-            </div>
-            <div className="field">
-              <label htmlFor="reset-password">New password</label>
-              <input id="reset-password" className="input" type="password" autoComplete="new-password" aria-describedby="reset-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
+            <AuthField id="reset-code" label="Reset code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} />
+            <AuthField
+              id="reset-password"
+              label="New password"
+              type="password"
+              autoComplete="new-password"
+              aria-describedby="reset-hint"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            >
               <StrengthMeter score={passwordStrength(password)} label={signupStrengthLabel(password)} />
               <p className="hint" id="reset-hint">{PASSWORD_HINT}</p>
-            </div>
-            <div className="field">
-              <label htmlFor="reset-confirm">Confirm new password</label>
-              <input id="reset-confirm" className="input" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
-            </div>
-            {error && <p className="form-error" role="alert">{error}</p>}
-            <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-              Set New Password
-            </button>
+            </AuthField>
+            <AuthField id="reset-confirm" label="Confirm new password" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+            <SubmitRow error={error} busy={busy} label="Set New Password" />
             <button type="button" className="btn btn-ghost btn-block" onClick={() => setStep('email')}>
               Use another email
             </button>
