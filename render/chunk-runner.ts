@@ -13,7 +13,7 @@ import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { FPS, renderedResolution } from '../shared/files';
 import { frameFile, segmentFile } from '../shared/render-contract';
-import { framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
+import { frameCostInputOf, framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
 import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
@@ -137,7 +137,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
         signal: stop.signal,
         threads: options.threads,
-        timeoutMs: renderTimeLimitSeconds(frames.length, { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }) * 1000,
+        timeoutMs: renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000,
         onLog: (message, level) => {
           loggedLines += 1;
           // The render loop starts after the scene is built: the first frame's time starts there.

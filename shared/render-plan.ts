@@ -143,8 +143,27 @@ export function renderTimeLimitSeconds(frames: number, cost: FrameCostInput): nu
   return Math.max(RENDER_LIMIT_FLOOR_SECONDS, Math.ceil(RENDER_LIMIT_FACTOR * frames * estimateFrameSeconds(cost)));
 }
 
+/** The job fields a frame's cost depends on (any job record or view that has them). */
+export interface JobCostFields {
+  sceneId: number;
+  resolution_x: number;
+  resolution_y: number;
+  isTest?: boolean;
+  samples?: number;
+}
+
+/** A job's frame cost input, from its record's own field names. */
+export function frameCostInputOf(job: JobCostFields): FrameCostInput {
+  return { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples };
+}
+
+/** A job's plan input: a still is one frame, whatever its record's frame count. */
+export function planInputOf(job: JobCostFields & { total_frames: number; isStillRender: boolean }): PlanInput {
+  return { ...frameCostInputOf(job), totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender };
+}
+
 /** The job fields the time left is computed from (any job record or view that has them). */
-export interface FarmJobFields {
+export interface FarmJobFields extends JobCostFields {
   status: string;
   total_frames: number;
   uploaded_frames: readonly unknown[];
@@ -154,11 +173,6 @@ export interface FarmJobFields {
   chunkSecondsDone?: number;
   chunkFramesDone?: number;
   startTime?: string;
-  sceneId: number;
-  resolution_x: number;
-  resolution_y: number;
-  isTest?: boolean;
-  samples?: number;
 }
 
 /** Seconds left for a rendering job, null when it is not rendering or nothing can be said yet. */
@@ -176,7 +190,7 @@ export function jobSecondsLeft(job: FarmJobFields, now: number): number | null {
       chunkFramesDone: job.chunkFramesDone ?? 0,
     },
     {
-      frameSeconds: estimateFrameSeconds({ sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }),
+      frameSeconds: estimateFrameSeconds(frameCostInputOf(job)),
       startedAt: Number.isFinite(startedAt) ? startedAt : undefined,
       now,
     },

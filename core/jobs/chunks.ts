@@ -9,7 +9,7 @@
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
 import { queryPages } from '../db/query';
-import { DEFAULT_PLAN_SETTINGS, planChunks, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
+import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
@@ -84,10 +84,7 @@ export async function getChunk(jobId: string, index: number): Promise<ChunkRecor
 export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): Promise<ChunkRecord[]> {
   const existing = await listChunksOfJob(job.jobId);
   if (existing.length === 0) {
-    const plan = planChunks(
-      { sceneId: job.sceneId, totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples },
-      settings,
-    );
+    const plan = planChunks(planInputOf(job), settings);
     const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
     for (let i = 0; i < chunks.length; i += 25) {
       let requests: Record<string, any>[] = chunks.slice(i, i + 25).map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));

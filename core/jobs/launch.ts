@@ -2,6 +2,7 @@ import { getConfig } from '../config';
 import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
+import { planInputOf } from '../../shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -110,8 +111,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
  * cannot pile renders up (a worker would otherwise only stop at its next heartbeat).
  */
 export async function cancelRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'farmJobIds' | 'farmEngine'>): Promise<void> {
-  const farm = job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
-  await farm.cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
+  await farmOf(job).cancel({ jobId: job.jobId, userId: job.userId }, job.farmJobIds ?? [], 'Abandoned by the user');
 }
 
 /**
@@ -123,16 +123,18 @@ function chosenFarm(): Farm {
   return ports().farm(getConfig().RENDER_MODE);
 }
 
+/** The farm that has the job's chunks: the engine recorded at its launch, else the deployment's. */
+function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
+  return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
+}
+
 /** A job's chunks on the fast path: enough for a 10-minute animation at 30 fps in one-frame chunks. */
 const FAST_PATH_MAX_CHUNKS = 18_000;
 
 function engineFor(job: JobRecord): FarmEngine {
   const config = getConfig();
   if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return config.RENDER_MODE;
-  const plan = planForFastPath(
-    { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples, totalFrames: job.isStillRender ? 1 : job.total_frames, isStill: job.isStillRender },
-    config.RENDER_FUNCTION_CONCURRENCY,
-  );
+  const plan = planForFastPath(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY);
   return plan.engine === 'function' ? 'function' : 'batch';
 }
 
@@ -142,7 +144,7 @@ function engineFor(job: JobRecord): FarmEngine {
  */
 export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds' | 'farmEngine'>): Promise<boolean> {
   if (job.status !== 'queued' || !job.farmJobIds?.length) return false;
-  const farm = job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
+  const farm = farmOf(job);
   return !farm.keepsOwnLine && farm.isWaiting(job.farmJobIds);
 }
 

@@ -1,5 +1,5 @@
 import { WORKER_LOST_MS } from '../../shared/jobs';
-import { renderTimeLimitSeconds } from '../../shared/render-plan';
+import { frameCostInputOf, renderTimeLimitSeconds } from '../../shared/render-plan';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
 import { admitWaitingJobs, waitingOnFarm } from './launch';
@@ -35,7 +35,7 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   const active = await listActiveJobs();
   for (const job of active) {
     if (job.status !== 'rendering' || !(job.chunksRunning! > 0) || failed.includes(job.jobId)) continue;
-    const limitMs = renderTimeLimitSeconds(1, { sceneId: job.sceneId, resolutionX: job.resolution_x, resolutionY: job.resolution_y, isTest: job.isTest, samples: job.samples }) * 1000;
+    const limitMs = renderTimeLimitSeconds(1, frameCostInputOf(job)) * 1000;
     const stalledSince = new Date(now.getTime() - limitMs).toISOString();
     if ((job.lastRenderActivity ?? job.startTime ?? job.created_at) >= stalledSince) continue;
     if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
