@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../core/config';
 import { caller, type ApiEvent } from '../../lambdas/lib/http';
+import { envSettings } from './env-settings';
 
 const settings = {
   AWS_REGION: 'eu-west-1',
@@ -12,20 +12,12 @@ const settings = {
   SITE_URL: 'http://localhost:5173',
   ADMIN_EMAILS: 'owner@example.com',
 };
-const saved: Record<string, string | undefined> = {};
+const environment = envSettings(settings);
 beforeAll(() => {
-  for (const [name, value] of Object.entries(settings)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
-  resetConfig();
+  environment.apply();
 });
 afterAll(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
+  environment.restore();
 });
 
 const signedIn = (claims: Record<string, unknown>) => ({ requestContext: { authorizer: { jwt: { claims: { sub: 'u1', ...claims } } } }, headers: {} }) as unknown as ApiEvent;

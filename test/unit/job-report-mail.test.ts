@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeServer, resetClients } from '../../composition/server';
-import { resetConfig } from '../../core/config';
 import type { JobRecord } from '../../core/jobs/jobs';
 import { sendJobReport } from '../../core/jobs/reports';
+import { envSettings } from './env-settings';
 
 const mailDir = mkdtempSync(join(tmpdir(), 'report-mail-'));
 const settings: Record<string, string> = {
@@ -18,24 +18,16 @@ const settings: Record<string, string> = {
   MAIL_MODE: 'local',
   MAIL_DIR: mailDir,
 };
-const saved: Record<string, string | undefined> = {};
+const environment = envSettings(settings);
 
 beforeAll(() => {
-  for (const [name, value] of Object.entries(settings)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
-  resetConfig();
+  environment.apply();
   resetClients();
   composeServer();
 });
 
 afterAll(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
+  environment.restore();
   resetClients();
   rmSync(mailDir, { recursive: true, force: true });
 });

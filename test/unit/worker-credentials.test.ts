@@ -5,6 +5,7 @@ import { resetConfig } from '../../core/config';
 import { workerSessionPolicy } from '../../adapters/worker-credentials';
 import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, workerCredentials } from '../../composition/server';
 import { documentClient, s3Client } from '../../core/ports';
+import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
 let server: Server;
@@ -27,7 +28,7 @@ const settings = {
   WORKER_TICKET: 'a-ticket-the-launcher-gave-this-submission',
 };
 const scope = { jobId: settings.JOB_ID, userId: 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc', inputKey: 'uploads/c4f8e2a0-1b2c-4d5e-8f90-123456789abc/0d1e/song.mp3' };
-const saved: Record<string, string | undefined> = {};
+const environment = envSettings(settings);
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -54,21 +55,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const double = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(settings, { STS_ENDPOINT: double, LAMBDA_ENDPOINT: double });
-  for (const [name, value] of Object.entries(settings)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
-  resetConfig();
+  environment.apply();
   resetWorkerCredentials();
   composeServer();
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
+  environment.restore();
   resetWorkerCredentials();
   await new Promise((resolve) => server.close(resolve));
 });
