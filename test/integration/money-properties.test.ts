@@ -7,11 +7,16 @@
  * step what must always hold. The model is only what the test needs to pick valid
  * steps; the checks read the table.
  *
- * The farm is the one part replaced: a farm bound to the core's Farm port records what
+ * Two parts are replaced, at the edge. A farm bound to the core's Farm port records what
  * the core hands it (after its admission against the user's render slots, in the
  * table, as on AWS) and the commands play the farm's part through the same core
  * functions the worker calls (the job starts, finishes, fails), so a run takes
- * milliseconds instead of Blender's seconds.
+ * milliseconds instead of Blender's seconds. Stripe is a double holding each payment's
+ * state (charged, refunded, disputed and how the dispute ended); Stripe's steps change
+ * it and queue the event Stripe would send, and delivering is a step of its own that
+ * takes any queued event, so events overtake one another; the webhook's own handler
+ * (applyStripeEvent) reads the state back, as it does from Stripe. A price change is a
+ * catalogue with another render time deployed while jobs are in flight.
  *
  * MONEY_RUNS and MONEY_SEED change the size and the seed (`npm run bench:money`
  * runs this file with thousands of runs); MONEY_SUMMARY names a file for its figures.
