@@ -36,6 +36,7 @@ export async function finishSplitStill(regionFiles: string[], args: Omit<SceneAr
   const regions = [];
   for (const file of regionFiles) regions.push(await readExr(file));
   const frame = stitchRegions(regions, args.resolutionX, args.resolutionY);
+  // The regions' buffers are let go before the denoiser takes its memory.
   regions.length = 0;
   const denoisedFile = join(workDir, 'stitched.clean.f32');
   await denoiseImage(await sharedDenoiser(), frame, denoisedFile);
