@@ -210,8 +210,11 @@ async function measureRegions(dir: string, count: number, serial: number) {
   const whole = await region('region-whole', { top: 0, bottom: REGION_PROBE.height });
   const strips = [];
   for (let index = 0; index < count; index += 1) strips.push(await region(`region-${index}`, regionRows(REGION_PROBE.height, index, count)));
-  // Each strip's share of the whole frame's area-dependent work; the slowest strip sets when the still is ready.
-  const shares = strips.map((strip) => (strip.cpuSeconds - serial) / Math.max(1e-6, whole.cpuSeconds - serial));
+  // What a region pays whatever its area: the strips together cost the whole frame plus (count - 1) such parts.
+  // The larger of that and Blender's serial part (a 16x16 frame) is taken, so the overhead is never assumed away.
+  const fixed = Math.max(serial, (strips.reduce((sum, strip) => sum + strip.cpuSeconds, 0) - whole.cpuSeconds) / (count - 1));
+  // Each strip's share of the frame's area-dependent work; the slowest strip sets when the still is ready.
+  const shares = strips.map((strip) => (strip.cpuSeconds - fixed) / Math.max(1e-6, whole.cpuSeconds - fixed));
   const toFullHd = (COST_RESOLUTION.width * COST_RESOLUTION.height) / (REGION_PROBE.width * REGION_PROBE.height);
   const wholeExrMb = ((await stat(whole.file)).size / 1e6) * toFullHd;
 
@@ -221,7 +224,7 @@ async function measureRegions(dir: string, count: number, serial: number) {
   const raw = join(dir, 'stitched.clean.f32');
   const denoise = await ownCpu(() => denoiseImage(denoiser, fullHdPasses(read.value), raw));
   const save = await cpuOf(() => runScene({ ...base, region: undefined, denoise: false, resolutionX: COST_RESOLUTION.width, resolutionY: COST_RESOLUTION.height, denoisedFile: raw, outputDir: join(dir, 'finished') }));
-  return { whole: whole.cpuSeconds, strips: strips.map((strip) => strip.cpuSeconds), shares, wholeExrMb, readCpu: read.cpuSeconds * toFullHd, denoiseCpu: denoise.cpuSeconds, saveCpu: save.cpuSeconds };
+  return { whole: whole.cpuSeconds, strips: strips.map((strip) => strip.cpuSeconds), fixed, shares, wholeExrMb, readCpu: read.cpuSeconds * toFullHd, denoiseCpu: denoise.cpuSeconds, saveCpu: save.cpuSeconds };
 }
 
 /** The probe's passes repeated to a Full-HD frame: the denoiser's work depends on the size, not on the picture. */
@@ -250,6 +253,8 @@ interface Timeline {
 interface RegionFigures {
   /** The slowest strip's share of the frame's area-dependent work times the number of strips (1: even). */
   imbalance: number;
+  /** CPU seconds a region pays whatever its area (Blender's start, the scene build, BVH), measured. */
+  fixedCpu: number;
   wholeExrMb: number;
   /** The finishing step's serial parts (reading the passes, Blender's save) and its parallel one (the denoise), CPU seconds at Full HD. */
   readCpu: number;
@@ -302,7 +307,8 @@ function simulateSplitStill(regions: number, input: number, frameSeconds: number
   const { serialSeconds, parallelCores, regions: r } = figures;
   const renderWork = Math.max(0, frameSeconds - serialSeconds - r.denoiseCpu / parallelCores);
   const regionMb = r.wholeExrMb / regions;
-  const fixed = input + serialSeconds + transferSeconds(regionMb) + AWS.chunkRecordSeconds;
+  // The region's fixed part runs on one core, as Blender's serial part does.
+  const fixed = input + r.fixedCpu + transferSeconds(regionMb) + AWS.chunkRecordSeconds;
   const slowest = fixed + (renderWork * r.imbalance) / regions;
   const finishing = Math.ceil(regions / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb) + input + r.readCpu + r.denoiseCpu / parallelCores + r.saveCpu + transferSeconds(FULL_HD_PNG_MB) + AWS.chunkRecordSeconds;
   const seconds = AWS.dispatchSeconds + AWS.coldStartSeconds + slowest + finishing;
@@ -325,7 +331,7 @@ async function main() {
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;
     const regionCount = Math.max(2, textStillRegions);
     const split = await measureRegions(work, regionCount, scaling.serial);
-    console.log(`  a still in ${regionCount} regions, ${REGION_PROBE.width}x${REGION_PROBE.height}, ${REGION_PROBE.samples} samples, 1 thread: whole frame ${split.whole.toFixed(2)} CPU-s, strips ${split.strips.map((cpu) => cpu.toFixed(2)).join(' / ')} CPU-s; beyond the serial part, strip shares ${split.shares.map((share) => `${(share * 100).toFixed(0)} %`).join(' / ')} of the whole frame's`);
+    console.log(`  a still in ${regionCount} regions, ${REGION_PROBE.width}x${REGION_PROBE.height}, ${REGION_PROBE.samples} samples, 1 thread: whole frame ${split.whole.toFixed(2)} CPU-s, strips ${split.strips.map((cpu) => cpu.toFixed(2)).join(' / ')} CPU-s: a region's fixed part (not shrinking with its area) ${split.fixed.toFixed(2)} CPU-s, beyond it the strips take ${split.shares.map((share) => `${(share * 100).toFixed(0)} %`).join(' / ')} of the frame's work`);
     console.log(`  region passes (uncompressed multilayer EXR), whole Full-HD frame: ${split.wholeExrMb.toFixed(0)} MB; finishing at Full HD: reading the passes ${split.readCpu.toFixed(2)} CPU-s, one denoise ${split.denoiseCpu.toFixed(2)} CPU-s, Blender saving the stitched frame ${split.saveCpu.toFixed(2)} CPU-s`);
 
     // Read now, not at start: bench:frame-costs may have been writing it while the measurements above ran.
@@ -339,7 +345,7 @@ async function main() {
     const frameSeconds = (scene: Scene) => functionFrameSeconds(costOf(scene).cpuSeconds, scaling.serial, scaling.efficiency);
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
     const parallelCores = RENDER_FUNCTION.vcpus * scaling.efficiency ** Math.log2(RENDER_FUNCTION.vcpus);
-    const regions: RegionFigures = { imbalance: Math.max(1, Math.max(...split.shares) * regionCount), wholeExrMb: split.wholeExrMb, readCpu: split.readCpu, saveCpu: split.saveCpu, denoiseCpu: split.denoiseCpu };
+    const regions: RegionFigures = { imbalance: Math.max(1, Math.max(...split.shares) * regionCount), fixedCpu: split.fixed, wholeExrMb: split.wholeExrMb, readCpu: split.readCpu, saveCpu: split.saveCpu, denoiseCpu: split.denoiseCpu };
     const figures = { serialSeconds: scaling.serial, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb, parallelCores, regions };
     const concurrency = 200;
     console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
