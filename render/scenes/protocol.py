@@ -28,6 +28,12 @@ worker can tell "your file is bad" from "our render broke".
 Render policy (samples, noise threshold, the test size cap, the text limit) is not decided
 here: the worker sends it in args.json from the render manifest (shared/render-manifest.ts).
 
+A final still may be split into regions (shared/render-plan.ts): with ``region`` (rows from
+the top) the script renders only those rows and writes their noisy passes as region.exr
+(REGION_FILE in shared/render-contract.ts), not denoised; the finishing step stitches the
+regions, denoises the frame once and runs the script again with ``denoisedFile``, which
+builds the scene for its colour settings and output format and saves that frame as the still.
+
 ``build(scene, args)`` only builds the scene (with building.py and media.py); it returns
 the frame a still shows (or None for ``frameStart``).
 """
