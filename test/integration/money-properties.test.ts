@@ -542,7 +542,7 @@ describe('money invariants', () => {
   });
 
   it('when a card payment kept as credits for an abandoned job is disputed, the credits are taken back', async () => {
-    await runSteps([new RenderByCard(), new Abandon(0), new CardCharged(0), new Deliver(0), new DisputeOpened(0), new Deliver(0)]);
+    await runSteps([new RenderByCard(), new CardCharged(0), new Abandon(0), new Deliver(0), new DisputeOpened(0), new Deliver(0)]);
   });
 
   it('when a dispute won is heard of before its opening, the opening takes nothing', async () => {
