@@ -33,7 +33,6 @@ describe('deploy settings', () => {
     expect(() => readSettings(contextOf({ siteGatePasswordHash: 'abc' }))).toThrow(/'siteGatePasswordHash'/);
     expect(() => readSettings(contextOf({ renderCpu: '3000' }))).toThrow(/'renderCpu'/);
     expect(() => readSettings(contextOf({ stage: 'Prod!' }))).toThrow(/'stage'/);
-    expect(() => readSettings(contextOf({ ffprobeLayerArn: '/opt/bin/ffprobe' }))).toThrow(/'ffprobeLayerArn'/);
   });
 
   it('when a site domain is set without a certificate, synth fails and says which setting is missing', () => {
