@@ -30,7 +30,7 @@ import { runScene, type SceneArgs } from '../render/blender';
 import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
 import { fastPathCost, fastPathCosts } from '../scripts/costs';
 import { getScene, scenes, type Scene } from '../shared/catalogue';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../shared/fast-path';
+import { functionFrameSeconds, MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, transferSeconds, type ChunkModel } from '../shared/fast-path';
 import { FPS } from '../shared/files';
 import { fileURLToPath } from 'node:url';
 import { COST_RESOLUTION, scenePolicy, type FrameCost } from '../shared/render-manifest';
@@ -56,24 +56,17 @@ const AWS = {
   sqsAddedPerMinute: 300,
   /** 15 minutes per invocation (Lambda quotas); chunks are planned to end inside SAFE_CHUNK_SECONDS. */
   timeoutSeconds: RENDER_FUNCTION.timeoutSeconds,
-  /** S3: "small object latencies (and first-byte-out latencies for larger objects) of roughly 100-200 milliseconds" (S3 user guide, optimizing performance): 0.2 s. */
-  s3RequestSeconds: 0.2,
-  /** S3: "one concurrent request for each 85–90 MB/s of desired network throughput" (S3 performance whitepaper): 85 MB/s. */
-  s3MegabytesPerSecond: 85,
+  // S3's request latency and throughput, a Full-HD PNG's size and a chunk's table writes, with their sources: MEASURED_CHUNK_MODEL in shared/fast-path.ts.
   /** From the API's Invoke (asynchronous) to the handler starting: not published; 0.5 s assumed. */
   dispatchSeconds: 0.5,
-  /** One DynamoDB write: DynamoDB advertises single-digit milliseconds; 4 writes a chunk (claim, frame, segment, done) at 10 ms assumed. */
-  chunkRecordSeconds: 0.04,
 } as const;
 
-/** Sizes measured on our outputs: a Full-HD PNG frame about 4 MB, H.264 at crf 18 about 1.5 MB a second. */
-const FULL_HD_PNG_MB = 4;
+/** Measured on our outputs: H.264 at crf 18 is about 1.5 MB a second. */
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 const VIDEO_MB_PER_SECOND = 1.5;
 /** Segments the finishing step downloads at once (render/encode-step.ts). */
 const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
-const transferSeconds = (megabytes: number) => AWS.s3RequestSeconds + megabytes / AWS.s3MegabytesPerSecond;
 
 async function cpuOf(work: () => Promise<unknown>): Promise<{ cpuSeconds: number; wallSeconds: number }> {
   const cpu = watchChildCpu();
@@ -100,16 +93,6 @@ async function measureScaling(dir: string) {
   // Threads that spin or wait burn CPU without rendering: the parallel part's CPU grows by 1/efficiency.
   const efficiency = Math.min(1, (one - serial) / Math.max(1e-6, two - serial));
   return { serial, one, two, efficiency };
-}
-
-/**
- * One Full-HD final frame on the function's vCPUs: the serial part as measured, the rest
- * spread over the vCPUs at the efficiency each doubling of threads keeps (measured 1 -> 2,
- * assumed the same for every doubling after; a Lambda vCPU assumed as fast as a core here).
- */
-function functionFrameSeconds(cpuSeconds: number, serial: number, efficiency: number, pixelsAndSamples = 1): number {
-  const vcpus = RENDER_FUNCTION.vcpus;
-  return serial + (Math.max(0, cpuSeconds - serial) * pixelsAndSamples) / (vcpus * efficiency ** Math.log2(vcpus));
 }
 
 async function measureSegments(dir: string) {
@@ -175,13 +158,12 @@ interface Timeline {
  * source's ramp; each chunk downloads its input, renders, stores its frames and its
  * segment; an animation's finishing step then runs on a warm environment of the fleet.
  */
-function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { serialSeconds: number; encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
-  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency);
+function simulate(scene: Scene, frames: number, frameCpuSeconds: number, figures: { model: ChunkModel; joinSeconds: number }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
+  // The planner's own chunk time, fed with this machine's measurements: Blender starts and builds the scene once per chunk; each frame then renders, is stored and encoded.
+  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency, figures.model, frameCpuSeconds);
   const framesPerChunk = plan.chunks[0].frameEnd - plan.chunks[0].frameStart + 1;
-  const input = scene.type === 'text' ? 0 : transferSeconds(5);
   const animated = frames > 1;
-  // Blender starts and builds the scene once per chunk; each frame then renders, is stored and encoded.
-  const chunkSeconds = input + figures.serialSeconds + framesPerChunk * (frameSeconds - figures.serialSeconds + transferSeconds(FULL_HD_PNG_MB) + (animated ? figures.encodeSecondsPerFrame : 0)) + (animated ? transferSeconds(figures.segmentMb * framesPerChunk) : 0) + AWS.chunkRecordSeconds;
+  const { chunkSeconds } = plan;
   const startOf = (k: number) => {
     // Environments beyond the first 1,000 wait for the next 10-s allotment; SQS adds its poller ramp.
     const lambda = Math.floor(k / AWS.environmentsPer10Seconds) * 10;
@@ -194,9 +176,9 @@ function simulate(scene: Scene, frames: number, frameSeconds: number, figures: {
   const lastStart = Math.max(...Array.from({ length: running }, (_, k) => startOf(k)));
   const rendered = AWS.dispatchSeconds + lastStart + AWS.coldStartSeconds + waves * chunkSeconds;
   if (!animated) return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered };
-  const downloads = Math.ceil(plan.chunks.length / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(figures.segmentMb * framesPerChunk);
+  const downloads = Math.ceil(plan.chunks.length / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(figures.model.segmentMbPerFrame * framesPerChunk, figures.model);
   const joinSeconds = figures.joinSeconds * (frames / 120);
-  const stored = transferSeconds((frames / FPS) * VIDEO_MB_PER_SECOND) + AWS.s3RequestSeconds;
+  const stored = transferSeconds((frames / FPS) * VIDEO_MB_PER_SECOND, figures.model) + figures.model.s3RequestSeconds;
   return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered + AWS.dispatchSeconds + downloads + joinSeconds + stored };
 }
 
@@ -221,28 +203,30 @@ async function main() {
     const slowest = known.reduce((a, b) => (b.cpuSeconds > a.cpuSeconds ? b : a));
     const costOf = (scene: Scene) => measured[scene.id] ?? slowest;
     const note = (scene: Scene) => (measured[scene.id] ? '' : ' (not measured: the slowest measured scene)');
-    const frameSeconds = (scene: Scene) => functionFrameSeconds(costOf(scene).cpuSeconds, scaling.serial, scaling.efficiency);
+    // The chunk model of shared/fast-path.ts, with what was just measured here in place of its stored figures.
+    const model: ChunkModel = { ...MEASURED_CHUNK_MODEL, serialSeconds: scaling.serial, efficiencyPerDoubling: scaling.efficiency, encodeSecondsPerFrame: segments.encode.cpuSeconds, segmentMbPerFrame: segments.segmentMb };
+    const frameSeconds = (scene: Scene) => functionFrameSeconds(costOf(scene).cpuSeconds, model);
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
-    const figures = { serialSeconds: scaling.serial, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb };
+    const figures = { model, joinSeconds: segments.join.cpuSeconds };
     const concurrency = 200;
     console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
     for (const scene of scenes) {
       const cost = costOf(scene);
-      console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${cost.cpuSeconds.toFixed(0)} CPU-s here -> ${frameSeconds(scene).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU; still queued -> stored ${simulate(scene, 1, frameSeconds(scene), figures, 'direct', concurrency).seconds.toFixed(1)} s`);
+      console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${cost.cpuSeconds.toFixed(0)} CPU-s here -> ${frameSeconds(scene).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU; still queued -> stored ${simulate(scene, 1, cost.cpuSeconds, figures, 'direct', concurrency).seconds.toFixed(1)} s`);
     }
     const text = getScene(1)!;
-    const still = simulate(text, 1, frameSeconds(text), figures, 'direct', concurrency);
-    const animation = simulate(text, 120, frameSeconds(text), figures, 'direct', concurrency);
-    const viaSqs = simulate(text, 120, frameSeconds(text), figures, 'sqs', concurrency);
+    const still = simulate(text, 1, costOf(text).cpuSeconds, figures, 'direct', concurrency);
+    const animation = simulate(text, 120, costOf(text).cpuSeconds, figures, 'direct', concurrency);
+    const viaSqs = simulate(text, 120, costOf(text).cpuSeconds, figures, 'sqs', concurrency);
     console.log(`  120-frame Text Animation: ${animation.chunks} chunks of ${animation.framesPerChunk} frame(s), ${animation.seconds.toFixed(1)} s; through an SQS event source (standard mode ramp) instead: ${viaSqs.seconds.toFixed(1)} s`);
     const drop = getScene(7)!;
     const dropFrames = 10 * 60 * FPS;
-    const route = planForFastPath({ sceneId: drop.id, resolutionX: 1920, resolutionY: 1080, totalFrames: dropFrames, isStill: false }, concurrency);
-    const dark = simulate(drop, dropFrames, frameSeconds(drop), figures, 'direct', concurrency);
+    const route = planForFastPath({ sceneId: drop.id, resolutionX: 1920, resolutionY: 1080, totalFrames: dropFrames, isStill: false }, concurrency, model, costOf(drop).cpuSeconds);
+    const dark = simulate(drop, dropFrames, costOf(drop).cpuSeconds, figures, 'direct', concurrency);
     console.log(`  Audio Reactive with dark drop, 10-minute track (${dropFrames} frames): ${route.engine}, ${dark.chunks} chunks of ${dark.framesPerChunk} frames (${dark.chunkSeconds.toFixed(0)} s each, limit ${SAFE_CHUNK_SECONDS} s planned / ${AWS.timeoutSeconds} s hard) in ${dark.waves} waves: ${dark.seconds.toFixed(0)} s (${(dark.seconds / 60).toFixed(1)} min)`);
     const policy = scenePolicy(1);
     const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
-    const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(costOf(text).cpuSeconds, scaling.serial, scaling.efficiency, testFactor) + transferSeconds(0.3) + AWS.chunkRecordSeconds;
+    const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(scaling.serial + (costOf(text).cpuSeconds - scaling.serial) * testFactor, model) + transferSeconds(0.3, model) + model.recordSeconds;
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${testSeconds.toFixed(1)} s`);
     const costs = fastPathCosts(frameSeconds);
     const worst = costs.reduce((a, b) => ((a.x86 + a.other) / a.price > (b.x86 + b.other) / b.price ? a : b));

@@ -1,7 +1,7 @@
 import { getConfig } from '../config';
 import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
+import { functionPlanSettings, planForFastPath } from '../../shared/fast-path';
 import { planInputOf } from '../../shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
@@ -90,7 +90,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   const engine = job.farmEngine ?? engineFor(job);
   const settings =
     engine === 'function'
-      ? { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency: config.RENDER_FUNCTION_CONCURRENCY, cores: RENDER_FUNCTION.vcpus }
+      ? functionPlanSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY)
       : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
   const pending = await planOrResumeChunks(job, settings);
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
@@ -127,9 +127,6 @@ function chosenFarm(): Farm {
 function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
   return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
 }
-
-/** A job's chunks on the fast path: enough for a 10-minute animation at 30 fps in one-frame chunks. */
-const FAST_PATH_MAX_CHUNKS = 18_000;
 
 function engineFor(job: JobRecord): FarmEngine {
   const config = getConfig();
