@@ -63,7 +63,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads }) : runEncode(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true }) : runEncode(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.

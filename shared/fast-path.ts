@@ -119,7 +119,7 @@ export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PAT
     return { engine: 'batch', chunks, frameSeconds, chunkSeconds: Math.max(...chunks.map((chunk) => framesOf(chunk).length)) * frameSeconds };
   }
   const chunks = planChunks(input, functionPlanSettings(input, concurrency, model, frameCpuSeconds));
-  const longest = Math.max(...chunks.map((chunk) => chunk.frameEnd - chunk.frameStart + 1));
+  const longest = Math.max(...chunks.map((chunk) => framesOf(chunk).length));
   // frameSeconds stays the manifest's estimate spread over the vCPUs (what `npm run costs` prices); the chunk's time is the model's.
   return { engine: 'function', chunks, frameSeconds: estimateFrameSeconds({ ...input, cores: RENDER_FUNCTION.vcpus }), chunkSeconds: time.fixedSeconds + longest * time.perFrameSeconds };
 }
