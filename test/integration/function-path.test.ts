@@ -27,6 +27,7 @@ import { downloadOutput } from '../../core/storage/storage';
 import { findBlender } from '../../render/blender';
 import { ffprobeStream } from '../render/media-checks';
 import { queuedJob } from './farm-helpers';
+import { until } from './helpers';
 
 const ENVIRONMENTS = 2;
 const RETRY_DELAY_MS = 1_000;
@@ -184,16 +185,6 @@ afterAll(async () => {
   resetClients();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('the render function path (Lambda Runtime API)', () => {
   it('when the environment rendering a chunk is killed mid-chunk, Lambda sends the chunk again, the new environment takes the lost claim over once its lease runs out, and the job completes with every frame', async () => {

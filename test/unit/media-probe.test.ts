@@ -8,6 +8,7 @@ import { functionMediaProbe } from '../../adapters/media-probe';
 import { serveInvocations } from '../../render/lambda-runtime';
 import { runProbe } from '../../render/probe-step';
 import { writeSampleMusic } from '../../render/sample-inputs';
+import { runtimeApiDouble } from './runtime-api-double';
 import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
 
 /**
@@ -58,40 +59,20 @@ afterAll(async () => {
 
 const presigned = (objectKey: string) => `${storageBase}/${objectKey}?X-Amz-Signature=abc`;
 
-/** Lambda's Runtime API: hands out the events, keeps the responses and errors posted back under each request id. */
-async function runtimeApi(events: unknown[]) {
-  const posted = new Map<string, { kind: string; body: unknown }>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.url!.endsWith('/runtime/invocation/next')) {
-        const event = events.shift();
-        if (event === undefined) return res.writeHead(500).end();
-        return res.writeHead(200, { 'lambda-runtime-aws-request-id': `req-${events.length}`, 'content-type': 'application/json' }).end(JSON.stringify(event));
-      }
-      const [, requestId, kind] = req.url!.match(/invocation\/([^/]+)\/(response|error)$/)!;
-      posted.set(requestId, { kind, body: JSON.parse(body) });
-      res.writeHead(202).end();
-    });
-  });
-  return { address: await listen(server), posted, close: () => server.close() };
-}
-
 describe('the probe function (render image, RENDER_STEP=probe)', () => {
   it('when probe requests arrive on the Runtime API, it answers the real duration of an MP3 and a WAV read through their presigned URLs', async () => {
-    const api = await runtimeApi([{ step: 'probe', key, url: presigned(key) }, { step: 'probe', key: wavKey, url: presigned(wavKey) }]);
+    const api = await runtimeApiDouble([{ step: 'probe', key, url: presigned(key) }, { step: 'probe', key: wavKey, url: presigned(wavKey) }]);
     await expect(serveInvocations(api.address, (event) => runProbe(event, 'ffprobe'))).rejects.toThrow(/without a request id/);
     api.close();
-    const mp3 = api.posted.get('req-1')!;
-    expect(mp3.kind).toBe('response');
-    expect((mp3.body as { seconds: number }).seconds).toBeCloseTo(3, 1);
-    expect((api.posted.get('req-0')!.body as { seconds: number }).seconds).toBeCloseTo(2, 2);
+    expect(api.posted.map((answer) => answer.path)).toEqual(['/2018-06-01/runtime/invocation/req-1/response', '/2018-06-01/runtime/invocation/req-0/response']);
+    const [mp3, wav] = api.posted.map((answer) => JSON.parse(answer.body) as { seconds: number });
+    expect(mp3.seconds).toBeCloseTo(3, 1);
+    expect(wav.seconds).toBeCloseTo(2, 2);
   });
 
   it('when a request names a key outside the uploads area, a URL for another key, or a chunk to render, it fails and reads nothing', async () => {
     served.length = 0;
-    const api = await runtimeApi([
+    const api = await runtimeApiDouble([
       { step: 'probe', key: 'users/u-1/jobs/j-1/video.mp4', url: presigned('users/u-1/jobs/j-1/video.mp4') },
       { step: 'probe', key, url: presigned(wavKey) },
       { step: 'probe', key: 'uploads/u-1/0d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5/../../u-2/x.mp3', url: presigned(key) },
@@ -99,7 +80,7 @@ describe('the probe function (render image, RENDER_STEP=probe)', () => {
     ]);
     await expect(serveInvocations(api.address, (event) => runProbe(event, 'ffprobe'))).rejects.toThrow(/without a request id/);
     api.close();
-    expect([...api.posted.values()].map((answer) => answer.kind)).toEqual(['error', 'error', 'error', 'error']);
+    expect(api.posted.map((answer) => answer.path.split('/').pop())).toEqual(['error', 'error', 'error', 'error']);
     expect(served).toEqual([]);
   });
 
