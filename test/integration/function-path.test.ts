@@ -21,10 +21,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../core/config';
 import { resetClients } from '../../composition/server';
 import { createJob, getJob } from '../../core/jobs/jobs';
-import { getChunk, listChunksOfJob } from '../../core/jobs/chunks';
+import { claimChunk, getChunk, listChunksOfJob, planOrResumeChunks, renewChunkLease } from '../../core/jobs/chunks';
 import { launchRender } from '../../core/jobs/launch';
 import { downloadOutput } from '../../core/storage/storage';
 import { findBlender } from '../../render/blender';
+import { runChunk } from '../../render/chunk-runner';
 import { ffprobeStream } from '../render/media-checks';
 import { queuedJob } from './farm-helpers';
 import { until } from './helpers';
@@ -219,4 +220,19 @@ describe('the render function path (Lambda Runtime API)', () => {
     await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
     expect(Number(ffprobeStream(video).nb_read_frames)).toBe(3);
   }, 420_000);
+
+  it('when Lambda delivers a chunk\'s event twice while its first environment still renders it, the second attempt sees the lease renewed and leaves the chunk to it', async () => {
+    const job = queuedJob({ resolution_x: 64, resolution_y: 64, total_frames: 2 });
+    await createJob(job);
+    await planOrResumeChunks(job, { targetChunkSeconds: 0.0001, maxChunks: 2 });
+    expect((await claimChunk(job.jobId, 0, 'alive')).claimed).toBe(true);
+    // The live holder renews its lease as the chunk runner does.
+    const renewing = setInterval(() => void renewChunkLease(job.jobId, 0, 'alive'), 2_000);
+    try {
+      expect(await runChunk(job.jobId, 0, { workerId: 'duplicate', takeOverLostClaim: true })).toBe('skipped');
+    } finally {
+      clearInterval(renewing);
+    }
+    expect(await getChunk(job.jobId, 0)).toMatchObject({ status: 'rendering', workerId: 'alive', losses: 0 });
+  }, 60_000);
 });
