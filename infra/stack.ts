@@ -112,7 +112,7 @@ export class CloudRenderStack extends Stack {
       environment: sharedEnvironment,
       sessionBroker: render.sessionBroker.fn,
       reservedConcurrency: settings.renderFunctionConcurrency,
-      architecture: settings.renderArchitecture,
+      architecture: settings.renderFunctionArchitecture,
     });
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
@@ -149,7 +149,7 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(apiFunctions.accounts.fn);
     // The web app's jobs function and the render API create jobs the same way.
     const jobCreators = [apiFunctions.jobs.fn, apiFunctions.developer.fn];
-    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, architecture: settings.renderArchitecture });
+    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: renderFunction.image, architecture: renderFunction.architecture });
     for (const creator of jobCreators) {
       table.grantReadWriteData(creator);
       // Presigned POSTs are signed with the function's credentials: they can only

@@ -19,6 +19,13 @@ export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** The render function's reserved concurrency, a deploy setting (renderFunctionConcurrency). */
 export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
 
+/**
+ * A final still estimated above this on the function is split into regions of about this
+ * long each: with the cold start (10 s) and the finishing step (stitch, one denoise, the
+ * formats) a Full-HD still then stays inside 30 s (npm run bench:delivery simulates it).
+ */
+export const STILL_REGION_SECONDS = 6;
+
 export type RenderEngine = 'function' | 'batch';
 
 /**
@@ -92,10 +99,13 @@ export function functionChunkTime(input: PlanInput, model: ChunkModel = MEASURED
 /** A job's chunks on the fast path at most: a 10-minute animation at 30 fps in one-frame chunks. */
 export const FAST_PATH_MAX_CHUNKS = 18_000;
 
-/** The chunk planner's settings on the function: latency first, and no chunk planned past SAFE_CHUNK_SECONDS. */
-export function functionPlanSettings(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number): PlanSettings {
+/**
+ * The fast path's chunk sizing: latency first (a final still in regions), and no chunk planned
+ * past SAFE_CHUNK_SECONDS by the time it really spends (functionChunkTime).
+ */
+export function fastPathSettings(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number): PlanSettings {
   const { fixedSeconds, perFrameSeconds } = functionChunkTime(input, model, frameCpuSeconds);
-  return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency, cores: RENDER_FUNCTION.vcpus, chunkTime: { fixedSeconds, perFrameSeconds } };
+  return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency, cores: RENDER_FUNCTION.vcpus, stillRegionSeconds: STILL_REGION_SECONDS, chunkTime: { fixedSeconds, perFrameSeconds } };
 }
 
 export interface FastPathPlan {
@@ -118,8 +128,9 @@ export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PAT
     const frameSeconds = estimateFrameSeconds(input);
     return { engine: 'batch', chunks, frameSeconds, chunkSeconds: Math.max(...chunks.map((chunk) => framesOf(chunk).length)) * frameSeconds };
   }
-  const chunks = planChunks(input, functionPlanSettings(input, concurrency, model, frameCpuSeconds));
-  const longest = Math.max(...chunks.map((chunk) => framesOf(chunk).length));
+  const chunks = planChunks(input, fastPathSettings(input, concurrency, model, frameCpuSeconds));
+  // A still's regions each render a share of its one frame; an animation's chunks, their frames.
+  const longest = input.isStill ? 1 / chunks.length : Math.max(...chunks.map((chunk) => framesOf(chunk).length));
   // frameSeconds stays the manifest's estimate spread over the vCPUs (what `npm run costs` prices); the chunk's time is the model's.
   return { engine: 'function', chunks, frameSeconds: estimateFrameSeconds({ ...input, cores: RENDER_FUNCTION.vcpus }), chunkSeconds: time.fixedSeconds + longest * time.perFrameSeconds };
 }
@@ -137,7 +148,9 @@ export const FINISHING_SECONDS = 5;
 export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
   const plan = planForFastPath(input, concurrency);
   const running = Math.min(concurrency, plan.chunks.length);
-  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * plan.chunkSeconds + (input.isStill ? 0 : FINISHING_SECONDS);
+  // A split still is stitched and denoised by a finishing step, as an animation's segments are joined.
+  const regions = input.isStill ? plan.chunks.length : 1;
+  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * plan.chunkSeconds + (input.isStill && regions === 1 ? 0 : FINISHING_SECONDS);
   return Math.ceil(seconds);
 }
 

@@ -3,12 +3,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { repoRoot } from '../paths';
 
 export interface MediaProbeProps {
   /** The settings core/config.ts requires at start (names of the table and buckets: no rights come with them). */
   environment: Record<string, string>;
-  architecture: 'x86_64' | 'arm64';
+  /** The render function's image and processor (RenderFunction.image, .architecture). */
+  image: lambda.DockerImageCode;
+  architecture: lambda.Architecture;
 }
 
 /**
@@ -28,8 +29,8 @@ export class MediaProbe extends Construct {
   constructor(scope: Construct, id: string, props: MediaProbeProps) {
     super(scope, id);
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      code: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile' }),
-      architecture: props.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      code: props.image,
+      architecture: props.architecture,
       // ffprobe reads a header and an upload of at most 50 MB; 1 GB gives it a fair share of a CPU.
       memorySize: 1024,
       // The download and ffprobe have 10 s each (adapters/media-probe.ts); the API waits 25 s including the cold start.

@@ -5,9 +5,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeAssembly, type Resource } from './stack-template';
 
 let template: Template;
-let assemblyDir: string;
 beforeAll(() => {
-  ({ template, assemblyDir } = synthesizeAssembly());
+  ({ template } = synthesizeAssembly());
 }, SYNTH_TIMEOUT_MS);
 
 const imageFunction = (step: string): [string, Resource] => {
@@ -33,13 +32,16 @@ describe('the media probe (uploads measured without an operator\'s layer)', () =
     }
   });
 
-  it('when the probe and the render function are built, they are one image asset, built once', () => {
+  it('when the probe and the render function are built, they are one image asset for one processor, built once', () => {
     const [, probe] = imageFunction('probe');
     const [, render] = imageFunction('function');
     expect(JSON.stringify(probe.Properties.Code.ImageUri)).toBe(JSON.stringify(render.Properties.Code.ImageUri));
-    const manifest = JSON.parse(readFileSync(join(assemblyDir, `${template.toJSON().Metadata?.StackName ?? 'cloud-render-prod'}.assets.json`), 'utf8')) as { dockerImages: Record<string, unknown> };
+    expect(probe.Properties.Architectures).toEqual(render.Properties.Architectures);
+    // With the Batch workers on the same processor as the function, the whole stack builds one image.
+    const same = synthesizeAssembly({ renderArchitecture: 'arm64', renderFunctionArchitecture: 'arm64' });
+    const manifest = JSON.parse(readFileSync(join(same.assemblyDir, 'cloud-render-prod.assets.json'), 'utf8')) as { dockerImages: Record<string, unknown> };
     expect(Object.keys(manifest.dockerImages)).toHaveLength(1);
-  });
+  }, SYNTH_TIMEOUT_MS);
 
   it('when the probe runs, its role grants nothing: no storage, no table, not even the session broker (it reads the one upload through the URL the API presigns)', () => {
     const [, probe] = imageFunction('probe');
