@@ -29,9 +29,13 @@ export interface UploadToProbe {
   url: string;
 }
 
-/** Deadlines of a probe: the download (an upload is at most 50 MB, in the same Region) and ffprobe's own run. */
-export const PROBE_DOWNLOAD_MS = 10_000;
-export const PROBE_RUN_MS = 10_000;
+/**
+ * Deadlines of a probe: the download (an upload is at most 50 MB, in the same Region: about a
+ * second) and ffprobe's own run (it reads the headers). With Lambda's 10-s Init limit they fit
+ * the probe function's 15 s and the API's wait (PROBE_INVOKE_MS).
+ */
+export const PROBE_DOWNLOAD_MS = 7_000;
+export const PROBE_RUN_MS = 7_000;
 
 /**
  * The duration in seconds of a local audio file, as ffprobe reads it. Only the
@@ -109,8 +113,8 @@ export interface FunctionProbeSettings {
 }
 
 /**
- * The wait for the probe function's answer: its cold start (Lambda caps Init at 10 s), its
- * download and ffprobe (each with its deadline above), inside API Gateway's 29 s.
+ * The wait for the probe function's answer: its cold start (Lambda caps Init at 10 s) and its
+ * 15-s limit (the download and ffprobe, each with its deadline above), inside API Gateway's 29 s.
  */
 export const PROBE_INVOKE_MS = 25_000;
 

@@ -33,8 +33,8 @@ export class MediaProbe extends Construct {
       architecture: props.architecture,
       // ffprobe reads a header and an upload of at most 50 MB; 1 GB gives it a fair share of a CPU.
       memorySize: 1024,
-      // The download and ffprobe have 10 s each (adapters/media-probe.ts); the API waits 25 s including the cold start.
-      timeout: Duration.seconds(20),
+      // The download and ffprobe have 7 s each (adapters/media-probe.ts); with a cold start (Init, at most 10 s) inside the API's 25-s wait.
+      timeout: Duration.seconds(15),
       logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       environment: { ...props.environment, RENDER_STEP: 'probe' },
       description: "Measures an uploaded audio file's duration with ffprobe, from the render image",
