@@ -40,12 +40,6 @@ export interface DeploySettings {
   renderMaxVcpus: number;
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
-  /**
-   * A Lambda layer (arm64) holding a static ffprobe at /opt/bin/ffprobe: the jobs
-   * function measures uploaded audio with it. Without it, creating an animation of an
-   * audio scene fails on AWS (its price depends on the measured duration).
-   */
-  ffprobeLayerArn?: string;
   /** Executions reserved for the render function (the fast path): chunks rendering at once. */
   renderFunctionConcurrency: number;
   /**
@@ -157,11 +151,6 @@ export function readSettings(node: Context): DeploySettings {
   };
   const renderArchitecture = architecture('renderArchitecture');
 
-  const ffprobeLayerArn = text(node, 'ffprobeLayerArn');
-  if (ffprobeLayerArn !== undefined && !/^arn:[\w-]+:lambda:[\w-]+:\d{12}:layer:[\w-]+:\d+$/.test(ffprobeLayerArn)) {
-    throw new SettingsError('ffprobeLayerArn', `must be the ARN of a Lambda layer version, got '${ffprobeLayerArn}'`);
-  }
-
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
     stage,
@@ -189,6 +178,5 @@ export function readSettings(node: Context): DeploySettings {
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
     renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
-    ffprobeLayerArn,
   };
 }
