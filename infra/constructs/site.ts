@@ -12,7 +12,7 @@ import { privateBucketProps } from './storage';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
 import { robotsTxt, sitemapXml } from '../../shared/site-map';
-import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE, ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */
@@ -88,6 +88,14 @@ export class Site extends Construct {
       comment: 'Serves index.html for the routes of the single-page app',
     });
 
+    // A browser request to the API from another site is refused at the edge, before
+    // API Gateway's authorizer (or anything else of ours) runs.
+    const crossSiteGuard = new cloudfront.Function(this, 'CrossSiteGuard', {
+      code: cloudfront.FunctionCode.fromInline(CROSS_SITE_GUARD_SOURCE),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: 'Refuses API requests whose Origin is another site',
+    });
+
     const customDomain =
       props.siteDomain && props.certificateArn
         ? {
@@ -161,6 +169,7 @@ export class Site extends Construct {
           // and cookie, except Host, which API Gateway needs to be its own.
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: securityHeaders,
+          functionAssociations: [{ function: crossSiteGuard, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
         },
       },
     });

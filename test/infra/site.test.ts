@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
-import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE, ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
@@ -22,6 +22,12 @@ beforeAll(() => {
 // CloudFront's managed policies (fixed ids published by AWS).
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+/** The CloudFront function a behaviour's association names (by its ARN). */
+const functionOf = (association: { FunctionARN: { 'Fn::GetAtt': [string, string] } }) => {
+  const [id] = association.FunctionARN['Fn::GetAtt'];
+  return resourcesOf(template, 'AWS::CloudFront::Function').find(([fnId]) => fnId === id)![1];
+};
 
 const distribution = () => {
   const found = resourcesOf(template, 'AWS::CloudFront::Distribution');
@@ -96,10 +102,20 @@ describe('CloudFront', () => {
     expect(config.DefaultRootObject).toBe('index.html');
     const [association] = config.DefaultCacheBehavior.FunctionAssociations;
     expect(association.EventType).toBe('viewer-request');
-    const [[, fn]] = resourcesOf(template, 'AWS::CloudFront::Function');
+    const fn = functionOf(association);
     expect(fn.Properties.FunctionCode).toContain("request.uri = '/index.html'");
     // Error-page rewriting would also hide the API's 403/404 answers behind index.html.
     expect(config.CustomErrorResponses).toBeUndefined();
+  });
+
+  it('when a browser calls /api/* from another site, a viewer-request function refuses it before API Gateway and its authorizer', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    expect(behavior.FunctionAssociations).toHaveLength(1);
+    expect(behavior.FunctionAssociations[0].EventType).toBe('viewer-request');
+    const fn = functionOf(behavior.FunctionAssociations[0]);
+    // The code's behaviour is tested in test/unit/cross-site-guard.test.ts.
+    expect(fn.Properties.FunctionCode).toBe(CROSS_SITE_GUARD_SOURCE);
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
   });
 
   it('when any response leaves CloudFront, it carries the security headers', () => {
