@@ -12,7 +12,8 @@ import { privateBucketProps } from './storage';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
 import { robotsTxt, sitemapXml } from '../../shared/site-map';
-import { CROSS_SITE_GUARD_SOURCE, ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
-import { fromAnotherSite } from '../../lambdas/lib/origin';
+import { fromAnotherSite } from '../../shared/cross-site';
 import { log } from '../../observability/logger';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */

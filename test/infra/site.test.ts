@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
-import { CROSS_SITE_GUARD_SOURCE, ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
 import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
