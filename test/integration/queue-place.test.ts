@@ -26,7 +26,7 @@ beforeAll(async () => {
       created_at: created,
       lastHeartbeat: new Date(start + (30 - i) * 60_000).toISOString(),
       estimatedRenderTimeMinutes: 1 + i,
-      uploaded_frames: Array.from({ length: 200 }, (_, f) => `frame_${String(f).padStart(4, '0')}.png`),
+      uploaded_frames: Array.from({ length: 200 }, (_, f) => f + 1),
       ...(rendering ? { status: 'rendering' as const, chunksTotal: 10, chunksDone: i % 7, chunkSecondsDone: (i % 7) * 40, chunksRunning: 2 } : {}),
     });
     await createJob(job);
