@@ -48,6 +48,13 @@ export interface DeploySettings {
   ffprobeLayerArn?: string;
   /** Executions reserved for the render function (the fast path): chunks rendering at once. */
   renderFunctionConcurrency: number;
+  /**
+   * A CloudFront-scope AWS WAF web ACL (made in us-east-1) for the distribution. Without
+   * it the stack makes its own, which it can only do when deployed in us-east-1.
+   */
+  wafWebAclArn?: string;
+  /** Deploy outside us-east-1 with no web ACL: an explicit choice, never the default. */
+  allowNoWaf: boolean;
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -67,6 +74,7 @@ export const settingDefaults = {
   renderMaxVcpus: 256,
   renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
   webDistDir: 'web/dist',
+  allowNoWaf: false,
 } as const;
 
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
@@ -122,7 +130,12 @@ function emailList(node: Context, key: string): string[] {
   return emails;
 }
 
-export function readSettings(node: Context): DeploySettings {
+/**
+ * Reads and checks the settings. `region` is the region `cdk deploy` (or synth) targets
+ * when the CLI knows it from the local profile (CDK_DEFAULT_REGION; nothing is looked
+ * up): there a site without a web ACL is refused unless chosen.
+ */
+export function readSettings(node: Context, region?: string): DeploySettings {
   const stage = text(node, 'stage') ?? settingDefaults.stage;
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new SettingsError('stage', 'must be lower-case letters, digits and dashes (at most 20)');
 
@@ -153,6 +166,19 @@ export function readSettings(node: Context): DeploySettings {
     throw new SettingsError('ffprobeLayerArn', `must be the ARN of a Lambda layer version, got '${ffprobeLayerArn}'`);
   }
 
+  const wafWebAclArn = text(node, 'wafWebAclArn');
+  if (wafWebAclArn !== undefined && !/^arn:[\w-]+:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/.test(wafWebAclArn)) {
+    throw new SettingsError('wafWebAclArn', `must be the ARN of a CloudFront (global) web ACL in us-east-1, got '${wafWebAclArn}'`);
+  }
+  const allowNoWaf = flag(node, 'allowNoWaf', settingDefaults.allowNoWaf);
+  if (region && region !== 'us-east-1' && !wafWebAclArn && !allowNoWaf) {
+    throw new SettingsError(
+      'wafWebAclArn',
+      `is needed in ${region}: AWS WAF for CloudFront exists only in us-east-1, so this stack can make its web ACL only there. ` +
+        'Pass -c wafWebAclArn=<ARN of a CloudFront web ACL made in us-east-1>, or -c allowNoWaf=true to deploy without WAF (docs/security.md says what still holds).',
+    );
+  }
+
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
     stage,
@@ -180,5 +206,7 @@ export function readSettings(node: Context): DeploySettings {
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
     ffprobeLayerArn,
+    wafWebAclArn,
+    allowNoWaf,
   };
 }

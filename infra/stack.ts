@@ -52,6 +52,7 @@ export class CloudRenderStack extends Stack {
       originVerifyValue,
       siteDomain: settings.siteDomain,
       certificateArn: settings.certificateArn,
+      wafWebAclArn: settings.wafWebAclArn,
     });
     const siteUrl = site.siteUrl;
 

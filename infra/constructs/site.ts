@@ -22,6 +22,8 @@ export interface SiteProps {
   originVerifyValue: string;
   siteDomain?: string;
   certificateArn?: string;
+  /** A CloudFront web ACL made in us-east-1; without it the stack makes its own when deployed there. */
+  wafWebAclArn?: string;
 }
 
 /** The web app's runtime settings as this stack writes them (Stripe mode, no local endpoints). */
@@ -109,40 +111,12 @@ export class Site extends Construct {
 
     // AWS WAF in front of CloudFront: a per-IP rate rule and AWS's managed common rule
     // set. A web ACL for CloudFront can only live in us-east-1, and the stack's region
-    // is chosen at deploy time, so the ACL exists only when the stack is deployed there.
-    const wafRegion = new CfnCondition(this, 'WafRegion', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
-    const webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
-      scope: 'CLOUDFRONT',
-      defaultAction: { allow: {} },
-      visibilityConfig: visibility('cloud-render-site'),
-      rules: [
-        {
-          name: 'RatePerIp',
-          priority: 0,
-          action: { block: {} },
-          statement: { rateBasedStatement: { limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, aggregateKeyType: 'IP' } },
-          visibilityConfig: visibility('cloud-render-rate-per-ip'),
-        },
-        {
-          name: 'AWSManagedRulesCommonRuleSet',
-          priority: 1,
-          overrideAction: { none: {} },
-          statement: {
-            managedRuleGroupStatement: {
-              vendorName: 'AWS',
-              name: 'AWSManagedRulesCommonRuleSet',
-              // Its 8 KB body limit would block Stripe's larger webhook events; the API caps bodies itself.
-              ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }],
-            },
-          },
-          visibilityConfig: visibility('cloud-render-common-rules'),
-        },
-      ],
-    });
-    webAcl.cfnOptions.condition = wafRegion;
-
+    // is chosen at deploy time, so the ACL exists only when the stack is deployed there;
+    // elsewhere the operator passes one made in us-east-1 (wafWebAclArn), or chooses to
+    // go without (allowNoWaf, checked in infra/settings.ts).
+    const webAclId = props.wafWebAclArn ?? this.ownWebAcl();
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
-      webAclId: Fn.conditionIf(wafRegion.logicalId, webAcl.attrArn, Aws.NO_VALUE).toString(),
+      webAclId,
       comment: 'Cloud render: site and API',
       defaultRootObject: 'index.html',
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
@@ -176,6 +150,41 @@ export class Site extends Construct {
     });
 
     this.siteUrl = props.siteDomain ? `https://${props.siteDomain}` : `https://${this.distribution.distributionDomainName}`;
+  }
+
+  /** The stack's own web ACL, made only when the stack is deployed in us-east-1. */
+  private ownWebAcl(): string {
+    const wafRegion = new CfnCondition(this, 'WafRegion', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    const webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('cloud-render-site'),
+      rules: [
+        {
+          name: 'RatePerIp',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, aggregateKeyType: 'IP' } },
+          visibilityConfig: visibility('cloud-render-rate-per-ip'),
+        },
+        {
+          name: 'AWSManagedRulesCommonRuleSet',
+          priority: 1,
+          overrideAction: { none: {} },
+          statement: {
+            managedRuleGroupStatement: {
+              vendorName: 'AWS',
+              name: 'AWSManagedRulesCommonRuleSet',
+              // Its 8 KB body limit would block Stripe's larger webhook events; the API caps bodies itself.
+              ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }],
+            },
+          },
+          visibilityConfig: visibility('cloud-render-common-rules'),
+        },
+      ],
+    });
+    webAcl.cfnOptions.condition = wafRegion;
+    return Fn.conditionIf(wafRegion.logicalId, webAcl.attrArn, Aws.NO_VALUE).toString();
   }
 
   /**

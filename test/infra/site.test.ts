@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
+import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly, synthesizeTemplate } from './stack-template';
 import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
 import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
@@ -97,6 +97,14 @@ describe('CloudFront', () => {
     expect(condition).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
     expect(distribution().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
+
+  it('when a web ACL made in us-east-1 is given (wafWebAclArn), the distribution uses it in any region and the stack makes none', () => {
+    const arn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/site/0123abcd-0000-1111-2222-333344445555';
+    const other = synthesizeTemplate({ stripePublishableKey: 'pk_test_123', webDistDir: join(tmpdir(), 'cloud-render-no-web-build'), wafWebAclArn: arn });
+    expect(resourcesOf(other, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    const [[, dist]] = resourcesOf(other, 'AWS::CloudFront::Distribution');
+    expect(dist.Properties.DistributionConfig.WebACLId).toBe(arn);
+  }, SYNTH_TIMEOUT_MS);
 
   it('when a path of the single-page app is requested, a viewer-request function serves index.html', () => {
     const config = distribution();
