@@ -53,6 +53,7 @@ export class CloudRenderStack extends Stack {
       siteDomain: settings.siteDomain,
       certificateArn: settings.certificateArn,
       wafWebAclArn: settings.wafWebAclArn,
+      webDistDir: settings.webDistDir,
     });
     const siteUrl = site.siteUrl;
 

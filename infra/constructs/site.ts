@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Annotations, Aws, CfnCondition, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -9,6 +9,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
+import { awsOrigins, contentSecurityPolicy, inlineScriptHashes } from '../content-security-policy';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
 import { robotsTxt, sitemapXml } from '../../shared/site-map';
@@ -24,6 +25,8 @@ export interface SiteProps {
   certificateArn?: string;
   /** A CloudFront web ACL made in us-east-1; without it the stack makes its own when deployed there. */
   wafWebAclArn?: string;
+  /** The built web app (settings' webDistDir): its index.html's inline scripts are hashed into the CSP. */
+  webDistDir: string;
 }
 
 /** The web app's runtime settings as this stack writes them (Stripe mode, no local endpoints). */
@@ -79,9 +82,8 @@ export class Site extends Construct {
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
         xssProtection: { protection: true, modeBlock: true, override: true },
-        // Script and frame sources are left to the app (the payment form loads the
-        // payment provider's script and frames); these directives need no host list.
-        contentSecurityPolicy: { contentSecurityPolicy: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'", override: true },
+        // From what the web app loads (infra/content-security-policy.ts); the inline script's hash from the page deployed.
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(awsOrigins(Aws.REGION), inlineScriptHashes(readFileSync(deployedIndexHtml(props.webDistDir), 'utf8'))), override: true },
       },
     });
 
@@ -199,7 +201,7 @@ export class Site extends Construct {
    * missing a placeholder page is deployed instead and synth prints a warning.
    */
   deployWebApp(config: WebRuntimeConfig, webDistDir: string): void {
-    const dist = isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir);
+    const dist = distOf(webDistDir);
     const built = existsSync(join(dist, 'index.html'));
     let assets: s3deploy.BucketDeployment | undefined;
     if (built && existsSync(join(dist, 'assets'))) {
@@ -239,6 +241,14 @@ export class Site extends Construct {
     });
     if (assets) root.node.addDependency(assets);
   }
+}
+
+const distOf = (webDistDir: string) => (isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir));
+
+/** The index.html a deploy serves: the build's, or before a build the source page the build keeps its inline scripts from. */
+function deployedIndexHtml(webDistDir: string): string {
+  const built = join(distOf(webDistDir), 'index.html');
+  return existsSync(built) ? built : fromRoot('web/index.html');
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html>

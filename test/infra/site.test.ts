@@ -6,6 +6,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly, synthesizeTemplate } from './stack-template';
 import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
 import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
+import { inlineScriptHashes } from '../../infra/content-security-policy';
+import { fromRoot } from '../../infra/paths';
 import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
@@ -137,7 +139,27 @@ describe('CloudFront', () => {
     expect(headers.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(31_536_000);
     expect(headers.FrameOptions.FrameOption).toBe('DENY');
     expect(headers.ContentTypeOptions.Override).toBe(true);
-    expect(headers.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
+    expect(JSON.stringify(headers.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("frame-ancestors 'none'");
+  });
+
+  it('when the site is served, its CSP has default-src and script-src built from what the app loads: its files, the inline script by hash, Stripe, Cognito and the buckets', () => {
+    const [[, policy]] = resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
+    // The region is the deploy's: the value is joined around AWS::Region.
+    const region = '<region>';
+    const text = (csp['Fn::Join'] as [string, unknown[]])[1].map((part) => (typeof part === 'string' ? part : region)).join('');
+    const directives = Object.fromEntries(text.split('; ').map((d: string) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    const [inlineHash] = inlineScriptHashes(readFileSync(fromRoot('web/index.html'), 'utf8'));
+    expect(directives['default-src']).toEqual(["'self'"]);
+    expect(directives['script-src']).toEqual(["'self'", `'${inlineHash}'`, 'https://js.stripe.com']);
+    expect(directives['script-src']).not.toContain("'unsafe-inline'");
+    expect(directives['connect-src']).toEqual(expect.arrayContaining(["'self'", `https://cognito-idp.${region}.amazonaws.com`, `https://*.s3.${region}.amazonaws.com`, 'https://api.stripe.com']));
+    expect(directives['frame-src']).toEqual(['https://js.stripe.com', 'https://hooks.stripe.com']);
+    expect(directives['img-src']).toEqual(expect.arrayContaining(['blob:', `https://*.s3.${region}.amazonaws.com`]));
+    expect(directives['object-src']).toEqual(["'none'"]);
+    expect(directives['frame-ancestors']).toEqual(["'none'"]);
+    // CloudFront's limit for the header's value.
+    expect(text.length).toBeLessThan(1783);
   });
 
   it('when the web app is deployed, CloudFront is invalidated', () => {
