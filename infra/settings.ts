@@ -55,6 +55,12 @@ export interface DeploySettings {
   wafWebAclArn?: string;
   /** Deploy outside us-east-1 with no web ACL: an explicit choice, never the default. */
   allowNoWaf: boolean;
+  /**
+   * The render function's processor: arm64 (Graviton) by default, Lambda's lower GB-second
+   * rate; its image is built for it (Debian's Blender, ffmpeg and onnxruntime-node's CPU
+   * library all ship for arm64). The Batch tasks keep renderArchitecture.
+   */
+  renderFunctionArchitecture: 'x86_64' | 'arm64';
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -73,6 +79,7 @@ export const settingDefaults = {
   renderArchitecture: 'x86_64',
   renderMaxVcpus: 256,
   renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
+  renderFunctionArchitecture: 'arm64',
   webDistDir: 'web/dist',
   allowNoWaf: false,
 } as const;
@@ -156,10 +163,12 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     throw new SettingsError('authDomainPrefix', 'must be lower-case letters, digits and dashes');
   }
 
-  const renderArchitecture = text(node, 'renderArchitecture') ?? settingDefaults.renderArchitecture;
-  if (renderArchitecture !== 'x86_64' && renderArchitecture !== 'arm64') {
-    throw new SettingsError('renderArchitecture', `must be x86_64 or arm64, got '${renderArchitecture}'`);
-  }
+  const architecture = (key: 'renderArchitecture' | 'renderFunctionArchitecture') => {
+    const value = text(node, key) ?? settingDefaults[key];
+    if (value !== 'x86_64' && value !== 'arm64') throw new SettingsError(key, `must be x86_64 or arm64, got '${value}'`);
+    return value;
+  };
+  const renderArchitecture = architecture('renderArchitecture');
 
   const ffprobeLayerArn = text(node, 'ffprobeLayerArn');
   if (ffprobeLayerArn !== undefined && !/^arn:[\w-]+:lambda:[\w-]+:\d{12}:layer:[\w-]+:\d+$/.test(ffprobeLayerArn)) {
@@ -204,6 +213,7 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     renderArchitecture,
     renderMaxVcpus: integer(node, 'renderMaxVcpus', settingDefaults.renderMaxVcpus),
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
+    renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
     ffprobeLayerArn,
     wafWebAclArn,

@@ -114,7 +114,7 @@ export class CloudRenderStack extends Stack {
       environment: sharedEnvironment,
       sessionBroker: render.sessionBroker.fn,
       reservedConcurrency: settings.renderFunctionConcurrency,
-      architecture: settings.renderArchitecture,
+      architecture: settings.renderFunctionArchitecture,
     });
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { FPS, renderedResolution } from '../shared/files';
-import { frameFile, segmentFile } from '../shared/render-contract';
-import { frameCostInputOf, framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
+import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '../shared/render-contract';
+import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
 import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
@@ -115,26 +115,20 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   let blenderMs = 0;
   let stores: ReturnType<typeof storeFramesInOrder> | undefined;
   try {
-    let inputFile: string | null = null;
-    if (job.inputKey) {
-      inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
-      await downloadInput(job.inputKey, inputFile);
-      // Checked again on the very bytes Blender will open: the upload's presigned form can be posted again until it expires.
-      await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
-        throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
-      });
-    }
+    const inputFile = await downloadCheckedInput(job, workDir);
     const outputDir = join(workDir, 'out');
     await mkdir(join(outputDir, 'frames'), { recursive: true });
     // Frames a lost worker already stored are not rendered again.
     const stored = new Set(job.uploaded_frames ?? []);
     const frames = job.isStillRender ? [1] : framesOf(chunk).filter((frame) => !stored.has(frame));
+    // A still split into regions (shared/render-plan.ts): this chunk renders its region's rows.
+    const region = job.isStillRender && hasFinishingStep(job) ? regionRows(renderedResolution(job).y, index, job.chunksTotal!) : undefined;
     const frameSeconds: Record<string, number> = {};
     const blenderStart = Date.now();
     if (frames.length > 0) {
       stores = storeFramesInOrder(job, outputDir, () => Math.min(loggedLines, job.totalLogLines - 1), () => stop.abort());
       let lastMark = Date.now();
-      await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
+      await runScene({ ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) }, {
         signal: stop.signal,
         threads: options.threads,
         timeoutMs: renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000,
@@ -154,23 +148,13 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     }
     if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
 
+    if (region) {
+      // The finishing step stitches the regions and denoises the frame once every region is stored.
+      await uploadOutput(job.userId, jobId, regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
+      return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
+    }
     if (job.isStillRender) {
-      const format = OUTPUT_FORMATS[outputFormatOf(job)];
-      const still = join(outputDir, 'still.png');
-      const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
-      if (file !== still) await stillToJpeg(still, file);
-      const output = await uploadOutput(job.userId, jobId, format.fileName, file, format.contentType);
-      await storeFramePreview(job.userId, jobId, 1, outputDir);
-      if (!(await finishChunk(jobId, index, options.workerId, frameSeconds))) return 'stopped';
-      const rendering = (await getJob(jobId))!;
-      const done = await completeJob(rendering, {
-        fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
-        mainOutputPath: output.key,
-        mainOutputType: format.contentType,
-      });
-      if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
-      return 'done';
+      return (await deliverStill(job, outputDir, () => finishChunk(jobId, index, options.workerId, frameSeconds))) ? 'done' : 'stopped';
     }
     await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
@@ -195,6 +179,40 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     await rm(workDir, { recursive: true, force: true });
     options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length });
   }
+}
+
+/** The job's upload, if it has one, in workDir, checked again on the very bytes Blender will open (the upload's presigned form can be posted again until it expires). */
+export async function downloadCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
+  if (!job.inputKey) return null;
+  const inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
+  await downloadInput(job.inputKey, inputFile);
+  await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
+    throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
+  });
+  return inputFile;
+}
+
+/**
+ * Stores a rendered still (outputDir/still.png) in the job's format with its preview and,
+ * once `stored` agrees (the chunk still this worker's), completes the job; false when the
+ * job stopped rendering meanwhile.
+ */
+export async function deliverStill(job: JobRecord, outputDir: string, stored: () => Promise<boolean>): Promise<boolean> {
+  const format = OUTPUT_FORMATS[outputFormatOf(job)];
+  const still = join(outputDir, STILL_FILE);
+  const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
+  if (file !== still) await stillToJpeg(still, file);
+  const output = await uploadOutput(job.userId, job.jobId, format.fileName, file, format.contentType);
+  await storeFramePreview(job.userId, job.jobId, 1, outputDir);
+  if (!(await stored())) return false;
+  const done = await completeJob((await getJob(job.jobId))!, {
+    fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
+    mainOutputPath: output.key,
+    mainOutputType: format.contentType,
+  });
+  if (!done) return false;
+  if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId: job.jobId, error }));
+  return true;
 }
 
 /**
@@ -231,7 +249,7 @@ async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: strin
   await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
 }
 
-function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
+export function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
   return {
     sceneId: job.sceneId,
     customText: job.custom_text ?? '',

@@ -5,7 +5,7 @@
  * function's time limit renders there, one frame per chunk while the job has fewer frames
  * than the configured concurrency; a frame too long for the function goes to Batch.
  */
-import { estimateFrameSeconds, planChunks, type ChunkRange, type PlanInput } from './render-plan';
+import { estimateFrameSeconds, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -17,6 +17,18 @@ export const RENDER_FUNCTION = { memoryMiB: 10_240, vcpus: 6, timeoutSeconds: 15
 export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** The render function's reserved concurrency, a deploy setting (renderFunctionConcurrency). */
 export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
+
+/**
+ * A final still estimated above this on the function is split into regions of about this
+ * long each: with the cold start (10 s) and the finishing step (stitch, one denoise, the
+ * formats) a Full-HD still then stays inside 30 s (npm run bench:delivery simulates it).
+ */
+export const STILL_REGION_SECONDS = 6;
+
+/** The fast path's chunk sizing: latency first, chunks inside the function's safe limit. */
+export function fastPathSettings(concurrency: number, maxChunks = Number.MAX_SAFE_INTEGER): PlanSettings {
+  return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks, concurrency, cores: RENDER_FUNCTION.vcpus, stillRegionSeconds: STILL_REGION_SECONDS };
+}
 
 export type RenderEngine = 'function' | 'batch';
 
@@ -31,7 +43,7 @@ export interface FastPathPlan {
 export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): FastPathPlan {
   const frameSeconds = estimateFrameSeconds({ ...input, cores: RENDER_FUNCTION.vcpus });
   if (frameSeconds > SAFE_CHUNK_SECONDS) return { engine: 'batch', chunks: planChunks(input), frameSeconds: estimateFrameSeconds(input) };
-  const chunks = planChunks(input, { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: Number.MAX_SAFE_INTEGER, concurrency, cores: RENDER_FUNCTION.vcpus });
+  const chunks = planChunks(input, fastPathSettings(concurrency));
   return { engine: 'function', chunks, frameSeconds };
 }
 
@@ -49,7 +61,9 @@ export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH
   const plan = planForFastPath(input, concurrency);
   const running = Math.min(concurrency, plan.chunks.length);
   const framesPerChunk = Math.max(...plan.chunks.map((chunk) => chunk.frameEnd - chunk.frameStart + 1));
-  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * framesPerChunk * plan.frameSeconds + (input.isStill ? 0 : FINISHING_SECONDS);
+  // A still's regions each render a share of the frame, then it is stitched and denoised once.
+  const regions = input.isStill ? plan.chunks.length : 1;
+  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * framesPerChunk * (plan.frameSeconds / regions) + (input.isStill && regions === 1 ? 0 : FINISHING_SECONDS);
   return Math.ceil(seconds);
 }
 

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -58,7 +59,8 @@ export class RenderFunction extends Construct {
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
       // Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's
       // worker runs Lambda's Runtime API loop when AWS_LAMBDA_RUNTIME_API is set.
-      code: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile' }),
+      // The image is built for the function's processor (an arm64 function cannot run an x86 image).
+      code: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 }),
       architecture: arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: RENDER_FUNCTION.memoryMiB,
       timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),

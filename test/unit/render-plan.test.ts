@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, planChunks, plannedSeconds, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, type FarmProgress } from '../../shared/render-plan';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
+import { planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
 
@@ -78,6 +78,58 @@ describe('renderTimeLimitSeconds', () => {
   it('when a chunk is small, the floor applies; when it is large, a multiple of its estimate', () => {
     expect(renderTimeLimitSeconds(1, { sceneId: 1, resolutionX: 128, resolutionY: 128, samples: 12 })).toBe(RENDER_LIMIT_FLOOR_SECONDS);
     expect(renderTimeLimitSeconds(100, fullHd)).toBe(Math.ceil(4 * 100 * estimateFrameSeconds(fullHd)));
+  });
+});
+
+describe('still regions', () => {
+  const fullHdStill = { ...fullHd, totalFrames: 1, isStill: true };
+  const latency = { targetChunkSeconds: 600, maxChunks: 1000, concurrency: 200, cores: 6 };
+
+  it("when a final still's estimate exceeds the region time, it is split into enough regions for each to take about that long", () => {
+    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    const regionSeconds = frame / 3.5;
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds })).toBe(4);
+    const chunks = planChunks(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds });
+    expect(chunks).toEqual([0, 1, 2, 3].map((index) => ({ index, frameStart: 1, frameEnd: 1 })));
+  });
+
+  it('when the still is cheap, a test render, or the plan does not aim at latency, it stays one chunk', () => {
+    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: frame * 2 })).toBe(1);
+    expect(stillRegionCount({ ...fullHdStill, isTest: true }, { ...latency, stillRegionSeconds: 0.001 })).toBe(1);
+    expect(stillRegionCount(fullHdStill, { targetChunkSeconds: 90, maxChunks: 100, stillRegionSeconds: 0.001 })).toBe(1);
+    expect(stillRegionCount(fullHdStill, latency)).toBe(1);
+  });
+
+  it('when regions would be many, they are capped by the maximum, the concurrency and the rows', () => {
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: 0.001 })).toBe(MAX_STILL_REGIONS);
+    expect(stillRegionCount(fullHdStill, { ...latency, concurrency: 3, stillRegionSeconds: 0.001 })).toBe(3);
+    expect(stillRegionCount({ ...fullHdStill, resolutionY: 40 }, { ...latency, stillRegionSeconds: 0.001 })).toBe(2);
+  });
+
+  it('when a frame is cut into regions, the strips cover every row once, in order, full width', () => {
+    for (const [height, count] of [[1080, 4], [1080, 7], [136, 3], [17, 1]]) {
+      const rows = Array.from({ length: count }, (_, index) => regionRows(height, index, count));
+      expect(rows[0].top).toBe(0);
+      expect(rows.at(-1)!.bottom).toBe(height);
+      rows.slice(1).forEach((row, i) => expect(row.top).toBe(rows[i].bottom));
+      expect(rows.every((row) => row.bottom > row.top)).toBe(true);
+    }
+    expect(() => regionRows(1080, 4, 4)).toThrow(RangeError);
+  });
+
+  it('when a still is split, it needs the finishing step an animation has; a whole still does not', () => {
+    expect(hasFinishingStep({ isStillRender: true, chunksTotal: 1 })).toBe(false);
+    expect(hasFinishingStep({ isStillRender: true, chunksTotal: 4 })).toBe(true);
+    expect(hasFinishingStep({ isStillRender: false, chunksTotal: 1 })).toBe(true);
+  });
+
+  it('when a Full-HD final still takes the fast path, its regions each fit the region time and its ready time counts one region and the finishing step', () => {
+    const plan = planForFastPath(fullHdStill);
+    expect(plan.engine).toBe('function');
+    expect(plan.chunks.length).toBe(Math.min(MAX_STILL_REGIONS, Math.ceil(plan.frameSeconds / STILL_REGION_SECONDS)));
+    expect(plan.chunks.length).toBeGreaterThan(1);
+    expect(readyInSeconds(fullHdStill)).toBeLessThan(10 + plan.frameSeconds);
   });
 });
 
