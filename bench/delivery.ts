@@ -36,7 +36,7 @@ import { runScene, type SceneArgs } from '../render/blender';
 import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
 import { fastPathCost, fastPathCosts, FINISHING_FUNCTION_SECONDS } from '../scripts/costs';
 import { getScene, scenes, type Scene } from '../shared/catalogue';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../shared/fast-path';
+import { MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, type ChunkModel } from '../shared/fast-path';
 import { regionRows } from '../shared/render-plan';
 import { REGION_FILE } from '../shared/render-contract';
 import { readExr } from '../render/denoiser/exr';
@@ -268,14 +268,17 @@ interface RegionFigures {
  * source's ramp; each chunk downloads its input, renders, stores its frames and its
  * segment; an animation's finishing step then runs on a warm environment of the fleet.
  */
-function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { serialSeconds: number; encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number; parallelCores: number; regions: RegionFigures }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
-  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency);
+function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { serialSeconds: number; efficiency: number; encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number; parallelCores: number; regions: RegionFigures }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
+  // The planner's own chunk sizing and chunk time (shared/fast-path.ts), fed with what was just measured here.
+  const model: ChunkModel = { ...MEASURED_CHUNK_MODEL, serialSeconds: figures.serialSeconds, efficiencyPerDoubling: figures.efficiency, encodeSecondsPerFrame: figures.encodeSecondsPerFrame, segmentMbPerFrame: figures.segmentMb };
+  const frameCpuSeconds = figures.serialSeconds + (frameSeconds - figures.serialSeconds) * figures.parallelCores;
+  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency, model, frameCpuSeconds);
   const framesPerChunk = plan.chunks[0].frameEnd - plan.chunks[0].frameStart + 1;
   const input = scene.type === 'text' ? 0 : transferSeconds(5);
   if (frames === 1 && plan.chunks.length > 1) return simulateSplitStill(plan.chunks.length, input, frameSeconds, figures);
   const animated = frames > 1;
-  // Blender starts and builds the scene once per chunk; each frame then renders, is stored and encoded.
-  const chunkSeconds = input + figures.serialSeconds + framesPerChunk * (frameSeconds - figures.serialSeconds + transferSeconds(FULL_HD_PNG_MB) + (animated ? figures.encodeSecondsPerFrame : 0)) + (animated ? transferSeconds(figures.segmentMb * framesPerChunk) : 0) + AWS.chunkRecordSeconds;
+  // Blender starts and builds the scene once per chunk (its input, the segment's upload); each frame then renders, is stored and encoded.
+  const { chunkSeconds } = plan;
   const startOf = (k: number) => {
     // Environments beyond the first 1,000 wait for the next 10-s allotment; SQS adds its poller ramp.
     const lambda = Math.floor(k / AWS.environmentsPer10Seconds) * 10;
@@ -346,7 +349,7 @@ async function main() {
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
     const parallelCores = RENDER_FUNCTION.vcpus * scaling.efficiency ** Math.log2(RENDER_FUNCTION.vcpus);
     const regions: RegionFigures = { imbalance: Math.max(1, Math.max(...split.shares) * regionCount), fixedCpu: split.fixed, wholeExrMb: split.wholeExrMb, readCpu: split.readCpu, saveCpu: split.saveCpu, denoiseCpu: split.denoiseCpu };
-    const figures = { serialSeconds: scaling.serial, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb, parallelCores, regions };
+    const figures = { serialSeconds: scaling.serial, efficiency: scaling.efficiency, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb, parallelCores, regions };
     const concurrency = 200;
     console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
     for (const scene of scenes) {

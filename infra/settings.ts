@@ -40,12 +40,6 @@ export interface DeploySettings {
   renderMaxVcpus: number;
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
-  /**
-   * A Lambda layer (arm64) holding a static ffprobe at /opt/bin/ffprobe: the jobs
-   * function measures uploaded audio with it. Without it, creating an animation of an
-   * audio scene fails on AWS (its price depends on the measured duration).
-   */
-  ffprobeLayerArn?: string;
   /** Executions reserved for the render function (the fast path): chunks rendering at once. */
   renderFunctionConcurrency: number;
   /**
@@ -170,11 +164,6 @@ export function readSettings(node: Context, region?: string): DeploySettings {
   };
   const renderArchitecture = architecture('renderArchitecture');
 
-  const ffprobeLayerArn = text(node, 'ffprobeLayerArn');
-  if (ffprobeLayerArn !== undefined && !/^arn:[\w-]+:lambda:[\w-]+:\d{12}:layer:[\w-]+:\d+$/.test(ffprobeLayerArn)) {
-    throw new SettingsError('ffprobeLayerArn', `must be the ARN of a Lambda layer version, got '${ffprobeLayerArn}'`);
-  }
-
   const wafWebAclArn = text(node, 'wafWebAclArn');
   if (wafWebAclArn !== undefined && !/^arn:[\w-]+:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/.test(wafWebAclArn)) {
     throw new SettingsError('wafWebAclArn', `must be the ARN of a CloudFront (global) web ACL in us-east-1, got '${wafWebAclArn}'`);
@@ -215,7 +204,6 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
     renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
-    ffprobeLayerArn,
     wafWebAclArn,
     allowNoWaf,
   };

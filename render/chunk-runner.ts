@@ -15,7 +15,7 @@ import { FPS, renderedResolution } from '../shared/files';
 import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '../shared/render-contract';
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
-import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
+import { claimChunk, finishChunk, getChunk, releaseChunk, renewChunkLease, type ChunkRecord, type ClaimResult } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, downloadInput, readOutput, uploadOutput } from '../core/storage/storage';
 import { openToWrite } from '../core/storage/no-follow';
@@ -54,6 +54,13 @@ export interface ChunkRunOptions {
   threads?: number;
   /** Called once with the figures of the run, for benchmarks. */
   onTimings?: (timings: ChunkTimings) => void;
+  /**
+   * The render function: a chunk found held by another worker may be the claim of a lost
+   * environment (killed, or past its time limit), whose event Lambda sends again. Nothing
+   * else would ever take that chunk back, so this worker watches the holder's lease: renewed,
+   * the holder lives (a duplicate event) and the chunk is skipped; run out, it is claimed.
+   */
+  takeOverLostClaim?: boolean;
 }
 
 export interface ChunkTimings {
@@ -64,11 +71,40 @@ export interface ChunkTimings {
   frames: number;
 }
 
+/** How often a worker waiting on another's claim reads it again (a live holder renews every HEARTBEAT_MS). */
+const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
+
+/** Claims the chunk; with takeOverLostClaim, waits out a silent holder's lease rather than leaving its chunk behind. */
+async function claimOrTakeOver(jobId: string, index: number, options: ChunkRunOptions): Promise<ClaimResult> {
+  const claim = await claimChunk(jobId, index, options.workerId);
+  if (claim.claimed || claim.reason !== 'taken' || !options.takeOverLostClaim) return claim;
+  const held = await getChunk(jobId, index);
+  if (held?.status !== 'rendering') return claimChunk(jobId, index, options.workerId);
+  for (;;) {
+    const leaseEnds = Date.parse(held.leaseUntil ?? '');
+    await sleep(Math.max(0, Math.min(TAKE_OVER_POLL_MS, leaseEnds - Date.now() + 1)), options.signal);
+    if (options.signal?.aborted) return claim;
+    const now = await getChunk(jobId, index);
+    // Renewed or finished by its holder, or taken by another: not a lost claim.
+    if (now?.status !== 'rendering' || now.workerId !== held.workerId || now.leaseUntil !== held.leaseUntil) return claim;
+    if (leaseEnds < Date.now()) {
+      log.warn('A chunk held by a silent worker is taken over once its lease ran out', { jobId, index, lostWorker: held.workerId });
+      return claimChunk(jobId, index, options.workerId);
+    }
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
   const started = Date.now();
   const job = await getJob(jobId);
   if (!job || (job.status !== 'queued' && job.status !== 'rendering')) return 'skipped';
-  const claim = await claimChunk(jobId, index, options.workerId);
+  const claim = await claimOrTakeOver(jobId, index, options);
   if (!claim.claimed) {
     if (claim.reason !== 'exhausted') return 'skipped';
     const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;

@@ -30,6 +30,13 @@ export interface PlanSettings {
   /** The cores a chunk renders on (default: the cores the manifest's costs were measured on). */
   cores?: number;
   /**
+   * A chunk's time as its engine spends it, when the planner knows more than the frames'
+   * render time (the render function: shared/fast-path.ts): seconds each chunk spends once
+   * (start, input, its segment's upload) and seconds per frame (rendering on the engine's
+   * cores, storing and encoding it). Unset: the manifest's frame estimate on `cores`, alone.
+   */
+  chunkTime?: { fixedSeconds: number; perFrameSeconds: number };
+  /**
    * Latency for a still (with concurrency): a final still estimated above this many seconds
    * is split into regions of about this time each, rendered side by side and stitched before
    * it is denoised once (stillRegionCount). Unset: a still is one chunk.
@@ -75,7 +82,8 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
   if (settings.concurrency !== undefined && !(settings.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
   if (input.isStill) return Array.from({ length: stillRegionCount(input, settings) }, (_, index) => ({ index, frameStart: 1, frameEnd: 1 }));
   const byCount = Math.ceil(input.totalFrames / Math.floor(settings.maxChunks));
-  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds({ ...input, cores: settings.cores })));
+  const time = settings.chunkTime ?? { fixedSeconds: 0, perFrameSeconds: estimateFrameSeconds({ ...input, cores: settings.cores }) };
+  const byTime = Math.max(1, Math.floor((settings.targetChunkSeconds - time.fixedSeconds) / time.perFrameSeconds));
   const byLatency = settings.concurrency ? Math.min(byTime, Math.ceil(input.totalFrames / Math.floor(settings.concurrency))) : byTime;
   const size = Math.min(input.totalFrames, Math.max(byLatency, byCount));
   const chunks: ChunkRange[] = [];

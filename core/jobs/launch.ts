@@ -90,7 +90,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   const engine = job.farmEngine ?? engineFor(job);
   const settings =
     engine === 'function'
-      ? fastPathSettings(config.RENDER_FUNCTION_CONCURRENCY, FAST_PATH_MAX_CHUNKS)
+      ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY)
       : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
   const pending = await planOrResumeChunks(job, settings);
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
@@ -128,9 +128,6 @@ function chosenFarm(): Farm {
 function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
   return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
 }
-
-/** A job's chunks on the fast path: enough for a 10-minute animation at 30 fps in one-frame chunks. */
-const FAST_PATH_MAX_CHUNKS = 18_000;
 
 function engineFor(job: JobRecord): FarmEngine {
   const config = getConfig();

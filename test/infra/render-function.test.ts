@@ -11,7 +11,8 @@ beforeAll(() => {
   tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'x86_64' });
 }, 2 * SYNTH_TIMEOUT_MS);
 
-const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image');
+// The worker's image runs as two functions: the render function (RENDER_STEP=function) and the media probe.
+const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image' && fn.Properties.Environment.Variables.RENDER_STEP === 'function');
 const renderFunction = (t: Template): [string, Resource] => {
   const found = imageFunctions(t);
   expect(found).toHaveLength(1);

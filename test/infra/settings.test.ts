@@ -34,7 +34,6 @@ describe('deploy settings', () => {
     expect(() => readSettings(contextOf({ siteGatePasswordHash: 'abc' }))).toThrow(/'siteGatePasswordHash'/);
     expect(() => readSettings(contextOf({ renderCpu: '3000' }))).toThrow(/'renderCpu'/);
     expect(() => readSettings(contextOf({ stage: 'Prod!' }))).toThrow(/'stage'/);
-    expect(() => readSettings(contextOf({ ffprobeLayerArn: '/opt/bin/ffprobe' }))).toThrow(/'ffprobeLayerArn'/);
     expect(() => readSettings(contextOf({ renderFunctionArchitecture: 'arm' }))).toThrow(/'renderFunctionArchitecture'/);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
-import { planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
+import { functionChunkTime, MEASURED_CHUNK_MODEL, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
+import { scenes } from '../../shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
 
@@ -149,5 +150,30 @@ describe('planForFastPath', () => {
     const plan = planForFastPath({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples, totalFrames: 10, isStill: false });
     expect(plan.engine).toBe('batch');
     expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it('when a 10-minute track is planned for the function, every chunk (its start, its frames rendered, stored and encoded) is estimated within the planned 600 s, one frame more would not be, and the rest goes to more waves', () => {
+    const tenMinutes = { resolutionX: 1920, resolutionY: 1080, totalFrames: 18_000, isStill: false };
+    for (const scene of scenes) {
+      const input = { ...tenMinutes, sceneId: scene.id };
+      const plan = planForFastPath(input, 200);
+      expect(plan.engine, scene.title).toBe('function');
+      const { fixedSeconds, perFrameSeconds } = functionChunkTime(input);
+      const longest = Math.max(...plan.chunks.map((chunk) => framesOf(chunk).length));
+      expect(plan.chunkSeconds, scene.title).toBeCloseTo(fixedSeconds + longest * perFrameSeconds, 6);
+      expect(plan.chunkSeconds, scene.title).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
+      expect(fixedSeconds + (longest + 1) * perFrameSeconds, scene.title).toBeGreaterThan(SAFE_CHUNK_SECONDS);
+      expect(plan.chunks.length, scene.title).toBeGreaterThan(200);
+      expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 18_000 }, (_, i) => i + 1));
+    }
+  });
+
+  it('when threads scale worse or a frame costs more than the stored figures say, the same track gets smaller chunks, still within the planned limit', () => {
+    const drop = { sceneId: 7, resolutionX: 1920, resolutionY: 1080, totalFrames: 18_000, isStill: false };
+    const stored = planForFastPath(drop, 200);
+    const slower = { ...MEASURED_CHUNK_MODEL, efficiencyPerDoubling: 0.85, serialSeconds: 4 };
+    const planned = planForFastPath(drop, 200, slower, estimateFrameSeconds({ ...drop, cores: 1 }) * 1.3);
+    expect(planned.chunks.length).toBeGreaterThan(stored.chunks.length);
+    expect(planned.chunkSeconds).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
   });
 });
