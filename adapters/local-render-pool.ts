@@ -37,6 +37,8 @@ export interface LocalRenderPoolOptions {
   cores?: number;
   /** The workers' environment (the stack's configuration; BLENDER_PATH...). */
   env?: NodeJS.ProcessEnv;
+  /** The worker program (the bundled render/worker.ts when absent); tests give a stand-in that reports what it was started with. */
+  workerProgram?: string;
   /** Called when a worker exits, for tests and benchmarks. */
   onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
 }
@@ -46,6 +48,7 @@ interface Running {
   workerId: string;
   startedAt: number;
 }
+
 
 /**
  * The local render farm: the same chunk worker an AWS Batch array child runs, as
@@ -66,6 +69,8 @@ export class LocalRenderPool {
   private readonly cancelled = new Set<string>();
   private waitingHeartbeat: NodeJS.Timeout | undefined;
   private bundle: Promise<string> | undefined;
+  /** Slots of the running workers: a slot is a tool user of its own (RENDER_TOOL_SLOT). */
+  private readonly slots = new Set<number>();
 
   constructor(private readonly options: LocalRenderPoolOptions) {}
 
@@ -178,13 +183,16 @@ export class LocalRenderPool {
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
-    const bundle = await this.workerBundle();
+    const bundle = await (this.options.workerProgram ?? this.workerBundle());
     // Stopped while the bundle was being built: the task was dropped with the queue.
     if (this.stopping) return;
     const startedAt = performance.now();
+    const slot = this.takeSlot();
     const child = spawn(process.execPath, [bundle, ...args], {
       env: {
         ...(this.options.env ?? process.env),
+        // Each worker running at once has its own tool user (render/tool-environment.ts, as root).
+        RENDER_TOOL_SLOT: String(slot),
         WORKER_ID: workerId,
         CALL_BUDGET: 'worker',
         RENDER_THREADS: String(threads),
@@ -198,9 +206,13 @@ export class LocalRenderPool {
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
     this.running.set(child, { task, workerId, startedAt });
-    child.once('error', (error) => log.error('Render worker could not start', { jobId: task.jobId, error }));
+    child.once('error', (error) => {
+      this.slots.delete(slot);
+      log.error('Render worker could not start', { jobId: task.jobId, error });
+    });
     child.once('exit', (code, signal) => {
       this.running.delete(child);
+      this.slots.delete(slot);
       this.options.onExit?.(task, code, signal, performance.now() - startedAt);
       this.afterExit(task, workerId, code, signal)
         .catch((error) => log.error('After the render worker', { jobId: task.jobId, chunk: task.kind === 'chunk' ? task.index : undefined, error }))
@@ -245,6 +257,14 @@ export class LocalRenderPool {
    * does: a worker then starts in a fraction of a second instead of transpiling its
    * TypeScript at every chunk.
    */
+  /** The lowest slot no running worker holds. */
+  private takeSlot(): number {
+    let slot = 0;
+    while (this.slots.has(slot)) slot++;
+    this.slots.add(slot);
+    return slot;
+  }
+
   private workerBundle(): Promise<string> {
     this.bundle ??= (async () => {
       // Local only, so esbuild is loaded here and kept out of the Lambda bundles (see infra/constructs/server-function.ts).

@@ -9,7 +9,8 @@
  *   true`), hashed assets/ immutable and the rest `no-cache` (deployWebApp), a path
  *   without a file extension answered with index.html (the SPA_FALLBACK function), a
  *   missing file 403 (S3 behind origin access control), and the response headers
- *   policy's security headers;
+ *   policy's security headers, with the CSP built for the local stack's endpoints
+ *   (infra/local/production-site.ts);
  * - robots.txt and sitemap.xml are written as the deploy writes them (shared/site-map.ts);
  * - /api/* and /config.json go to the embedded local stack (infra/local/stack.ts): the
  *   local API with DynamoDB Local, cognito-local and s3rver, as `npm run dev` runs it.
@@ -17,103 +18,22 @@
  *
  *   npm run bench:lighthouse
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve } from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { join, resolve } from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { build } from 'vite';
 import { startLocalStack } from '../infra/local/stack';
+import { filesOf, productionSite } from '../infra/local/production-site';
 import { robotsTxt, sitemapXml } from '../shared/site-map';
 
 const PAGES = ['/', '/customize/1'];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.jpg': 'image/jpeg',
-  '.png': 'image/png',
-  '.mp4': 'video/mp4',
-  '.txt': 'text/plain; charset=utf-8',
-  '.xml': 'application/xml; charset=utf-8',
-  '.map': 'application/json',
-};
-/** CloudFront compresses these types (and not images or video, already compressed). */
-const COMPRESSIBLE = /^(text\/|application\/(json|xml)|image\/svg)/;
-
-/** The response headers policy of infra/constructs/site.ts. */
-const SECURITY_HEADERS = {
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'x-xss-protection': '1; mode=block',
-  'content-security-policy': "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
-};
-
-function filesOf(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (current: string) => {
-    for (const name of readdirSync(current)) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(`/${relative(dir, path).split('\\').join('/')}`, readFileSync(path));
-    }
-  };
-  walk(dir);
-  return files;
-}
-
-function proxy(req: IncomingMessage, res: ServerResponse, target: URL): void {
-  const upstream = httpRequest(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...SECURITY_HEADERS });
-    answer.pipe(res);
-  });
-  upstream.on('error', () => {
-    res.writeHead(502);
-    res.end();
-  });
-  req.pipe(upstream);
-}
-
-function cdn(files: Map<string, Buffer>, apiUrl: string) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://cdn');
-    if (url.pathname.startsWith('/api/') || url.pathname === '/config.json') return proxy(req, res, new URL(url.pathname + url.search, apiUrl));
-    const path = /\.[A-Za-z0-9]+$/.test(url.pathname) ? url.pathname : '/index.html';
-    const body = files.get(path);
-    if (!body) {
-      res.writeHead(403, SECURITY_HEADERS);
-      res.end();
-      return;
-    }
-    const type = TYPES[extname(path)] ?? 'application/octet-stream';
-    const headers: Record<string, string> = {
-      ...SECURITY_HEADERS,
-      'content-type': type,
-      'cache-control': path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
-    };
-    let payload = body;
-    const accepts = String(req.headers['accept-encoding'] ?? '');
-    if (COMPRESSIBLE.test(type) && body.length > 1000) {
-      if (accepts.includes('br')) [payload, headers['content-encoding']] = [brotliCompressSync(body), 'br'];
-      else if (accepts.includes('gzip')) [payload, headers['content-encoding']] = [gzipSync(body), 'gzip'];
-      headers.vary = 'Accept-Encoding';
-    }
-    headers['content-length'] = String(payload.length);
-    res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : payload);
-  };
-}
 
 const outDir = mkdtempSync(join(tmpdir(), 'lighthouse-web-'));
 const server = createServer();
@@ -127,7 +47,7 @@ try {
   const files = filesOf(outDir);
   files.set('/robots.txt', Buffer.from(robotsTxt(siteUrl)));
   files.set('/sitemap.xml', Buffer.from(sitemapXml(siteUrl)));
-  server.on('request', cdn(files, stack.apiUrl));
+  server.on('request', productionSite(files, stack.apiUrl, stack.env));
 
   const rows: string[] = [];
   for (const page of PAGES) {

@@ -43,6 +43,13 @@ export interface DeploySettings {
   /** Executions reserved for the render function (the fast path): chunks rendering at once. */
   renderFunctionConcurrency: number;
   /**
+   * A CloudFront-scope AWS WAF web ACL (made in us-east-1) for the distribution. Without
+   * it the stack makes its own, which it can only do when deployed in us-east-1.
+   */
+  wafWebAclArn?: string;
+  /** Deploy outside us-east-1 with no web ACL: an explicit choice, never the default. */
+  allowNoWaf: boolean;
+  /**
    * The render function's processor: arm64 (Graviton) by default, Lambda's lower GB-second
    * rate; its image is built for it (Debian's Blender, ffmpeg and onnxruntime-node's CPU
    * library all ship for arm64). The Batch tasks keep renderArchitecture.
@@ -68,6 +75,7 @@ export const settingDefaults = {
   renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
   renderFunctionArchitecture: 'arm64',
   webDistDir: 'web/dist',
+  allowNoWaf: false,
 } as const;
 
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
@@ -123,7 +131,12 @@ function emailList(node: Context, key: string): string[] {
   return emails;
 }
 
-export function readSettings(node: Context): DeploySettings {
+/**
+ * Reads and checks the settings. `region` is the region `cdk deploy` (or synth) targets
+ * when the CLI knows it from the local profile (CDK_DEFAULT_REGION; nothing is looked
+ * up): there a site without a web ACL is refused unless chosen.
+ */
+export function readSettings(node: Context, region?: string): DeploySettings {
   const stage = text(node, 'stage') ?? settingDefaults.stage;
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new SettingsError('stage', 'must be lower-case letters, digits and dashes (at most 20)');
 
@@ -150,6 +163,19 @@ export function readSettings(node: Context): DeploySettings {
     return value;
   };
   const renderArchitecture = architecture('renderArchitecture');
+
+  const wafWebAclArn = text(node, 'wafWebAclArn');
+  if (wafWebAclArn !== undefined && !/^arn:[\w-]+:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/.test(wafWebAclArn)) {
+    throw new SettingsError('wafWebAclArn', `must be the ARN of a CloudFront (global) web ACL in us-east-1, got '${wafWebAclArn}'`);
+  }
+  const allowNoWaf = flag(node, 'allowNoWaf', settingDefaults.allowNoWaf);
+  if (region && region !== 'us-east-1' && !wafWebAclArn && !allowNoWaf) {
+    throw new SettingsError(
+      'wafWebAclArn',
+      `is needed in ${region}: AWS WAF for CloudFront exists only in us-east-1, so this stack can make its web ACL only there. ` +
+        'Pass -c wafWebAclArn=<ARN of a CloudFront web ACL made in us-east-1>, or -c allowNoWaf=true to deploy without WAF (docs/security.md says what still holds).',
+    );
+  }
 
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
@@ -178,5 +204,7 @@ export function readSettings(node: Context): DeploySettings {
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
     renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
+    wafWebAclArn,
+    allowNoWaf,
   };
 }

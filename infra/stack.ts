@@ -52,6 +52,8 @@ export class CloudRenderStack extends Stack {
       originVerifyValue,
       siteDomain: settings.siteDomain,
       certificateArn: settings.certificateArn,
+      wafWebAclArn: settings.wafWebAclArn,
+      webDistDir: settings.webDistDir,
     });
     const siteUrl = site.siteUrl;
 

@@ -24,6 +24,7 @@ export interface RouteDef {
 
 export const routes = [
   { method: 'GET', path: '/api/health', access: 'public', fn: 'system' },
+  { method: 'GET', path: '/api/admin/health', access: 'admin', fn: 'system' },
   { method: 'GET', path: '/api/scenes', access: 'public', fn: 'system' },
   { method: 'POST', path: '/api/quotes', access: 'public', fn: 'system' },
 

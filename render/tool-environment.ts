@@ -41,12 +41,22 @@ export function containTools(): void {
   contained = true;
 }
 
-/** The user the tools run as, or undefined when they run as this process's user (not contained, or not root). */
+/** Workers of the local pool running at once, at most: each slot's tools have a uid of their own. */
+export const MAX_TOOL_SLOTS = 64;
+
+/**
+ * The user the tools run as, or undefined when they run as this process's user (not
+ * contained, or not root): RENDER_TOOL_UID, plus the local pool's slot (RENDER_TOOL_SLOT),
+ * so two workers running at once never share a tool user and one's tools cannot touch
+ * the other's folders (each is 0700, owned by its own tool user).
+ */
 export function toolIdentity(env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
   if (!contained || typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const uid = Number(env.RENDER_TOOL_UID ?? DEFAULT_TOOL_UID);
-  if (!Number.isInteger(uid) || uid <= 0) throw new Error(`RENDER_TOOL_UID must be a user id other than root's, not ${env.RENDER_TOOL_UID}`);
-  return { uid, gid: uid };
+  const base = Number(env.RENDER_TOOL_UID ?? DEFAULT_TOOL_UID);
+  if (!Number.isInteger(base) || base <= 0) throw new Error(`RENDER_TOOL_UID must be a user id other than root's, not ${env.RENDER_TOOL_UID}`);
+  const slot = Number(env.RENDER_TOOL_SLOT ?? 0);
+  if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_TOOL_SLOTS) throw new Error(`RENDER_TOOL_SLOT must be 0 to ${MAX_TOOL_SLOTS - 1}, not ${env.RENDER_TOOL_SLOT}`);
+  return { uid: base + slot, gid: base + slot };
 }
 
 /** The spawn options of a tool: its environment, its user, and a HOME it may write (its own user has none). */
@@ -85,7 +95,10 @@ async function handToTool(dir: string, identity: ToolIdentity): Promise<void> {
     const stats = await lstat(path);
     if (stats.isSymbolicLink()) return;
     await chown(path, identity.uid, identity.gid);
-    if (stats.isDirectory()) await Promise.all((await readdir(path)).map((name) => give(join(path, name))));
+    if (!stats.isDirectory()) return;
+    // Its owner's alone: another worker's tools (another uid) can neither list nor enter it.
+    await chmod(path, 0o700);
+    await Promise.all((await readdir(path)).map((name) => give(join(path, name))));
   };
   await give(dir);
 }

@@ -4,6 +4,8 @@ import react from '@vitejs/plugin-react';
 
 /** zod and the modules that build schemas with it: loaded with the pages that validate forms. */
 const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$/;
+/** With them in their chunk, evaluated before any schema is built: zod's no-eval setting (web/src/no-eval.ts). */
+const FORMS_CHUNK = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$|web[\\/]src[\\/]no-eval\.ts$/;
 
 /**
  * What the home page itself runs (React, the router, the catalogue and its rules): one
@@ -37,7 +39,7 @@ export default defineConfig({
           // zod and the forms' schemas in a chunk of their own: left to itself, Rolldown
           // merges them into a chunk the home route loads, and no home module needs them.
           groups: [
-            { name: 'forms', test: FORMS },
+            { name: 'forms', test: FORMS_CHUNK },
             { name: 'shell', test: SHELL },
           ],
         },

@@ -5,12 +5,10 @@
  * them together and their outputs can be downloaded as one ZIP once all are done.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
-import { getScene } from '../../shared/catalogue';
-import { planRender } from '../../shared/pricing';
 import type { CreateJobRequest } from '../../shared/schemas';
 import type { BatchView } from '../../shared/api-types';
 import { documentClient, s3Client, tableName } from '../ports';
@@ -20,7 +18,8 @@ import { isConditionFailure } from '../db/transaction';
 import { ConflictError, DomainError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { getJobOfUser, type JobRecord } from '../jobs/jobs';
-import { startRenderJob, type Requester } from '../jobs/render-jobs';
+import { serverPriceOf, startRenderJob, type Requester } from '../jobs/render-jobs';
+import { InsufficientCreditsError } from '../credits/credits';
 import { getUser } from '../users/users';
 import { listOutputs, presignDownload } from '../storage/storage';
 import { zipStream } from './zip-stream';
@@ -29,48 +28,95 @@ import { zipStream } from './zip-stream';
 export type BatchRecord = BatchView;
 
 export class BatchCreditsError extends DomainError {
-  constructor(total: number, balance: number) {
-    super('insufficient_credits', `This batch costs ${total} credits and your balance is ${balance}. Please buy credits first.`, { total, balance });
+  constructor(total: number, balance: number, started = 0) {
+    const message = started
+      ? `Your balance ran out after ${started} rows of this batch were started (they are paid and rendering). The rest costs more than your balance of ${balance}. Please buy credits first.`
+      : `This batch costs ${total} credits and your balance is ${balance}. Please buy credits first.`;
+    super('insufficient_credits', message, { total, balance, started });
   }
 }
 
-/** The price of each row, from the same calculator that charges it. */
-export function batchPrices(requests: readonly CreateJobRequest[]): number[] {
-  return requests.map((request) => {
-    const scene = getScene(request.sceneId)!;
-    const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(request.mediaDurationSeconds ? { mediaDurationSeconds: request.mediaDurationSeconds } : {}) };
-    return planRender(scene, settings, false).finalPrice;
-  });
+/** The price of each row, as the server will charge it (measured media, never a claimed duration). */
+export function batchPrices(requester: Requester, requests: readonly CreateJobRequest[]): Promise<number[]> {
+  return Promise.all(requests.map((request) => serverPriceOf(requester, request)));
+}
+
+/**
+ * While one batch of a user starts, another is refused: the balance check and the
+ * debits of its rows are then not interleaved with another batch's. Held at most
+ * as long as a request to the API can last (API Gateway gives up at 30 s).
+ */
+const BATCH_START_HOLD_SECONDS = 60;
+
+async function holdBatchStart(userId: string, now: Date): Promise<() => Promise<void>> {
+  const Key = keys.batchStart(userId);
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...Key, entity: 'batch-start', until: now.getTime() + BATCH_START_HOLD_SECONDS * 1000 },
+        ConditionExpression: 'attribute_not_exists(PK) OR #until < :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': now.getTime() },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new ConflictError('Another batch of yours is being started. Please wait for it, then try again.');
+    throw error;
+  }
+  return async () => {
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key }));
+  };
 }
 
 const batchItem = (userId: string, batch: BatchRecord) => ({ ...keys.batch(userId, batch.batchId), entity: 'batch', ...batch });
 
 /**
- * Starts one job per row. The whole batch's price is checked against the
- * balance first, so a batch the user cannot afford starts nothing; each job is
- * then debited on its own. With an Idempotency-Key, a retry answers the same
- * batch and each row's job is created at most once.
+ * Starts one job per row. One batch of a user starts at a time; its rows are priced
+ * as the server charges them (the uploads' measured durations) and checked against
+ * the balance first, so a batch the user cannot afford starts nothing. Each row's
+ * conditional debit is the real check: when another spend (a single render) has
+ * taken the balance meanwhile, the batch stops there, keeps the rows it started
+ * (paid and rendering) as the whole batch, and answers 402 saying so. With an
+ * Idempotency-Key, a retry answers the same batch and each row's job is created at
+ * most once.
  */
 export async function startBatch(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey?: string, now = new Date()): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
   const sceneIds = new Set(requests.map((r) => r.sceneId));
   if (sceneIds.size !== 1) throw new InvalidRequestError('Every row of a batch renders the same scene.');
-  const prices = batchPrices(requests);
-  const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
+  const release = await holdBatchStart(requester.userId, now);
+  try {
+    return await startBatchRows(requester, requests, idempotencyKey, now);
+  } finally {
+    await release();
+  }
+}
+
+async function startBatchRows(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey: string | undefined, now: Date): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
   const batchId = idempotencyKey ? createHash('sha256').update(`${requester.userId}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
   const existing = idempotencyKey ? await findBatch(requester.userId, batchId) : undefined;
+  const prices = await batchPrices(requester, requests);
+  const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
   if (!existing) {
     const balance = (await getUser(requester.userId))?.credits ?? 0;
     if (balance < total) throw new BatchCreditsError(total, balance);
     const batch: BatchRecord = { batchId, sceneId: requests[0].sceneId, createdAt: now.toISOString(), rows: requests.length, jobIds: [], totalPrice: total };
-    try {
-      await documentClient().send(new PutCommand({ TableName: tableName(), Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' }));
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await documentClient().send(new PutCommand({ TableName: tableName(), Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' }));
   }
   const jobs: JobRecord[] = [];
   for (const [index, request] of requests.entries()) {
-    const { job } = await startRenderJob(requester, request, idempotencyKey ? `${idempotencyKey.slice(0, 240)}#row${index}` : undefined, { batchId });
+    let job: JobRecord;
+    try {
+      ({ job } = await startRenderJob(requester, request, idempotencyKey ? `${idempotencyKey.slice(0, 240)}#row${index}` : undefined, { batchId }));
+    } catch (error) {
+      if (!(error instanceof InsufficientCreditsError) || jobs.length === 0) throw error;
+      // The rows started are the batch: its ZIP is ready once they are done.
+      const spent = Number(jobs.reduce((sum, started) => sum + (started.creditsUsed ?? 0), 0).toFixed(2));
+      await documentClient().send(
+        new UpdateCommand({ TableName: tableName(), Key: keys.batch(requester.userId, batchId), UpdateExpression: 'SET #rows = :rows, totalPrice = :spent', ExpressionAttributeNames: { '#rows': 'rows' }, ExpressionAttributeValues: { ':rows': jobs.length, ':spent': spent } }),
+      );
+      throw new BatchCreditsError(total, error.balance, jobs.length);
+    }
     jobs.push(job);
     await documentClient().send(
       new UpdateCommand({

@@ -39,6 +39,8 @@ export const keys = {
   webhookRetry: (dueAt: string, jobId: string) => ({ PK: 'WEBHOOK_RETRIES', SK: `${dueAt}#${jobId}` }),
   /** A batch of jobs made from one CSV, with the ids of its jobs. */
   batch: (userId: string, batchId: string) => ({ PK: `USER#${userId}`, SK: `BATCH#${batchId}` }),
+  /** Held while one of the user's batches starts, so two batches never interleave their checks and debits. */
+  batchStart: (userId: string) => ({ PK: `USER#${userId}`, SK: 'BATCH_START' }),
 
   // Analytics. Every analytics partition is sorted by a date, so a range is one Query.
   dailyCountersPartition: 'ANALYTICS#DAILY',

@@ -149,6 +149,32 @@ export async function listActiveJobs(): Promise<JobRecord[]> {
   return queryJobs({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :active', ExpressionAttributeValues: { ':active': keys.activeJobs } });
 }
 
+/** The attributes of an active job a queue place is computed from (`QueueJob` in shared/queue.ts, and the chunks it runs). */
+const QUEUE_ATTRIBUTES = ['jobId', 'status', 'created_at', 'estimatedRenderTimeMinutes', 'chunksTotal', 'chunksDone', 'chunkSecondsDone', 'chunksRunning'] as const;
+export type QueueEntry = Pick<JobRecord, (typeof QUEUE_ATTRIBUTES)[number]>;
+
+/**
+ * At most `limit` queued or rendering jobs, with only what a queue place needs: a job
+ * item carries its frame list and log counters, which the line does not, and the
+ * read stops at `limit` items however long the line is.
+ */
+export async function listActiveQueueEntries(limit: number): Promise<QueueEntry[]> {
+  const entries: QueueEntry[] = [];
+  const names = Object.fromEntries(QUEUE_ATTRIBUTES.map((name, i) => [`#q${i}`, name]));
+  for await (const items of queryPages({
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :active',
+    ExpressionAttributeValues: { ':active': keys.activeJobs },
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: names,
+    Limit: limit,
+  })) {
+    entries.push(...(items as QueueEntry[]).slice(0, limit - entries.length));
+    if (entries.length >= limit) break;
+  }
+  return entries;
+}
+
 /** Every job a query of the table or one of its indexes finds, all pages read. */
 async function queryJobs(input: Parameters<typeof queryPages>[0]): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];

@@ -6,7 +6,14 @@
 import { availableParallelism } from 'node:os';
 import { queuePlace, type FarmLoad, type QueuePlace } from '../../shared/queue';
 import { getConfig } from '../config';
-import { listActiveJobs, type JobRecord } from './jobs';
+import { listActiveQueueEntries, type JobRecord } from './jobs';
+
+/**
+ * The most active jobs one queue-place poll reads. A job page polls every few
+ * seconds, so each poll's read must not grow with the line: past this many the
+ * place and wait are lower bounds (the farm is then far beyond its width anyway).
+ */
+export const QUEUE_PLACE_READ_LIMIT = 500;
 
 /** The farm's width and planned chunk length, as configured for this home. */
 export function farmLoad(): FarmLoad {
@@ -16,9 +23,9 @@ export function farmLoad(): FarmLoad {
 }
 
 /** Where a queued job stands in the line and how long it should wait; null when it is not queued. */
-export async function queuePlaceOfJob(job: JobRecord): Promise<QueuePlace | null> {
+export async function queuePlaceOfJob(job: JobRecord, readLimit = QUEUE_PLACE_READ_LIMIT): Promise<QueuePlace | null> {
   if (job.status !== 'queued') return null;
-  const active = await listActiveJobs();
+  const active = await listActiveQueueEntries(readLimit);
   const chunksRunning = active.filter((other) => other.jobId !== job.jobId).reduce((sum, other) => sum + Math.max(0, other.chunksRunning ?? 0), 0);
   return queuePlace(job, active, farmLoad(), chunksRunning);
 }

@@ -116,9 +116,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
       throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
     }
   }
-  // The frames and the price follow the upload's measured duration; the duration the client claims is ignored.
-  const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
-  const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(mediaDurationSeconds ? { mediaDurationSeconds } : {}) };
+  const { settings, mediaDurationSeconds } = await serverSettingsOf(request);
   const quote = planRender(scene, settings, request.isTest);
   const now = new Date();
   const price = request.isTest ? 0 : quote.finalPrice;
@@ -193,6 +191,23 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     withKey.add(createJobItem(awaiting)),
   );
   return { job: awaiting, payment };
+}
+
+/**
+ * The settings a render is priced and planned with: the frames and the price follow
+ * the upload's measured duration; the duration the client claims is ignored.
+ */
+async function serverSettingsOf(request: CreateJobRequest) {
+  const scene = getScene(request.sceneId)!;
+  const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
+  const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(mediaDurationSeconds ? { mediaDurationSeconds } : {}) };
+  return { settings, mediaDurationSeconds };
+}
+
+/** What a paid render of `request` will be charged, as startRenderJob computes it (an upload that is not the requester's is missing). */
+export async function serverPriceOf(requester: Requester, request: CreateJobRequest): Promise<number> {
+  if (request.uploadKey && !isOwnInputKey(requester.userId, request.uploadKey)) throw new InvalidRequestError(UPLOAD_MISSING);
+  return planRender(getScene(request.sceneId)!, (await serverSettingsOf(request)).settings, false).finalPrice;
 }
 
 /** The stored upload's duration, refused when it is not audio we can read or longer than a render accepts. */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Annotations, Aws, CfnCondition, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -9,10 +9,12 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
+import { awsOrigins, contentSecurityPolicy, inlineScriptHashes } from '../content-security-policy';
 import { fromRoot } from '../paths';
 import type { SiteConfig } from '../../shared/site-config';
 import { robotsTxt, sitemapXml } from '../../shared/site-map';
 import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */
@@ -21,6 +23,10 @@ export interface SiteProps {
   originVerifyValue: string;
   siteDomain?: string;
   certificateArn?: string;
+  /** A CloudFront web ACL made in us-east-1; without it the stack makes its own when deployed there. */
+  wafWebAclArn?: string;
+  /** The built web app (settings' webDistDir): its index.html's inline scripts are hashed into the CSP. */
+  webDistDir: string;
 }
 
 /** The web app's runtime settings as this stack writes them (Stripe mode, no local endpoints). */
@@ -76,9 +82,8 @@ export class Site extends Construct {
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
         xssProtection: { protection: true, modeBlock: true, override: true },
-        // Script and frame sources are left to the app (the payment form loads the
-        // payment provider's script and frames); these directives need no host list.
-        contentSecurityPolicy: { contentSecurityPolicy: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'", override: true },
+        // From what the web app loads (infra/content-security-policy.ts); the inline script's hash from the page deployed.
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(awsOrigins(Aws.REGION), inlineScriptHashes(readFileSync(deployedIndexHtml(props.webDistDir), 'utf8'))), override: true },
       },
     });
 
@@ -86,6 +91,14 @@ export class Site extends Construct {
       code: cloudfront.FunctionCode.fromInline(SPA_FALLBACK),
       runtime: cloudfront.FunctionRuntime.JS_2_0,
       comment: 'Serves index.html for the routes of the single-page app',
+    });
+
+    // A browser request to the API from another site is refused at the edge, before
+    // API Gateway's authorizer (or anything else of ours) runs.
+    const crossSiteGuard = new cloudfront.Function(this, 'CrossSiteGuard', {
+      code: cloudfront.FunctionCode.fromInline(CROSS_SITE_GUARD_SOURCE),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: 'Refuses API requests whose Origin is another site',
     });
 
     const customDomain =
@@ -100,7 +113,49 @@ export class Site extends Construct {
 
     // AWS WAF in front of CloudFront: a per-IP rate rule and AWS's managed common rule
     // set. A web ACL for CloudFront can only live in us-east-1, and the stack's region
-    // is chosen at deploy time, so the ACL exists only when the stack is deployed there.
+    // is chosen at deploy time, so the ACL exists only when the stack is deployed there;
+    // elsewhere the operator passes one made in us-east-1 (wafWebAclArn), or chooses to
+    // go without (allowNoWaf, checked in infra/settings.ts).
+    const webAclId = props.wafWebAclArn ?? this.ownWebAcl();
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      webAclId,
+      comment: 'Cloud render: site and API',
+      defaultRootObject: 'index.html',
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      ...customDomain,
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: securityHeaders,
+        compress: true,
+        functionAssociations: [{ function: spaFallback, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          // A custom origin header replaces any viewer header of the same name, so a viewer cannot forge it.
+          origin: new origins.HttpOrigin(props.apiDomainName, {
+            protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+            customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originVerifyValue },
+          }),
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          // Every header (Authorization, the payment webhook's signature), query string
+          // and cookie, except Host, which API Gateway needs to be its own.
+          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: securityHeaders,
+          functionAssociations: [{ function: crossSiteGuard, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+        },
+      },
+    });
+
+    this.siteUrl = props.siteDomain ? `https://${props.siteDomain}` : `https://${this.distribution.distributionDomainName}`;
+  }
+
+  /** The stack's own web ACL, made only when the stack is deployed in us-east-1. */
+  private ownWebAcl(): string {
     const wafRegion = new CfnCondition(this, 'WafRegion', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
     const webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'CLOUDFRONT',
@@ -131,41 +186,7 @@ export class Site extends Construct {
       ],
     });
     webAcl.cfnOptions.condition = wafRegion;
-
-    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
-      webAclId: Fn.conditionIf(wafRegion.logicalId, webAcl.attrArn, Aws.NO_VALUE).toString(),
-      comment: 'Cloud render: site and API',
-      defaultRootObject: 'index.html',
-      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
-      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
-      ...customDomain,
-      defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: securityHeaders,
-        compress: true,
-        functionAssociations: [{ function: spaFallback, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
-      },
-      additionalBehaviors: {
-        '/api/*': {
-          // A custom origin header replaces any viewer header of the same name, so a viewer cannot forge it.
-          origin: new origins.HttpOrigin(props.apiDomainName, {
-            protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
-            customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originVerifyValue },
-          }),
-          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-          // Every header (Authorization, the payment webhook's signature), query string
-          // and cookie, except Host, which API Gateway needs to be its own.
-          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          responseHeadersPolicy: securityHeaders,
-        },
-      },
-    });
-
-    this.siteUrl = props.siteDomain ? `https://${props.siteDomain}` : `https://${this.distribution.distributionDomainName}`;
+    return Fn.conditionIf(wafRegion.logicalId, webAcl.attrArn, Aws.NO_VALUE).toString();
   }
 
   /**
@@ -180,7 +201,7 @@ export class Site extends Construct {
    * missing a placeholder page is deployed instead and synth prints a warning.
    */
   deployWebApp(config: WebRuntimeConfig, webDistDir: string): void {
-    const dist = isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir);
+    const dist = distOf(webDistDir);
     const built = existsSync(join(dist, 'index.html'));
     let assets: s3deploy.BucketDeployment | undefined;
     if (built && existsSync(join(dist, 'assets'))) {
@@ -220,6 +241,14 @@ export class Site extends Construct {
     });
     if (assets) root.node.addDependency(assets);
   }
+}
+
+const distOf = (webDistDir: string) => (isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir));
+
+/** The index.html a deploy serves: the build's, or before a build the source page the build keeps its inline scripts from. */
+function deployedIndexHtml(webDistDir: string): string {
+  const built = join(distOf(webDistDir), 'index.html');
+  return existsSync(built) ? built : fromRoot('web/index.html');
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html>

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
+import { fromAnotherSite } from '../../shared/cross-site';
 import { log } from '../../observability/logger';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
@@ -23,8 +24,9 @@ const matchers = routes.map((route) => {
 });
 
 /**
- * The local API Gateway: one node:http server built from lambdas/routes.ts. For a
- * protected route it verifies the bearer token as the HTTP API's JWT authorizer
+ * The local API Gateway: one node:http server built from lambdas/routes.ts. A
+ * browser request from another site is refused first (as CloudFront's guard does on
+ * AWS). For a protected route it verifies the bearer token as the HTTP API's JWT authorizer
  * does (issuer, audience = app client, signature from the pool's JWKS, expiry),
  * then calls the very handler that runs on Lambda with an API Gateway v2 event.
  */
@@ -49,6 +51,8 @@ export async function startApiServer(options: {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         if (options.extraRoutes && (await options.extraRoutes(req, res, url))) return;
+        // Before the route, the body and the token: as CloudFront's guard does on AWS, in front of the authorizer.
+        if (fromAnotherSite(req.headers as Record<string, string | undefined>)) return send(res, errorAnswer(403, 'forbidden', 'Requests from another site are refused.'));
         const match = findRoute(req.method ?? 'GET', url.pathname);
         // As the $default route on AWS: the API's own error shape.
         if (!match) return send(res, errorAnswer(404, 'not_found', `No such route: ${req.method} ${url.pathname}`));

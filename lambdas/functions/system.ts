@@ -1,5 +1,6 @@
-import { createFunction, json } from '../lib/http';
-import { health } from '../handlers/health';
+import { caller, createFunction, json, type ApiEvent } from '../lib/http';
+import { health, publicHealth, type HealthReport } from '../handlers/health';
+import { ForbiddenError } from '../../core/errors';
 import { recordHealthSample } from '../../core/analytics/metrics';
 import { listScenes, quote } from '../handlers/catalogue';
 import { composeServer } from '../../composition/server';
@@ -7,12 +8,18 @@ import { composeServer } from '../../composition/server';
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();
 
+async function healthAnswer(shown: (report: HealthReport) => unknown) {
+  const report = await health();
+  // An uptime sample; the report stands without it, and a table that did not answer the probe cannot take it.
+  if (report.components.database.ok) await recordHealthSample(report.ok).catch(() => {});
+  return json(report.ok ? 200 : 503, shown(report), report.ok ? {} : { 'Retry-After': '5' });
+}
+
 export const handler = createFunction('system', {
-  'GET /api/health': async () => {
-    const report = await health();
-    // An uptime sample; the report stands without it, and a table that did not answer the probe cannot take it.
-    if (report.components.database.ok) await recordHealthSample(report.ok).catch(() => {});
-    return json(report.ok ? 200 : 503, report, report.ok ? {} : { 'Retry-After': '5' });
+  'GET /api/health': () => healthAnswer(publicHealth),
+  'GET /api/admin/health': (event: ApiEvent) => {
+    if (!caller(event).isAdmin) throw new ForbiddenError("You don't have permission to access this admin area.");
+    return healthAnswer((report) => report);
   },
   'GET /api/scenes': listScenes,
   'POST /api/quotes': quote,

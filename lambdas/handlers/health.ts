@@ -11,9 +11,30 @@ export interface ComponentStatus {
   detail: string;
 }
 
+export type ComponentName = 'database' | 'identity' | 'storage' | 'mail' | 'payments' | 'renderer';
+
 export interface HealthReport {
   ok: boolean;
-  components: Record<'database' | 'identity' | 'storage' | 'mail' | 'payments' | 'renderer', ComponentStatus>;
+  components: Record<ComponentName, ComponentStatus>;
+}
+
+/** What anyone may see: the overall state and each coarse component's, never a version, mode, host or setting. */
+export interface PublicHealthReport {
+  ok: boolean;
+  status: 'ok' | 'degraded' | 'unavailable';
+  components: Record<ComponentName, 'ok' | 'unavailable'>;
+}
+
+/**
+ * The public answer of GET /api/health. The details (the payments mode, Blender's
+ * version and path, bucket and pool names, a failure's kind) are for operators, at
+ * GET /api/admin/health: told to anyone they map the stack for an attacker.
+ * Unavailable when the database is down (nothing works without it), degraded when another part is.
+ */
+export function publicHealth(report: HealthReport): PublicHealthReport {
+  const components = Object.fromEntries(Object.entries(report.components).map(([name, c]) => [name, c.ok ? 'ok' : 'unavailable'])) as PublicHealthReport['components'];
+  const status = report.ok ? 'ok' : report.components.database.ok ? 'degraded' : 'unavailable';
+  return { ok: report.ok, status, components };
 }
 
 /** Each probe's deadline: the whole report answers within 2 s even when a component hangs. */

@@ -40,4 +40,16 @@ describe('deploy settings', () => {
   it('when a site domain is set without a certificate, synth fails and says which setting is missing', () => {
     expect(() => readSettings(contextOf({ siteDomain: 'render.example.org' }))).toThrow(/'certificateArn'/);
   });
+
+  it('when the deploy targets a region other than us-east-1 with no web ACL chosen, it refuses, naming wafWebAclArn and allowNoWaf', () => {
+    expect(() => readSettings(contextOf({}), 'eu-west-1')).toThrow(/'wafWebAclArn' is needed in eu-west-1.*allowNoWaf=true/);
+    expect(readSettings(contextOf({}), 'us-east-1').allowNoWaf).toBe(false);
+    // With no region known (a clean clone's synth), the stack makes its ACL if it lands in us-east-1.
+    expect(readSettings(contextOf({})).wafWebAclArn).toBeUndefined();
+    expect(readSettings(contextOf({ allowNoWaf: 'true' }), 'eu-west-1').allowNoWaf).toBe(true);
+    const arn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/site/0123abcd-0000-1111-2222-333344445555';
+    expect(readSettings(contextOf({ wafWebAclArn: arn }), 'eu-west-1').wafWebAclArn).toBe(arn);
+    // A regional ACL cannot protect CloudFront.
+    expect(() => readSettings(contextOf({ wafWebAclArn: arn.replace('us-east-1', 'eu-west-1').replace('global', 'regional') }), 'eu-west-1')).toThrow(/'wafWebAclArn'/);
+  });
 });

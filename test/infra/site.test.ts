@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly } from './stack-template';
+import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly, synthesizeTemplate } from './stack-template';
 import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
+import { inlineScriptHashes } from '../../infra/content-security-policy';
+import { fromRoot } from '../../infra/paths';
 import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
@@ -22,6 +25,12 @@ beforeAll(() => {
 // CloudFront's managed policies (fixed ids published by AWS).
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+/** The CloudFront function a behaviour's association names (by its ARN). */
+const functionOf = (association: { FunctionARN: { 'Fn::GetAtt': [string, string] } }) => {
+  const [id] = association.FunctionARN['Fn::GetAtt'];
+  return resourcesOf(template, 'AWS::CloudFront::Function').find(([fnId]) => fnId === id)![1];
+};
 
 const distribution = () => {
   const found = resourcesOf(template, 'AWS::CloudFront::Distribution');
@@ -91,15 +100,33 @@ describe('CloudFront', () => {
     expect(distribution().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
 
+  it('when a web ACL made in us-east-1 is given (wafWebAclArn), the distribution uses it in any region and the stack makes none', () => {
+    const arn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/site/0123abcd-0000-1111-2222-333344445555';
+    const other = synthesizeTemplate({ stripePublishableKey: 'pk_test_123', webDistDir: join(tmpdir(), 'cloud-render-no-web-build'), wafWebAclArn: arn });
+    expect(resourcesOf(other, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    const [[, dist]] = resourcesOf(other, 'AWS::CloudFront::Distribution');
+    expect(dist.Properties.DistributionConfig.WebACLId).toBe(arn);
+  }, SYNTH_TIMEOUT_MS);
+
   it('when a path of the single-page app is requested, a viewer-request function serves index.html', () => {
     const config = distribution();
     expect(config.DefaultRootObject).toBe('index.html');
     const [association] = config.DefaultCacheBehavior.FunctionAssociations;
     expect(association.EventType).toBe('viewer-request');
-    const [[, fn]] = resourcesOf(template, 'AWS::CloudFront::Function');
+    const fn = functionOf(association);
     expect(fn.Properties.FunctionCode).toContain("request.uri = '/index.html'");
     // Error-page rewriting would also hide the API's 403/404 answers behind index.html.
     expect(config.CustomErrorResponses).toBeUndefined();
+  });
+
+  it('when a browser calls /api/* from another site, a viewer-request function refuses it before API Gateway and its authorizer', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    expect(behavior.FunctionAssociations).toHaveLength(1);
+    expect(behavior.FunctionAssociations[0].EventType).toBe('viewer-request');
+    const fn = functionOf(behavior.FunctionAssociations[0]);
+    // The code's behaviour is tested in test/unit/cross-site-guard.test.ts.
+    expect(fn.Properties.FunctionCode).toBe(CROSS_SITE_GUARD_SOURCE);
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
   });
 
   it('when any response leaves CloudFront, it carries the security headers', () => {
@@ -112,7 +139,27 @@ describe('CloudFront', () => {
     expect(headers.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(31_536_000);
     expect(headers.FrameOptions.FrameOption).toBe('DENY');
     expect(headers.ContentTypeOptions.Override).toBe(true);
-    expect(headers.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
+    expect(JSON.stringify(headers.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("frame-ancestors 'none'");
+  });
+
+  it('when the site is served, its CSP has default-src and script-src built from what the app loads: its files, the inline script by hash, Stripe, Cognito and the buckets', () => {
+    const [[, policy]] = resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
+    // The region is the deploy's: the value is joined around AWS::Region.
+    const region = '<region>';
+    const text = (csp['Fn::Join'] as [string, unknown[]])[1].map((part) => (typeof part === 'string' ? part : region)).join('');
+    const directives = Object.fromEntries(text.split('; ').map((d: string) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    const [inlineHash] = inlineScriptHashes(readFileSync(fromRoot('web/index.html'), 'utf8'));
+    expect(directives['default-src']).toEqual(["'self'"]);
+    expect(directives['script-src']).toEqual(["'self'", `'${inlineHash}'`, 'https://js.stripe.com']);
+    expect(directives['script-src']).not.toContain("'unsafe-inline'");
+    expect(directives['connect-src']).toEqual(expect.arrayContaining(["'self'", `https://cognito-idp.${region}.amazonaws.com`, `https://*.s3.${region}.amazonaws.com`, 'https://api.stripe.com']));
+    expect(directives['frame-src']).toEqual(['https://js.stripe.com', 'https://hooks.stripe.com']);
+    expect(directives['img-src']).toEqual(expect.arrayContaining(['blob:', `https://*.s3.${region}.amazonaws.com`]));
+    expect(directives['object-src']).toEqual(["'none'"]);
+    expect(directives['frame-ancestors']).toEqual(["'none'"]);
+    // CloudFront's limit for the header's value.
+    expect(text.length).toBeLessThan(1783);
   });
 
   it('when the web app is deployed, CloudFront is invalidated', () => {

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';
 import { parseCsv } from '../../shared/csv';
 import { rowToRenderSettings } from '../../shared/render-api';
+import { planRender } from '../../shared/pricing';
 import { getScene } from '../../shared/catalogue';
 import { assertWebhookMatchesDocument } from '../contract';
 
@@ -268,6 +269,24 @@ describe('CSV batches', () => {
     expect(refused.status).toBe(402);
     expect(refused.body.code).toBe('insufficient_credits');
     expect(await renderDebits(user)).toEqual([]);
+  });
+
+  it('when two batches race for credits that cover one, one starts all its rows, the other none, and nothing is overdrawn', async () => {
+    const user = await verifiedUser();
+    const rows = Array.from({ length: 3 }, (_, i) => ({ sceneId: 1, mode: 'still', resolutionX: 128, resolutionY: 128, customText: `row ${i}`, options: '' }));
+    const rowPrice = planRender(getScene(1)!, { mode: 'still', resolutionX: 128, resolutionY: 128 }, false).finalPrice;
+    // Enough for one batch and a half: two batches each checked against the whole balance would both pass.
+    await grantCredits(user, Number((rowPrice * 4.5).toFixed(2)));
+    const before = await balanceOf(user);
+    const answers = await Promise.all([0, 1].map(() => api('/api/batches', { token: user.token, body: { rows } })));
+    const started = answers.filter((answer) => answer.status === 201);
+    expect(started, JSON.stringify(answers.map((a) => [a.status, a.body]))).toHaveLength(1);
+    const refused = answers.find((answer) => answer.status !== 201)!;
+    expect([402, 409]).toContain(refused.status);
+    const debits = await renderDebits(user);
+    expect(debits).toHaveLength(3);
+    expect(new Set(debits.map((d) => d.jobId))).toEqual(new Set(started[0].body.jobs.map((j: { jobId: string }) => j.jobId)));
+    expect(await balanceOf(user)).toBeCloseTo(before - 3 * rowPrice, 5);
   });
 
   it('when a row breaks a rule, the error names the row and no job is made', async () => {

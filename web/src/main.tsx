@@ -1,3 +1,5 @@
+// First, before any module parses with zod: see no-eval.ts.
+import './no-eval';
 import { StrictMode, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
