@@ -122,6 +122,8 @@ function cdn(files: Map<string, Buffer>, apiUrl: string) {
   };
 }
 
+// The stack's request log would bury the figures: only its warnings and errors.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 if (REPORTS) mkdirSync(REPORTS, { recursive: true });
 const outDir = mkdtempSync(join(tmpdir(), 'lighthouse-web-'));
 const server = createServer();
@@ -153,12 +155,13 @@ try {
     }
     // Lighthouse's own choice of the representative run (closest to the median FCP and
     // TTI), as its docs advise against reading one run on a machine with variance.
-    const { categories, audits } = computeMedianRun(runs);
-    if (REPORTS) writeFileSync(join(REPORTS, `${page === '/' ? 'home' : page.slice(1).replaceAll('/', '-')}.json`), JSON.stringify({ categories, audits }, null, 1));
+    const { categories, audits, environment } = computeMedianRun(runs);
+    if (REPORTS) writeFileSync(join(REPORTS, `${page === '/' ? 'home' : page.slice(1).replaceAll('/', '-')}.json`), JSON.stringify({ categories, audits, environment }, null, 1));
     const scores = CATEGORIES.map((id) => Math.round((categories[id]?.score ?? 0) * 100));
     const everyRun = runs.map((run) => Math.round((run.categories.performance?.score ?? 0) * 100)).join(', ');
     rows.push(`  ${page.padEnd(14)} ${scores.map((score) => String(score).padStart(3)).join('  ')}   FCP ${audits['first-contentful-paint']?.displayValue ?? '?'}, LCP ${audits['largest-contentful-paint']?.displayValue ?? '?'}, TBT ${audits['total-blocking-time']?.displayValue ?? '?'}, CLS ${audits['cumulative-layout-shift']?.displayValue ?? '?'}`);
-    rows.push(`      performance of each run: ${everyRun}`);
+    // Lighthouse's own measure of the host's speed while it ran (lower on a loaded machine).
+    rows.push(`      performance of each run: ${everyRun}; benchmarkIndex ${runs.map((run) => Math.round(run.environment.benchmarkIndex)).join(', ')}`);
     // What keeps a category below 100, so the next change knows where to look.
     for (const id of CATEGORIES) {
       for (const ref of categories[id]?.auditRefs ?? []) {
