@@ -3,11 +3,13 @@
  * result). index.html is one file for every path, so small inline scripts read the path:
  * - in the head, before any JavaScript has loaded: modulepreload links for the route's
  *   lazy chunks and what they import, which the app would otherwise ask for one after
- *   the other (entry, then DataRoot, then the page), and a preload with
- *   fetchpriority=high for the page's largest image (the scene's preview);
+ *   the other (entry, then DataRoot, then the page), once the page's largest image (the
+ *   scene's preview, preloaded with fetchpriority=high) is in;
  * - in the body's static shell: the route's loading state as React renders it (for
  *   /customize/{id}: the scene's title, description and preview), so it paints before
  *   the code has arrived, as the home page's hero does.
+ * The entry's stylesheet is written into the page: it is the one thing the first paint
+ * waits for, and a request of its own costs a phone on a slow network a round trip.
  * And the app starts once that shell has been painted: its code downloads at once
  * (Vite's modulepreload links stay), but runs after the first frame, so a busy phone
  * shows the page before it spends a few hundred milliseconds starting React.
@@ -93,10 +95,14 @@ export function firstPaint(): Plugin {
   for (const route of ${JSON.stringify(routes)}) {
     const match = new RegExp(route.pattern).exec(location.pathname);
     if (!match) continue;
+    const code = () => {
+      for (const href of route.styles) add({ rel: 'stylesheet', href });
+      for (const href of route.scripts) add({ rel: 'modulepreload', href });
+    };
     const image = route.images[match[1]];
-    if (image) add({ rel: 'preload', as: 'image', href: image, fetchPriority: 'high' });
-    for (const href of route.styles) add({ rel: 'stylesheet', href });
-    for (const href of route.scripts) add({ rel: 'modulepreload', href });
+    // The image is what the visitor sees first: on a slow link the code waits for it.
+    if (image) add({ rel: 'preload', as: 'image', href: image, fetchPriority: 'high', onload: code, onerror: code });
+    else code();
   }
 })();`;
         const shell = `(() => {
@@ -109,6 +115,11 @@ export function firstPaint(): Plugin {
         if (!entryScript.test(html)) throw new Error('first-paint: no entry script in index.html');
         // After the next frame, or a tenth of a second where no frame comes (a hidden tab).
         const start = `<link rel="modulepreload" crossorigin href="$1"><script type="module">await new Promise((painted) => { requestAnimationFrame(() => setTimeout(painted)); setTimeout(painted, 100); }); await import('$1');</script>`;
+        const stylesheet = /<link rel="stylesheet" crossorigin href="\/(assets\/[^"]+\.css)">/;
+        const css = bundle[stylesheet.exec(html)?.[1] ?? ''];
+        if (css?.type !== 'asset') throw new Error('first-paint: no entry stylesheet in index.html');
+        const text = typeof css.source === 'string' ? css.source : new TextDecoder().decode(css.source);
+        html = html.replace(stylesheet, () => `<style>${text.replaceAll('</style', '<\\/style')}</style>`);
         return html.replace(PRELOADS, `<script>${script}</script>`).replace(SHELL, `<script>${shell}</script>`).replace(entryScript, start);
       },
     },
