@@ -1,5 +1,4 @@
-import { StrictMode, type ReactNode } from 'react';
-import { flushSync } from 'react-dom';
+import { StrictMode, startTransition, useLayoutEffect, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { configReady } from './config';
@@ -13,14 +12,21 @@ function Gate({ children }: { children: ReactNode }) {
   return <SiteGate hash={useSiteGateHash()}>{children}</SiteGate>;
 }
 
+/** The static first paint of index.html goes when the app is in, in the same frame: nothing moves. */
+function ReplaceStaticShell() {
+  useLayoutEffect(() => document.getElementById('shell')?.remove(), []);
+  return null;
+}
+
 const root = createRoot(document.getElementById('root')!);
 
-// The app and the catalogue render at once (synchronously, so the static first paint of
-// index.html can go in the same frame: nothing moves); config.json is read alongside,
-// and only what needs it (auth, payments, the site gate) waits.
-flushSync(() =>
+// The app and the catalogue render at once, as a transition: React renders in slices and
+// yields between them, so a slow phone stays responsive while the static shell shows.
+// config.json is read alongside, and only what needs it (auth, payments, the site gate) waits.
+startTransition(() =>
   root.render(
     <StrictMode>
+      <ReplaceStaticShell />
       <Gate>
         <SessionProvider>
           <ToastProvider>
@@ -33,7 +39,6 @@ flushSync(() =>
     </StrictMode>,
   ),
 );
-document.getElementById('shell')?.remove();
 
 configReady().catch(async (error: unknown) => {
   console.error(error);
