@@ -122,8 +122,9 @@ function cdn(files: Map<string, Buffer>, apiUrl: string) {
   };
 }
 
-// The stack's request log would bury the figures: only its warnings and errors.
+// The stack's request log would bury the figures: only its warnings and errors, and no metric lines.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 if (REPORTS) mkdirSync(REPORTS, { recursive: true });
 const outDir = mkdtempSync(join(tmpdir(), 'lighthouse-web-'));
 const server = createServer();

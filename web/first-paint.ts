@@ -33,7 +33,7 @@ interface RoutePreload {
   shells: Record<string, string>;
 }
 
-/** Where index.html wants the preloads: before its stylesheet, as an inline script after one would wait for it. */
+/** Where index.html wants the preloads: early in the head, so their requests start before the app's. */
 const PRELOADS = '<!-- route-preloads -->';
 /** Where the static shell's page content goes. */
 const SHELL = '<!-- route-shell -->';
