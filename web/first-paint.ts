@@ -91,7 +91,12 @@ export function firstPaint(): Plugin {
           return { pattern, scripts: unique(files.flatMap((file) => file.scripts)), styles: unique(files.flatMap((file) => file.styles)), images };
         });
         const script = `(() => {
-  const add = (attributes) => document.head.append(Object.assign(document.createElement('link'), attributes));
+  const add = (attributes, loaded) => {
+    const link = document.createElement('link');
+    for (const [name, value] of Object.entries(attributes)) link.setAttribute(name, value);
+    if (loaded) link.onload = link.onerror = loaded;
+    document.head.append(link);
+  };
   for (const route of ${JSON.stringify(routes)}) {
     const match = new RegExp(route.pattern).exec(location.pathname);
     if (!match) continue;
@@ -101,7 +106,7 @@ export function firstPaint(): Plugin {
     };
     const image = route.images[match[1]];
     // The image is what the visitor sees first: on a slow link the code waits for it.
-    if (image) add({ rel: 'preload', as: 'image', href: image, fetchPriority: 'high', onload: code, onerror: code });
+    if (image) add({ rel: 'preload', as: 'image', href: image, fetchpriority: 'high' }, code);
     else code();
   }
 })();`;
