@@ -16,7 +16,8 @@
  * The Debian Chromium (/usr/bin/chromium) runs headless; nothing is downloaded.
  *
  *   npm run bench:lighthouse            (LIGHTHOUSE_RUNS=5 runs a page, the median reported;
- *                                        LIGHTHOUSE_REPORTS=dir keeps the median runs' audits)
+ *                                        LIGHTHOUSE_REPORTS=dir keeps the median runs' audits;
+ *                                        LIGHTHOUSE_PAGES=/customize/1 measures one page)
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,7 +33,7 @@ import { build } from 'vite';
 import { startLocalStack } from '../infra/local/stack';
 import { robotsTxt, sitemapXml } from '../shared/site-map';
 
-const PAGES = ['/', '/customize/1'];
+const PAGES = process.env.LIGHTHOUSE_PAGES?.split(',') ?? ['/', '/customize/1'];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 /** Runs a page; scores vary from run to run (more so on a loaded machine), so the median run is reported. */
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 5);
