@@ -4,6 +4,8 @@ export interface FunctionFarmSettings {
   region: string;
   /** The render function's name (RENDER_FUNCTION_NAME). */
   functionName?: string;
+  /** Tests only: a local double of Lambda's Invoke API (LAMBDA_ENDPOINT). */
+  endpoint?: string;
 }
 
 /** What one invocation of the render function carries (render/lambda-runtime.ts reads it). */
@@ -34,7 +36,7 @@ export class FunctionFarm {
   constructor(private readonly settings: FunctionFarmSettings) {}
 
   private lambda(): LambdaClient {
-    this.client ??= new LambdaClient({ region: this.settings.region, requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true }, maxAttempts: 3 });
+    this.client ??= new LambdaClient({ region: this.settings.region, ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}), requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true }, maxAttempts: 3 });
     return this.client;
   }
 

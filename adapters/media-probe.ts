@@ -1,18 +1,48 @@
 import { execFile } from 'node:child_process';
-import { extname } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { z } from 'zod';
+import { ACCEPTED_UPLOADS } from '../shared/catalogue';
+import { instrument, type CallSettings } from './clients';
 
 const run = promisify(execFile);
 
 /** The demuxer for each audio extension an upload may have: the file is never guessed at. */
 const FORMATS: Readonly<Record<string, string>> = { '.mp3': 'mp3', '.wav': 'wav' };
 
+/** An upload's length, or why it could not be read as audio (the core's MediaDuration). */
+export type ProbedDuration = { seconds: number } | { unreadable: string };
+
+/**
+ * One upload to measure: its key (the demuxer follows its extension) and a presigned GET
+ * for that key alone, made by the API after it checked the key is the caller's. Whoever
+ * probes needs no storage rights of its own and can read nothing else.
+ */
+export interface UploadToProbe {
+  key: string;
+  url: string;
+}
+
+/**
+ * Deadlines of a probe: the download (an upload is at most 50 MB, in the same Region: about a
+ * second) and ffprobe's own run (it reads the headers). With Lambda's 10-s Init limit they fit
+ * the probe function's 15 s and the API's wait (PROBE_INVOKE_MS).
+ */
+export const PROBE_DOWNLOAD_MS = 7_000;
+export const PROBE_RUN_MS = 7_000;
+
 /**
  * The duration in seconds of a local audio file, as ffprobe reads it. Only the
  * file protocol is allowed and the demuxer is chosen by the extension, so a crafted
  * file cannot make ffprobe open a URL or another file.
  */
-export async function probeMediaDuration(file: string, ffprobePath: string): Promise<{ seconds: number } | { unreadable: string }> {
+export async function probeMediaDuration(file: string, ffprobePath: string): Promise<ProbedDuration> {
   const format = FORMATS[extname(file).toLowerCase()];
   if (!format) return { unreadable: `No demuxer for ${extname(file) || 'a file without extension'}` };
   let stdout: string;
@@ -20,7 +50,8 @@ export async function probeMediaDuration(file: string, ffprobePath: string): Pro
     ({ stdout } = await run(
       ffprobePath,
       ['-v', 'error', '-protocol_whitelist', 'file', '-f', format, '-show_entries', 'format=duration', '-of', 'json', `file:${file}`],
-      { timeout: 20_000, maxBuffer: 64 * 1024 },
+      // Only what ffprobe needs: no credentials of the process that runs it in its environment.
+      { timeout: PROBE_RUN_MS, maxBuffer: 64 * 1024, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
     ));
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
@@ -30,4 +61,99 @@ export async function probeMediaDuration(file: string, ffprobePath: string): Pro
   const duration = Number((JSON.parse(stdout) as { format?: { duration?: string } }).format?.duration);
   if (!Number.isFinite(duration) || duration <= 0) return { unreadable: 'No duration in the file' };
   return { seconds: duration };
+}
+
+/** The URL must name the key it is said to be for: a probe reads that one object, nothing a request slips in. */
+function checkedUrl({ key, url }: UploadToProbe): URL {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(`A probe reads storage over HTTP(S), not ${parsed.protocol}`);
+  const path = decodeURIComponent(parsed.pathname);
+  if (!path.endsWith(`/${key}`)) throw new Error('The probe URL does not name the upload key');
+  return parsed;
+}
+
+/**
+ * Downloads one upload through its presigned URL (no redirect followed, at most an audio
+ * upload's size, within a deadline) into a folder of its own, measures it and removes it.
+ * Both homes run this: the local stack in its own process, AWS in the probe function.
+ */
+export async function probeUpload(upload: UploadToProbe, ffprobePath: string): Promise<ProbedDuration> {
+  const extension = extname(upload.key).toLowerCase();
+  if (!FORMATS[extension]) return { unreadable: `No demuxer for ${extension || 'a file without extension'}` };
+  const url = checkedUrl(upload);
+  const dir = await mkdtemp(join(tmpdir(), 'probe-'));
+  try {
+    const file = join(dir, `input${extension}`);
+    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(PROBE_DOWNLOAD_MS) });
+    if (!response.ok || !response.body) throw new Error(`Reading the upload for its duration answered ${response.status}`);
+    const limit = ACCEPTED_UPLOADS.audio.maxBytes;
+    let bytes = 0;
+    const capped = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done(bytes > limit ? new Error(`The upload is larger than an audio upload may be (${limit} bytes)`) : null, chunk);
+      },
+    });
+    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), capped, createWriteStream(file));
+    return await probeMediaDuration(file, ffprobePath);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const probeAnswer = z.union([z.strictObject({ seconds: z.number().positive() }), z.strictObject({ unreadable: z.string() })]);
+
+export interface FunctionProbeSettings {
+  region: string;
+  /** The probe function's name (MEDIA_PROBE_FUNCTION). */
+  functionName: string;
+  calls?: CallSettings;
+  /** Tests only: a local double of Lambda's Invoke API. */
+  endpoint?: string;
+}
+
+/**
+ * The wait for the probe function's answer: its cold start (Lambda caps Init at 10 s) and its
+ * 15-s limit (the download and ffprobe, each with its deadline above), inside API Gateway's 29 s.
+ */
+export const PROBE_INVOKE_MS = 25_000;
+
+/** The function's own failure (it crashed, or ran out of time): the farm did not answer, a 503 for the caller. */
+class ProbeFunctionError extends Error {
+  override readonly name = 'ProbeFunctionError';
+  readonly $fault = 'server';
+}
+
+/**
+ * On AWS: measures an upload in the probe function (the render image, which has ffmpeg,
+ * as a small function with no rights of its own; render/worker.ts serves it), by one
+ * synchronous Invoke carrying the key and its presigned URL. Errors are named `farm`,
+ * so a probe that cannot be reached or does not answer in time is a 503 with Retry-After.
+ */
+export function functionMediaProbe(settings: FunctionProbeSettings): (upload: UploadToProbe) => Promise<ProbedDuration> {
+  let client: LambdaClient | undefined;
+  const lambda = () => {
+    // One attempt: a retry could not finish inside the API's own deadline.
+    client ??= instrument(
+      new LambdaClient({
+        maxAttempts: 1,
+        requestHandler: { connectionTimeout: 3_000, requestTimeout: PROBE_INVOKE_MS * (settings.calls?.timeoutScale ?? 1), throwOnRequestTimeout: true },
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      }),
+      'farm',
+      undefined,
+    );
+    return client;
+  };
+  return async (upload) => {
+    const answer = await lambda().send(
+      new InvokeCommand({ FunctionName: settings.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify({ step: 'probe', ...upload })) }),
+    );
+    const text = new TextDecoder().decode(answer.Payload ?? new Uint8Array());
+    if (answer.FunctionError) {
+      throw Object.defineProperty(new ProbeFunctionError(`The probe function failed (${answer.FunctionError}): ${text.slice(0, 500)}`), 'dependency', { value: 'farm' });
+    }
+    return probeAnswer.parse(JSON.parse(text));
+  };
 }

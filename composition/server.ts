@@ -3,14 +3,14 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, type Config } from '../core/config';
-import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider } from '../core/ports';
+import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider, type Ports } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
 import { refusedWorkerRequest } from '../core/jobs/worker-writes';
 import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
 import { localMailer, sesMailer } from '../adapters/mailer';
-import { probeMediaDuration } from '../adapters/media-probe';
+import { functionMediaProbe, probeUpload } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
 import { BatchFarm } from '../adapters/batch-farm';
 import { FunctionFarm } from '../adapters/function-farm';
@@ -23,7 +23,7 @@ import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
  * Adapters are made on first use and kept until the configuration they were made
  * from is reset (tests and the local stack set the environment after import).
  */
-let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm } | undefined;
+let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration'] } | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
 
@@ -48,7 +48,14 @@ export function composeServer(): void {
       }
       return (adapters.mailer ??= sesMailer({ region: config.AWS_REGION, from: config.MAIL_FROM, calls: callSettings(config) }));
     },
-    mediaDuration: (file) => probeMediaDuration(file, getConfig().FFPROBE_PATH),
+    mediaDuration: (upload) => {
+      const adapters = current();
+      const { config } = adapters;
+      adapters.probe ??= config.MEDIA_PROBE_FUNCTION
+        ? functionMediaProbe({ region: config.AWS_REGION, functionName: config.MEDIA_PROBE_FUNCTION, calls: callSettings(config), endpoint: config.LAMBDA_ENDPOINT })
+        : (toMeasure) => probeUpload(toMeasure, config.FFPROBE_PATH);
+      return adapters.probe(upload);
+    },
     payments: () => {
       const adapters = current();
       const { config } = adapters;
@@ -65,7 +72,7 @@ export function composeServer(): void {
       const adapters = current();
       const { config } = adapters;
       if (engine === 'local') return localFarm(localPool());
-      if (engine === 'function') return (adapters.function ??= new FunctionFarm({ region: config.AWS_REGION, functionName: config.RENDER_FUNCTION_NAME }));
+      if (engine === 'function') return (adapters.function ??= new FunctionFarm({ region: config.AWS_REGION, functionName: config.RENDER_FUNCTION_NAME, endpoint: config.LAMBDA_ENDPOINT }));
       return (adapters.batch ??= new BatchFarm({
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,

@@ -56,8 +56,10 @@ const configSchema = z.object({
   ORIGIN_VERIFY_SECRET: z.string().min(16).optional(),
   // Local only: the one origin on this machine (http://127.0.0.1:port) that webhooks may reach; every other private address is refused.
   WEBHOOK_LOCAL_RECEIVER: optionalUrl,
-  // Measures uploaded audio when a job is created (Debian's ffmpeg package locally; a layer's binary on Lambda).
+  // Measures uploaded audio when a job is created: Debian's ffmpeg package here and in the render image.
   FFPROBE_PATH: z.string().default('ffprobe'),
+  // On AWS: the probe function (the render image, adapters/media-probe.ts) that measures uploads; unset, this process runs ffprobe.
+  MEDIA_PROBE_FUNCTION: z.string().optional(),
   // On AWS, the worker session broker only: the role it takes for one job; the job (and its owner and input,
   // from the job item) become session tags and a session policy that narrow the role to them.
   WORKER_SCOPE_ROLE_ARN: z.string().optional(),

@@ -22,6 +22,12 @@ export interface Mailer {
 /** An uploaded audio file's length, or why it could not be read as audio. */
 export type MediaDuration = { seconds: number } | { unreadable: string };
 
+/** An upload to measure: its key and a presigned GET for that key alone (the prober holds no storage rights). */
+export interface UploadToMeasure {
+  key: string;
+  url: string;
+}
+
 export interface IntentRequest {
   paymentId: string;
   amountCents: number;
@@ -110,7 +116,8 @@ export interface Ports {
   s3Client(): S3Client;
   tableName(): string;
   mailer(): Mailer;
-  mediaDuration(file: string): Promise<MediaDuration>;
+  /** Measures an upload: ffprobe here locally, the probe function on AWS. */
+  mediaDuration(upload: UploadToMeasure): Promise<MediaDuration>;
   payments(): PaymentProvider;
   /** The farm of that engine: one adapter per engine, made on first use. */
   farm(engine: FarmEngine): Farm;

@@ -40,14 +40,14 @@ export interface DeploySettings {
   renderMaxVcpus: number;
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
-  /**
-   * A Lambda layer (arm64) holding a static ffprobe at /opt/bin/ffprobe: the jobs
-   * function measures uploaded audio with it. Without it, creating an animation of an
-   * audio scene fails on AWS (its price depends on the measured duration).
-   */
-  ffprobeLayerArn?: string;
   /** Executions reserved for the render function (the fast path): chunks rendering at once. */
   renderFunctionConcurrency: number;
+  /**
+   * The render function's processor: arm64 (Graviton) by default, Lambda's lower GB-second
+   * rate; its image is built for it (Debian's Blender, ffmpeg and onnxruntime-node's CPU
+   * library all ship for arm64). The Batch tasks keep renderArchitecture.
+   */
+  renderFunctionArchitecture: 'x86_64' | 'arm64';
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -66,6 +66,7 @@ export const settingDefaults = {
   renderArchitecture: 'x86_64',
   renderMaxVcpus: 256,
   renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
+  renderFunctionArchitecture: 'arm64',
   webDistDir: 'web/dist',
 } as const;
 
@@ -143,15 +144,12 @@ export function readSettings(node: Context): DeploySettings {
     throw new SettingsError('authDomainPrefix', 'must be lower-case letters, digits and dashes');
   }
 
-  const renderArchitecture = text(node, 'renderArchitecture') ?? settingDefaults.renderArchitecture;
-  if (renderArchitecture !== 'x86_64' && renderArchitecture !== 'arm64') {
-    throw new SettingsError('renderArchitecture', `must be x86_64 or arm64, got '${renderArchitecture}'`);
-  }
-
-  const ffprobeLayerArn = text(node, 'ffprobeLayerArn');
-  if (ffprobeLayerArn !== undefined && !/^arn:[\w-]+:lambda:[\w-]+:\d{12}:layer:[\w-]+:\d+$/.test(ffprobeLayerArn)) {
-    throw new SettingsError('ffprobeLayerArn', `must be the ARN of a Lambda layer version, got '${ffprobeLayerArn}'`);
-  }
+  const architecture = (key: 'renderArchitecture' | 'renderFunctionArchitecture') => {
+    const value = text(node, key) ?? settingDefaults[key];
+    if (value !== 'x86_64' && value !== 'arm64') throw new SettingsError(key, `must be x86_64 or arm64, got '${value}'`);
+    return value;
+  };
+  const renderArchitecture = architecture('renderArchitecture');
 
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
@@ -178,7 +176,7 @@ export function readSettings(node: Context): DeploySettings {
     renderArchitecture,
     renderMaxVcpus: integer(node, 'renderMaxVcpus', settingDefaults.renderMaxVcpus),
     renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
+    renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
-    ffprobeLayerArn,
   };
 }

@@ -1,6 +1,5 @@
 import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { functionNames, type FunctionName } from '../lambdas/routes';
@@ -12,6 +11,7 @@ import { JobOutcomes } from './constructs/job-outcomes';
 import { Monitoring } from './constructs/monitoring';
 import { RenderFarm } from './constructs/render-farm';
 import { RenderFunction } from './constructs/render-function';
+import { MediaProbe } from './constructs/media-probe';
 import { Schedules } from './constructs/schedules';
 import { ServerFunction } from './constructs/server-function';
 import { Site } from './constructs/site';
@@ -112,7 +112,7 @@ export class CloudRenderStack extends Stack {
       environment: sharedEnvironment,
       sessionBroker: render.sessionBroker.fn,
       reservedConcurrency: settings.renderFunctionConcurrency,
-      architecture: settings.renderArchitecture,
+      architecture: settings.renderFunctionArchitecture,
     });
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
@@ -130,7 +130,8 @@ export class CloudRenderStack extends Stack {
           entry: `lambdas/functions/${name}.ts`,
           environment: serverEnvironment,
           // An admin's Import recomputes a metric from every user's jobs and ledger: allow up to API Gateway's 29 s.
-          ...(name === 'analytics' ? { timeout: Duration.seconds(29) } : {}),
+          // Creating a job may wait for the media probe (adapters/media-probe.ts: 25 s, its cold start included).
+          ...(name === 'analytics' || name === 'jobs' || name === 'developer' ? { timeout: Duration.seconds(29) } : {}),
           // Creating a job reads the uploaded model (up to 100 MB; a .gltf's base64 text is held about three times while it is checked).
           ...(name === 'jobs' || name === 'developer' ? { memorySize: 1536 } : {}),
         }),
@@ -148,7 +149,7 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(apiFunctions.accounts.fn);
     // The web app's jobs function and the render API create jobs the same way.
     const jobCreators = [apiFunctions.jobs.fn, apiFunctions.developer.fn];
-    const ffprobeLayer = settings.ffprobeLayerArn ? lambda.LayerVersion.fromLayerVersionArn(this, 'FfprobeLayer', settings.ffprobeLayerArn) : undefined;
+    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: renderFunction.image, architecture: renderFunction.architecture });
     for (const creator of jobCreators) {
       table.grantReadWriteData(creator);
       // Presigned POSTs are signed with the function's credentials: they can only
@@ -160,14 +161,8 @@ export class CloudRenderStack extends Stack {
       // Abandoning a job (the web and the render API) calls its farm jobs off.
       render.grantCancel(creator);
       renderFunction.grantSubmit(creator);
-      // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: it comes in a layer.
-      if (ffprobeLayer) {
-        creator.addLayers(ffprobeLayer);
-        creator.addEnvironment('FFPROBE_PATH', '/opt/bin/ffprobe');
-      }
-    }
-    if (!ffprobeLayer) {
-      Annotations.of(this).addWarningV2('cloud-render:ffprobe', 'No ffprobeLayerArn: creating an animation of an audio scene will fail, since the uploaded audio cannot be measured (see the README).');
+      // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: the render image has it.
+      mediaProbe.grantProbe(creator);
     }
     const jobs = apiFunctions.jobs.fn;
     outputsBucket.grantRead(jobs);
@@ -204,6 +199,8 @@ export class CloudRenderStack extends Stack {
     monitoring.watchFunction('JobFinalState', outcomes.handler);
     monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
     monitoring.watchFunction('RenderFunction', renderFunction);
+    // Errors only: with no reserved concurrency the probe is throttled only when the account's pool is spent, which throttles (and alarms) the API's functions too.
+    monitoring.watchFunction('MediaProbe', mediaProbe, { throttles: false });
     monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
     monitoring.countWorkerMetrics(render.logGroup);

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import { resolveOptions, type OptionValues } from '../shared/options';
-import { frameFile, sceneContract, STILL_FILE } from '../shared/render-contract';
+import { frameFile, REGION_FILE, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
 import { renderedResolution } from '../shared/files';
@@ -88,6 +88,14 @@ export interface SceneArgs {
   transparent?: boolean;
   /** Bus Stop only: render the empty poster frame used as the alignment template. */
   posterTemplate?: boolean;
+  /**
+   * A still's region only (rows from the top, bottom excluded; render/region-stitch.ts): Cycles
+   * renders that border, cropped, and the script writes its noisy passes as region.exr, not
+   * denoised (the finishing step stitches the regions and denoises the whole frame once).
+   */
+  region?: { top: number; bottom: number };
+  /** The finishing step of a split still: the stitched, denoised frame (raw float RGBA, rows from the bottom) the script saves as the still instead of rendering. */
+  denoisedFile?: string;
 }
 
 export interface RenderProgress {
@@ -198,7 +206,8 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
 
   // Test renders are not denoised: the denoiser would smooth away the PREVIEW watermark they must carry.
   const denoise = args.denoise ?? !args.isTest;
-  if (denoise) {
+  // A region's passes are denoised by the finishing step, once the regions are stitched.
+  if (denoise && !args.region) {
     // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
     await sharedDenoiser().catch((error: Error) => {
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`denoiser failed: ${error.message}`] });
@@ -208,7 +217,7 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
   await writeFile(argsFile, JSON.stringify(scriptArgsOf({ ...args, denoise }, scene), null, 2));
-  await prepareForTool([args.outputDir, workDir], [args.inputFile]);
+  await prepareForTool([args.outputDir, workDir], [args.inputFile, args.denoisedFile]);
   try {
     return await runBlender(blender.path, sceneScriptPath(scene.slug), argsFile, args, options);
   } finally {
@@ -294,7 +303,7 @@ function runBlender(
       const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
       if (progress) {
         const [frame, done, total] = progress.slice(1).map(Number);
-        const file = outputFile(args.outputDir, args.mode, frame);
+        const file = args.region ? path.join(args.outputDir, REGION_FILE) : outputFile(args.outputDir, args.mode, frame);
         outputs.push(file);
         onProgress?.({ frame, done, total, file });
       } else if (line.startsWith('LIMIT ')) {

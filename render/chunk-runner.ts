@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { FPS, renderedResolution } from '../shared/files';
-import { frameFile, segmentFile } from '../shared/render-contract';
-import { frameCostInputOf, framesOf, renderTimeLimitSeconds } from '../shared/render-plan';
+import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '../shared/render-contract';
+import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '../shared/render-plan';
 import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
-import { claimChunk, finishChunk, releaseChunk, renewChunkLease, type ChunkRecord } from '../core/jobs/chunks';
+import { claimChunk, finishChunk, getChunk, releaseChunk, renewChunkLease, type ChunkRecord, type ClaimResult } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, downloadInput, readOutput, uploadOutput } from '../core/storage/storage';
 import { openToWrite } from '../core/storage/no-follow';
@@ -54,6 +54,13 @@ export interface ChunkRunOptions {
   threads?: number;
   /** Called once with the figures of the run, for benchmarks. */
   onTimings?: (timings: ChunkTimings) => void;
+  /**
+   * The render function: a chunk found held by another worker may be the claim of a lost
+   * environment (killed, or past its time limit), whose event Lambda sends again. Nothing
+   * else would ever take that chunk back, so this worker watches the holder's lease: renewed,
+   * the holder lives (a duplicate event) and the chunk is skipped; run out, it is claimed.
+   */
+  takeOverLostClaim?: boolean;
 }
 
 export interface ChunkTimings {
@@ -64,11 +71,40 @@ export interface ChunkTimings {
   frames: number;
 }
 
+/** How often a worker waiting on another's claim reads it again (a live holder renews every HEARTBEAT_MS). */
+const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
+
+/** Claims the chunk; with takeOverLostClaim, waits out a silent holder's lease rather than leaving its chunk behind. */
+async function claimOrTakeOver(jobId: string, index: number, options: ChunkRunOptions): Promise<ClaimResult> {
+  const claim = await claimChunk(jobId, index, options.workerId);
+  if (claim.claimed || claim.reason !== 'taken' || !options.takeOverLostClaim) return claim;
+  const held = await getChunk(jobId, index);
+  if (held?.status !== 'rendering') return claimChunk(jobId, index, options.workerId);
+  for (;;) {
+    const leaseEnds = Date.parse(held.leaseUntil ?? '');
+    await sleep(Math.max(0, Math.min(TAKE_OVER_POLL_MS, leaseEnds - Date.now() + 1)), options.signal);
+    if (options.signal?.aborted) return claim;
+    const now = await getChunk(jobId, index);
+    // Renewed or finished by its holder, or taken by another: not a lost claim.
+    if (now?.status !== 'rendering' || now.workerId !== held.workerId || now.leaseUntil !== held.leaseUntil) return claim;
+    if (leaseEnds < Date.now()) {
+      log.warn('A chunk held by a silent worker is taken over once its lease ran out', { jobId, index, lostWorker: held.workerId });
+      return claimChunk(jobId, index, options.workerId);
+    }
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
   const started = Date.now();
   const job = await getJob(jobId);
   if (!job || (job.status !== 'queued' && job.status !== 'rendering')) return 'skipped';
-  const claim = await claimChunk(jobId, index, options.workerId);
+  const claim = await claimOrTakeOver(jobId, index, options);
   if (!claim.claimed) {
     if (claim.reason !== 'exhausted') return 'skipped';
     const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;
@@ -115,26 +151,20 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   let blenderMs = 0;
   let stores: ReturnType<typeof storeFramesInOrder> | undefined;
   try {
-    let inputFile: string | null = null;
-    if (job.inputKey) {
-      inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
-      await downloadInput(job.inputKey, inputFile);
-      // Checked again on the very bytes Blender will open: the upload's presigned form can be posted again until it expires.
-      await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
-        throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
-      });
-    }
+    const inputFile = await downloadCheckedInput(job, workDir);
     const outputDir = join(workDir, 'out');
     await mkdir(join(outputDir, 'frames'), { recursive: true });
     // Frames a lost worker already stored are not rendered again.
     const stored = new Set(job.uploaded_frames ?? []);
     const frames = job.isStillRender ? [1] : framesOf(chunk).filter((frame) => !stored.has(frame));
+    // A still split into regions (shared/render-plan.ts): this chunk renders its region's rows.
+    const region = job.isStillRender && hasFinishingStep(job) ? regionRows(renderedResolution(job).y, index, job.chunksTotal!) : undefined;
     const frameSeconds: Record<string, number> = {};
     const blenderStart = Date.now();
     if (frames.length > 0) {
       stores = storeFramesInOrder(job, outputDir, () => Math.min(loggedLines, job.totalLogLines - 1), () => stop.abort());
       let lastMark = Date.now();
-      await runScene(sceneArgsFor(job, frames, inputFile, outputDir), {
+      await runScene({ ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) }, {
         signal: stop.signal,
         threads: options.threads,
         timeoutMs: renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000,
@@ -154,23 +184,13 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     }
     if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
 
+    if (region) {
+      // The finishing step stitches the regions and denoises the frame once every region is stored.
+      await uploadOutput(job.userId, jobId, regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
+      return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
+    }
     if (job.isStillRender) {
-      const format = OUTPUT_FORMATS[outputFormatOf(job)];
-      const still = join(outputDir, 'still.png');
-      const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
-      if (file !== still) await stillToJpeg(still, file);
-      const output = await uploadOutput(job.userId, jobId, format.fileName, file, format.contentType);
-      await storeFramePreview(job.userId, jobId, 1, outputDir);
-      if (!(await finishChunk(jobId, index, options.workerId, frameSeconds))) return 'stopped';
-      const rendering = (await getJob(jobId))!;
-      const done = await completeJob(rendering, {
-        fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
-        mainOutputPath: output.key,
-        mainOutputType: format.contentType,
-      });
-      if (!done) return 'stopped';
-      if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
-      return 'done';
+      return (await deliverStill(job, outputDir, () => finishChunk(jobId, index, options.workerId, frameSeconds))) ? 'done' : 'stopped';
     }
     await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
@@ -195,6 +215,40 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     await rm(workDir, { recursive: true, force: true });
     options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length });
   }
+}
+
+/** The job's upload, if it has one, in workDir, checked again on the very bytes Blender will open (the upload's presigned form can be posted again until it expires). */
+export async function downloadCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
+  if (!job.inputKey) return null;
+  const inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
+  await downloadInput(job.inputKey, inputFile);
+  await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
+    throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
+  });
+  return inputFile;
+}
+
+/**
+ * Stores a rendered still (outputDir/still.png) in the job's format with its preview and,
+ * once `stored` agrees (the chunk still this worker's), completes the job; false when the
+ * job stopped rendering meanwhile.
+ */
+export async function deliverStill(job: JobRecord, outputDir: string, stored: () => Promise<boolean>): Promise<boolean> {
+  const format = OUTPUT_FORMATS[outputFormatOf(job)];
+  const still = join(outputDir, STILL_FILE);
+  const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
+  if (file !== still) await stillToJpeg(still, file);
+  const output = await uploadOutput(job.userId, job.jobId, format.fileName, file, format.contentType);
+  await storeFramePreview(job.userId, job.jobId, 1, outputDir);
+  if (!(await stored())) return false;
+  const done = await completeJob((await getJob(job.jobId))!, {
+    fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
+    mainOutputPath: output.key,
+    mainOutputType: format.contentType,
+  });
+  if (!done) return false;
+  if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId: job.jobId, error }));
+  return true;
 }
 
 /**
@@ -231,7 +285,7 @@ async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: strin
   await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
 }
 
-function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
+export function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
   return {
     sceneId: job.sceneId,
     customText: job.custom_text ?? '',

@@ -1,5 +1,6 @@
 /**
- * The finishing step of an animation, run once every chunk is done: on AWS the Batch
+ * The finishing step of an animation (or of a still split into regions: render/region-stitch.ts),
+ * run once every chunk is done: on AWS the Batch
  * job that depends on the array of chunks, locally the pool's task queued after the
  * last chunk. The chunks' video segments are joined without re-encoding and the
  * soundtrack muxed once; the other formats (WebM, GIF, PNG ZIP) stream the stored
@@ -13,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
-import { frameFile, segmentFile } from '../shared/render-contract';
+import { frameFile, regionFile, segmentFile } from '../shared/render-contract';
+import { hasFinishingStep } from '../shared/render-plan';
+import { finishSplitStill } from './region-stitch';
 import { getJob, changeJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
@@ -21,7 +24,7 @@ import { claimEncode, listChunksOfJob } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { HEARTBEAT_MS } from './chunk-runner';
+import { deliverStill, downloadCheckedInput, HEARTBEAT_MS, sceneArgsFor } from './chunk-runner';
 import { log } from '../observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
@@ -56,11 +59,27 @@ async function fetchSegments(job: JobRecord, workDir: string): Promise<string[] 
   return files;
 }
 
+/** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
+async function finishStill(job: JobRecord, workDir: string): Promise<EncodeOutcome> {
+  const chunks = (await listChunksOfJob(job.jobId)).sort((a, b) => a.index - b.index);
+  const files = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
+  for (let i = 0; i < chunks.length; i += SEGMENT_DOWNLOADS_AT_ONCE) {
+    await Promise.all(chunks.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((chunk, k) => downloadOutput(job.userId, job.jobId, regionFile(chunk.index), files[i + k])));
+  }
+  // The scene is built again (its colour settings and output format), so it needs the upload the regions rendered from.
+  const inputFile = await downloadCheckedInput(job, workDir);
+  const outputDir = join(workDir, 'out');
+  await finishSplitStill(files, sceneArgsFor(job, [1], inputFile, outputDir), workDir);
+  if (!(await deliverStill(job, outputDir, async () => true))) return 'stopped';
+  await deleteOutputsUnder(job.userId, job.jobId, 'regions/').catch((error) => log.error('Regions not deleted', { jobId: job.jobId, error }));
+  return 'done';
+}
+
 export type EncodeOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
 
 export async function runEncode(jobId: string, options: { workerId: string }): Promise<EncodeOutcome> {
   const job = await getJob(jobId);
-  if (!job || job.status !== 'rendering' || job.isStillRender) return 'skipped';
+  if (!job || job.status !== 'rendering' || !hasFinishingStep(job)) return 'skipped';
   if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
@@ -69,6 +88,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   }, HEARTBEAT_MS);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
+    if (job.isStillRender) return await finishStill(job, workDir);
     const withAudio = getScene(job.sceneId)?.type === 'sound' && job.inputKey;
     let audioFile: string | undefined;
     if (withAudio) {
@@ -110,7 +130,7 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
     return 'done';
   } catch (error) {
     log.error('Encoding failed', { jobId, error });
-    const reason = `The render failed on our side while encoding the video: ${(error as Error)?.message ?? error}`;
+    const reason = `The render failed on our side while ${job.isStillRender ? 'finishing the image' : 'encoding the video'}: ${(error as Error)?.message ?? error}`;
     return (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'] })) ? 'failed' : 'stopped';
   } finally {
     clearInterval(heartbeat);

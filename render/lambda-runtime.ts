@@ -31,6 +31,22 @@ export function invocationOf(event: unknown): Invocation {
   return invocation.parse(event);
 }
 
+/**
+ * What the API sends the probe function (adapters/media-probe.ts): one upload's key, in the
+ * uploads area's shape (uploads/<user>/<id>/<name>; the API checked it is the caller's), and a
+ * presigned GET for that key alone. It carries no ticket: the probe gets no credentials at all.
+ */
+const probeRequest = z.strictObject({
+  step: z.literal('probe'),
+  key: z.string().regex(/^uploads\/[^/]+\/[0-9a-f-]{36}\/[^/]+$/).refine((key) => !key.split('/').some((part) => part === '.' || part === '..'), 'a plain key'),
+  url: z.string().url(),
+});
+export type ProbeRequest = z.infer<typeof probeRequest>;
+
+export function probeRequestOf(event: unknown): ProbeRequest {
+  return probeRequest.parse(event);
+}
+
 export async function serveInvocations(runtimeApi: string, handle: (event: unknown) => Promise<unknown>): Promise<never> {
   const base = `http://${runtimeApi}/${API_VERSION}/runtime/invocation`;
   for (;;) {

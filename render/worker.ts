@@ -13,15 +13,18 @@
  * On Lambda (the fast path) the same image runs as a function: with AWS_LAMBDA_RUNTIME_API
  * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
  * or finishing step per invocation, so every render goes through the same chunk runner.
+ * With RENDER_STEP=probe the image is the probe function instead: it measures one upload
+ * per invocation through a presigned URL (adapters/media-probe.ts) and renders nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { invocationOf, serveInvocations } from './lambda-runtime';
+import { runProbe } from './probe-step';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
 import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
-import { resetConfig } from '../core/config';
+import { getConfig, resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -40,6 +43,10 @@ composeServer();
 // This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch
 // (on Lambda it cannot: the runtime has one user; see docs/security.md).
 containTools();
+// The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
+if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH));
+}
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
@@ -56,7 +63,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads }) : runEncode(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true }) : runEncode(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.

@@ -160,16 +160,17 @@ export const FINISHING_FUNCTION_SECONDS = 15;
 
 /**
  * A Full-HD render on the fast path: which engine takes it, and on the function its
- * GB-seconds at Lambda's x86 and arm64 rates (the image is built for x86; arm64 shows
- * what a Graviton build would save). frameSeconds: one frame on the function's 6 vCPU,
+ * GB-seconds at Lambda's x86 and arm64 rates (the function runs on arm64 unless the
+ * renderFunctionArchitecture deploy setting says x86_64). frameSeconds: one frame on the function's 6 vCPU,
  * from the render manifest unless a caller (bench:delivery) has a better figure.
  */
-export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number): FastPathCost {
+export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number, billedSeconds?: number): FastPathCost {
   const settings = { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) };
   const quote = quoteRender(scene, settings);
   const plan = planForFastPath({ sceneId: scene.id, ...FULL_HD, totalFrames: quote.frames, isStill: mode === 'still' });
   const perFrame = frameSeconds ?? plan.frameSeconds;
-  const functionSeconds = quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0);
+  // A caller that simulates the render (bench:delivery: a still's regions and its finishing step) knows its billed seconds better.
+  const functionSeconds = billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0);
   const gbSeconds = functionSeconds * (RENDER_FUNCTION.memoryMiB / 1024);
   const requests = ((plan.chunks.length + 1) * AWS_PRICES.lambdaPerMillionRequests) / 1e6;
   const renderMinutes = functionSeconds / 60;
@@ -186,8 +187,8 @@ export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: numb
   };
 }
 
-export function fastPathCosts(frameSeconds?: (scene: Scene) => number): FastPathCost[] {
-  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => fastPathCost(scene, mode, frameSeconds?.(scene))));
+export function fastPathCosts(frameSeconds?: (scene: Scene) => number, billedSeconds?: (scene: Scene, mode: RenderMode) => number | undefined): FastPathCost[] {
+  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => fastPathCost(scene, mode, frameSeconds?.(scene), billedSeconds?.(scene, mode))));
 }
 
 export function renderCosts(): RenderCost[] {
@@ -259,12 +260,13 @@ export function costTables(): string {
     out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
   }
   out.push('');
-  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation, at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second; "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
+  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation, at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on arm64 by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
   out.push('');
-  out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) |');
-  out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|');
+  out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) | cost / price (arm64) |');
+  out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of fastPathCosts()) {
-    out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.engine} | ${row.functionSeconds.toFixed(0)} | ${usd(row.x86)} | ${usd(row.arm64)} | ${usd(row.other)} | ${usd(row.price)} | ${(((row.x86 + row.other) / row.price) * 100).toFixed(1)} % |`);
+    const share = (lambda: number) => `${(((lambda + row.other) / row.price) * 100).toFixed(1)} %`;
+    out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.engine} | ${row.functionSeconds.toFixed(0)} | ${usd(row.x86)} | ${usd(row.arm64)} | ${usd(row.other)} | ${usd(row.price)} | ${share(row.x86)} | ${share(row.arm64)} |`);
   }
   out.push('');
   const text = scenes.find((scene) => scene.slug === 'text-animation')!;

@@ -24,6 +24,10 @@ export const framePreviewFile = (frame: number): string => PREVIEW_FILE_PATTERN.
  * frame so the finishing step joins them in frame order.
  */
 export const segmentFile = (firstFrame: number): string => `segments/from_${String(firstFrame).padStart(6, '0')}.mp4`;
+/** A region of a still split for latency: its noisy passes (Blender's multilayer EXR), stitched by the finishing step. */
+export const regionFile = (index: number): string => `regions/region_${String(index).padStart(3, '0')}.exr`;
+/** What a region chunk's Blender writes in its output folder. */
+export const REGION_FILE = 'region.exr';
 /** Width of a frame's preview: enough for the job card, a few kilobytes each. */
 export const FRAME_PREVIEW_WIDTH = 320;
 

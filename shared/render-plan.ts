@@ -29,6 +29,19 @@ export interface PlanSettings {
   concurrency?: number;
   /** The cores a chunk renders on (default: the cores the manifest's costs were measured on). */
   cores?: number;
+  /**
+   * A chunk's time as its engine spends it, when the planner knows more than the frames'
+   * render time (the render function: shared/fast-path.ts): seconds each chunk spends once
+   * (start, input, its segment's upload) and seconds per frame (rendering on the engine's
+   * cores, storing and encoding it). Unset: the manifest's frame estimate on `cores`, alone.
+   */
+  chunkTime?: { fixedSeconds: number; perFrameSeconds: number };
+  /**
+   * Latency for a still (with concurrency): a final still estimated above this many seconds
+   * is split into regions of about this time each, rendered side by side and stitched before
+   * it is denoised once (stillRegionCount). Unset: a still is one chunk.
+   */
+  stillRegionSeconds?: number;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: 90, maxChunks: 100 };
@@ -67,9 +80,10 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
   if (!Number.isInteger(input.totalFrames) || input.totalFrames < 1) throw new RangeError(`totalFrames must be a positive integer, not ${input.totalFrames}`);
   if (!(settings.maxChunks >= 1) || !(settings.targetChunkSeconds > 0)) throw new RangeError('maxChunks must be at least 1 and targetChunkSeconds positive');
   if (settings.concurrency !== undefined && !(settings.concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
-  if (input.isStill) return [{ index: 0, frameStart: 1, frameEnd: 1 }];
+  if (input.isStill) return Array.from({ length: stillRegionCount(input, settings) }, (_, index) => ({ index, frameStart: 1, frameEnd: 1 }));
   const byCount = Math.ceil(input.totalFrames / Math.floor(settings.maxChunks));
-  const byTime = Math.max(1, Math.floor(settings.targetChunkSeconds / estimateFrameSeconds({ ...input, cores: settings.cores })));
+  const time = settings.chunkTime ?? { fixedSeconds: 0, perFrameSeconds: estimateFrameSeconds({ ...input, cores: settings.cores }) };
+  const byTime = Math.max(1, Math.floor((settings.targetChunkSeconds - time.fixedSeconds) / time.perFrameSeconds));
   const byLatency = settings.concurrency ? Math.min(byTime, Math.ceil(input.totalFrames / Math.floor(settings.concurrency))) : byTime;
   const size = Math.min(input.totalFrames, Math.max(byLatency, byCount));
   const chunks: ChunkRange[] = [];
@@ -77,6 +91,40 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
     chunks.push({ index, frameStart: start, frameEnd: Math.min(input.totalFrames, start + size - 1) });
   }
   return chunks;
+}
+
+/** No still is split into more regions than this: each adds a Blender start and a download to the finishing step. */
+export const MAX_STILL_REGIONS = 16;
+/** A region is at least this many rows high. */
+const MIN_REGION_ROWS = 16;
+
+/**
+ * How many regions a still renders in: one, unless the plan aims at latency and the frame's
+ * estimate on a chunk's cores exceeds stillRegionSeconds; then enough regions for each to
+ * take about that long, never more than run at once, MAX_STILL_REGIONS or one per
+ * MIN_REGION_ROWS rows. A test render is never split: only denoised finals store the
+ * passes the regions are stitched from.
+ */
+export function stillRegionCount(input: PlanInput, settings: PlanSettings): number {
+  if (!input.isStill || input.isTest || !settings.stillRegionSeconds || !settings.concurrency) return 1;
+  const frame = estimateFrameSeconds({ ...input, cores: settings.cores });
+  const wanted = Math.ceil(frame / settings.stillRegionSeconds);
+  return Math.max(1, Math.min(wanted, MAX_STILL_REGIONS, Math.floor(settings.concurrency), Math.floor(input.resolutionY / MIN_REGION_ROWS)));
+}
+
+/**
+ * The rows of region `index` of `count`: horizontal strips of the frame, full width, rows
+ * counted from the top, `bottom` excluded. Strips rather than tiles: each region is one
+ * contiguous run of the EXR's scanlines, so stitching is a copy of rows.
+ */
+export function regionRows(height: number, index: number, count: number): { top: number; bottom: number } {
+  if (!Number.isInteger(count) || count < 1 || !Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`region ${index} of ${count}`);
+  return { top: Math.floor((index * height) / count), bottom: Math.floor(((index + 1) * height) / count) };
+}
+
+/** A job that needs a finishing step after its chunks: every animation (its segments joined), and a still split into regions (stitched, then denoised). */
+export function hasFinishingStep(job: { isStillRender: boolean; chunksTotal?: number }): boolean {
+  return !job.isStillRender || (job.chunksTotal ?? 1) > 1;
 }
 
 export const framesOf = (chunk: Pick<ChunkRange, 'frameStart' | 'frameEnd'>): number[] =>

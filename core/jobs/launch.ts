@@ -1,8 +1,8 @@
 import { getConfig } from '../config';
 import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
-import { planInputOf } from '../../shared/render-plan';
+import { fastPathSettings, planForFastPath } from '../../shared/fast-path';
+import { hasFinishingStep, planInputOf } from '../../shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -90,7 +90,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   const engine = job.farmEngine ?? engineFor(job);
   const settings =
     engine === 'function'
-      ? { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency: config.RENDER_FUNCTION_CONCURRENCY, cores: RENDER_FUNCTION.vcpus }
+      ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY)
       : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
   const pending = await planOrResumeChunks(job, settings);
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
@@ -100,7 +100,8 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   const farmJobIds = await ports().farm(engine).submit(
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
-    { encode: !job.isStillRender },
+    // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
+    { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal: (await getJob(job.jobId))?.chunksTotal }) },
   );
   if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
 }
@@ -127,9 +128,6 @@ function chosenFarm(): Farm {
 function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
   return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
 }
-
-/** A job's chunks on the fast path: enough for a 10-minute animation at 30 fps in one-frame chunks. */
-const FAST_PATH_MAX_CHUNKS = 18_000;
 
 function engineFor(job: JobRecord): FarmEngine {
   const config = getConfig();
@@ -162,9 +160,9 @@ export const farmJobState = {
     const chunk = await getChunk(jobId, index);
     return chunk?.status === 'pending' || (chunk?.status === 'rendering' && (chunk.leaseUntil ?? '') < new Date().toISOString());
   },
-  /** Every chunk of an animation is done: its encode step may run. */
+  /** Every chunk of an animation, or every region of a split still, is done: its finishing step may run. */
   readyToEncode: async (jobId: string) => {
     const job = await getJob(jobId);
-    return job?.status === 'rendering' && !job.isStillRender && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal;
+    return job?.status === 'rendering' && hasFinishingStep(job) && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal;
   },
 };

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { openToRead } from './no-follow';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -121,21 +118,19 @@ export async function downloadOutput(userId: string, jobId: string, name: string
 /** The stored upload is not audio that can be measured. */
 export class MediaUnreadableError extends Error {}
 
+/** How long the prober's link to an upload lives: past the probe function's cold start, download and run. */
+const PROBE_URL_SECONDS = 120;
+
 /**
  * The duration of an uploaded audio file, measured on the stored object (never the
- * client's claim): downloaded to a temporary folder, probed, removed.
+ * client's claim). The prober gets a presigned GET for this one key (the caller checked
+ * it is the user's own), so it reads that object and nothing else.
  */
 export async function measureInputDuration(key: string): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), 'probe-'));
-  try {
-    const file = join(dir, `input${extname(key).toLowerCase()}`);
-    await downloadInput(key, file);
-    const measured = await ports().mediaDuration(file);
-    if ('unreadable' in measured) throw new MediaUnreadableError(measured.unreadable);
-    return measured.seconds;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const url = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }), { expiresIn: PROBE_URL_SECONDS });
+  const measured = await ports().mediaDuration({ key, url });
+  if ('unreadable' in measured) throw new MediaUnreadableError(measured.unreadable);
+  return measured.seconds;
 }
 
 /** One output as a stream (the encoder reads frames this way, one at a time). */

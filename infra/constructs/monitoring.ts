@@ -72,10 +72,10 @@ export class Monitoring extends Construct {
   }
 
   /** Errors and throttles of one function, summed over five minutes. */
-  watchFunction(name: string, fn: Pick<ServerFunction, 'fn'> | { fn: lambda.IFunction }): void {
+  watchFunction(name: string, fn: Pick<ServerFunction, 'fn'> | { fn: lambda.IFunction }, { throttles = true }: { throttles?: boolean } = {}): void {
     const period = Duration.minutes(5);
     this.alarm(`${name}Errors`, fn.fn.metricErrors({ period, statistic: 'Sum' }), `${name}: the function failed (${fn.fn.node.path})`);
-    this.alarm(`${name}Throttles`, fn.fn.metricThrottles({ period, statistic: 'Sum' }), `${name}: invocations were throttled`);
+    if (throttles) this.alarm(`${name}Throttles`, fn.fn.metricThrottles({ period, statistic: 'Sum' }), `${name}: invocations were throttled`);
   }
 
   /** Messages in a dead-letter queue: work that was given up after its retries (a refund not written, a report not sent). */

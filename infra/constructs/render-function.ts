@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -48,6 +49,9 @@ export class RenderFunction extends Construct {
   readonly deadLetters: sqs.Queue;
   readonly logGroup: logs.LogGroup;
   readonly concurrency: number;
+  /** The worker image as the function runs it, and its processor: the media probe runs the same (one asset, built once). */
+  readonly image: lambda.DockerImageCode;
+  readonly architecture: lambda.Architecture;
 
   constructor(scope: Construct, id: string, props: RenderFunctionProps) {
     super(scope, id);
@@ -55,11 +59,14 @@ export class RenderFunction extends Construct {
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true });
     const arm = props.architecture === 'arm64';
+    // Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's
+    // worker runs Lambda's Runtime API loop when AWS_LAMBDA_RUNTIME_API is set.
+    // The image is built for the function's processor (an arm64 function cannot run an x86 image).
+    this.image = lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 });
+    this.architecture = arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64;
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      // Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's
-      // worker runs Lambda's Runtime API loop when AWS_LAMBDA_RUNTIME_API is set.
-      code: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile' }),
-      architecture: arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      code: this.image,
+      architecture: this.architecture,
       memorySize: RENDER_FUNCTION.memoryMiB,
       timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),
       ephemeralStorageSize: EPHEMERAL_STORAGE,

@@ -31,7 +31,11 @@ export function guidePasses(image: ExrImage) {
 
 /** Denoises the frame in exrFile and writes the clean RGBA to rawFile; returns its size. */
 export async function denoiseExrFrame(denoiser: Denoiser, exrFile: string, rawFile: string): Promise<{ width: number; height: number }> {
-  const image = await readExr(exrFile);
+  return denoiseImage(denoiser, await readExr(exrFile), rawFile);
+}
+
+/** Denoises a frame's passes (read from one EXR, or stitched from a still's regions) and writes the clean RGBA to rawFile. */
+export async function denoiseImage(denoiser: Denoiser, image: ExrImage, rawFile: string): Promise<{ width: number; height: number }> {
   const { width, height } = image;
   const passes = guidePasses(image);
   const clean = await denoiser.denoise({ width, height, ...passes });

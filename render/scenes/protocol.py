@@ -28,6 +28,12 @@ worker can tell "your file is bad" from "our render broke".
 Render policy (samples, noise threshold, the test size cap, the text limit) is not decided
 here: the worker sends it in args.json from the render manifest (shared/render-manifest.ts).
 
+A final still may be split into regions (shared/render-plan.ts): with ``region`` (rows from
+the top) the script renders only those rows and writes their noisy passes as region.exr
+(REGION_FILE in shared/render-contract.ts), not denoised; the finishing step stitches the
+regions, denoises the frame once and runs the script again with ``denoisedFile``, which
+builds the scene for its colour settings and output format and saves that frame as the still.
+
 ``build(scene, args)`` only builds the scene (with building.py and media.py); it returns
 the frame a still shows (or None for ``frameStart``).
 """
@@ -143,6 +149,13 @@ class Args:
         self.samples = int(_required(raw, "samples"))
         # 0 is Blender's automatic threshold.
         self.noise_threshold = float(_required(raw, "noiseThreshold"))
+        # A region of a split still: rows from the top, the bottom one excluded (render/blender.ts).
+        region = raw.get("region")
+        self.region = (int(region["top"]), int(region["bottom"])) if region else None
+        if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.denoise):
+            raise ValueError(f"region {self.region} must be rows of the frame, of a denoised final")
+        # The finishing step of a split still: the stitched, denoised frame to save as the still.
+        self.denoised_file = raw.get("denoisedFile") or None
         self.output_dir = raw.get("outputDir")
         if not self.output_dir:
             raise ValueError("outputDir is required")
@@ -212,6 +225,40 @@ def output_path(args, frame):
     return os.path.join(args.output_dir, name)
 
 
+def render_region(scene, args, still_frame):
+    """Renders one region of a still (Cycles' border, cropped to it) and writes its noisy
+    passes as region.exr, for the finishing step to stitch with the others and denoise once."""
+    top, bottom = args.region
+    height = args.resolution_y
+    render = scene.render
+    render.use_border = True
+    render.use_crop_to_border = True
+    render.border_min_x, render.border_max_x = 0.0, 1.0
+    # Blender takes a border's rows as int(fraction * height), counted from the bottom: half a
+    # row in puts each edge on its row whatever the rounding of the fraction.
+    render.border_min_y = (height - bottom + 0.5) / height
+    render.border_max_y = min(1.0, (height - top + 0.5) / height)
+    scene.frame_set(still_frame if still_frame is not None else args.frame_start)
+    log(f"rendering rows {top}-{bottom} of {args.resolution_x}x{height}, up to {args.samples} samples, "
+        f"noise threshold {args.noise_threshold or 'auto'}, passes kept for the finishing step's denoiser")
+    final = os.path.join(args.output_dir, "region.exr")
+    partial = os.path.join(args.output_dir, "region.partial.exr")
+    render_passes(scene, partial)
+    os.replace(partial, final)
+    control("PROGRESS", "frame=1 done=1 total=1")
+
+
+def save_stitched(scene, args):
+    """The finishing step of a split still: saves the stitched frame the worker denoised as the still."""
+    final = output_path(args, 1)
+    partial = final[:-len(".png")] + ".partial.png"
+    save_clean(scene, args.denoised_file, partial)
+    os.replace(partial, final)
+    if args.preview_pattern and args.preview_width:
+        write_preview(final, os.path.join(args.output_dir, args.preview_pattern % 1), args.preview_width)
+    control("PROGRESS", "frame=1 done=1 total=1")
+
+
 def render_frames(scene, args, still_frame):
     frames = frames_to_render(args, still_frame)
     log(f"rendering {len(frames)} frame(s) at {args.resolution_x}x{args.resolution_y}, "
@@ -257,21 +304,37 @@ def render_denoised(scene, frame, target):
     """Renders the frame's linear passes to an EXR, has the worker denoise them (it answers
     on the control channel), and saves the clean frame through the scene's view transform as the PNG.
     A missing or failed denoiser fails the render: a noisy frame is never shipped."""
-    from array import array
-
     stem = target[:-len(".png")]
     exr, raw = stem + ".passes.exr", stem + ".clean.f32"
+    render_passes(scene, exr)
+    control("DENOISE", json.dumps({"frame": frame, "exr": exr, "raw": raw}))
+    reply = control_reply()
+    if reply != "DENOISED":
+        raise RuntimeError(f"frame {frame} was not denoised: {reply or 'no answer from the worker'}")
+    save_clean(scene, raw, target)
+    os.remove(exr)
+    os.remove(raw)
+
+
+def render_passes(scene, exr):
+    """Renders the frame (or its border) with the denoiser's passes into an uncompressed
+    multilayer EXR; the scene's frame format is back in place afterwards."""
     settings = scene.render.image_settings
     frame_format = (settings.file_format, settings.color_mode, settings.color_depth)
     settings.file_format = "OPEN_EXR_MULTILAYER"
     settings.exr_codec = "NONE"  # the worker's reader takes uncompressed EXR only
     settings.color_depth = "32"
     scene.render.filepath = exr
-    bpy.ops.render.render(write_still=True)
-    control("DENOISE", json.dumps({"frame": frame, "exr": exr, "raw": raw}))
-    reply = control_reply()
-    if reply != "DENOISED":
-        raise RuntimeError(f"frame {frame} was not denoised: {reply or 'no answer from the worker'}")
+    try:
+        bpy.ops.render.render(write_still=True)
+    finally:
+        settings.file_format, settings.color_mode, settings.color_depth = frame_format
+
+
+def save_clean(scene, raw, target):
+    """Saves a clean frame (raw float32 RGBA, rows from the bottom) through the scene's view transform."""
+    from array import array
+
     width, height = scene.render.resolution_x, scene.render.resolution_y
     pixels = array("f")
     with open(raw, "rb") as handle:
@@ -282,10 +345,7 @@ def render_denoised(scene, frame, target):
     if image is None or tuple(image.size) != (width, height):
         image = bpy.data.images.new("Denoised", width, height, alpha=True, float_buffer=True)
     image.pixels.foreach_set(pixels)
-    settings.file_format, settings.color_mode, settings.color_depth = frame_format
     image.save_render(target, scene=scene)
-    os.remove(exr)
-    os.remove(raw)
 
 
 def run(build):
@@ -298,7 +358,12 @@ def run(build):
         still_frame = build(scene, args)
         if args.is_test:
             building.add_preview_watermark(scene)
-        render_frames(scene, args, still_frame)
+        if args.denoised_file:
+            save_stitched(scene, args)
+        elif args.region:
+            render_region(scene, args, still_frame)
+        else:
+            render_frames(scene, args, still_frame)
     except UserError as error:
         control("ERROR", error)
         sys.exit(2)

@@ -8,10 +8,11 @@ let template: Template;
 let tuned: Template;
 beforeAll(() => {
   template = synthesizeTemplate();
-  tuned = synthesizeTemplate({ renderFunctionConcurrency: 40 });
+  tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'x86_64' });
 }, 2 * SYNTH_TIMEOUT_MS);
 
-const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image');
+// The worker's image runs as two functions: the render function (RENDER_STEP=function) and the media probe.
+const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image' && fn.Properties.Environment.Variables.RENDER_STEP === 'function');
 const renderFunction = (t: Template): [string, Resource] => {
   const found = imageFunctions(t);
   expect(found).toHaveLength(1);
@@ -27,6 +28,13 @@ describe('the render function (fast path)', () => {
     const variables = fn.Properties.Environment.Variables;
     expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus) });
     expect(renderFunction(tuned)[1].Properties.ReservedConcurrentExecutions).toBe(40);
+  });
+
+  it('when no architecture is set, the function runs on arm64 (the lower rate) while the Batch tasks keep theirs; the setting can put it on x86_64', () => {
+    expect(renderFunction(template)[1].Properties.Architectures).toEqual(['arm64']);
+    expect(renderFunction(tuned)[1].Properties.Architectures).toEqual(['x86_64']);
+    const [[, definition]] = resourcesOf(template, 'AWS::Batch::JobDefinition');
+    expect(JSON.stringify(definition.Properties)).toContain('X86_64');
   });
 
   it('when a chunk fails or waits too long, Lambda retries it and then sets it aside in a dead-letter queue that raises an alarm, as throttles do', () => {

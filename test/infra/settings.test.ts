@@ -13,6 +13,7 @@ describe('deploy settings', () => {
       alarmEmail: settingDefaults.ownerEmail,
       adminEmails: [],
       renderArchitecture: 'x86_64',
+      renderFunctionArchitecture: 'arm64',
     });
     expect(settings.siteDomain).toBeUndefined();
     expect(settings.googleClientId).toBeUndefined();
@@ -33,7 +34,7 @@ describe('deploy settings', () => {
     expect(() => readSettings(contextOf({ siteGatePasswordHash: 'abc' }))).toThrow(/'siteGatePasswordHash'/);
     expect(() => readSettings(contextOf({ renderCpu: '3000' }))).toThrow(/'renderCpu'/);
     expect(() => readSettings(contextOf({ stage: 'Prod!' }))).toThrow(/'stage'/);
-    expect(() => readSettings(contextOf({ ffprobeLayerArn: '/opt/bin/ffprobe' }))).toThrow(/'ffprobeLayerArn'/);
+    expect(() => readSettings(contextOf({ renderFunctionArchitecture: 'arm' }))).toThrow(/'renderFunctionArchitecture'/);
   });
 
   it('when a site domain is set without a certificate, synth fails and says which setting is missing', () => {

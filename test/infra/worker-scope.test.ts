@@ -119,7 +119,7 @@ describe('the render worker\'s rights', () => {
   });
 
   it('when the render function runs a chunk, it asks the same broker for its job\'s credentials and may not take the scope role itself', () => {
-    const [fnId, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => f.Properties.PackageType === 'Image')!;
+    const [fnId, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => f.Properties.PackageType === 'Image' && f.Properties.Environment.Variables.RENDER_STEP === 'function')!;
     const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
     expect(variables['WORKER_SESSION_FUNCTION']).toEqual({ Ref: functionIdOf(template, 'lambdas/farm/worker-session.ts') });
     expect(variables['WORKER_SCOPE_ROLE_ARN']).toBeUndefined();

@@ -171,14 +171,25 @@ export async function abandonAndWaitForWorker(user: TestUser, jobId: string): Pr
 }
 
 /**
- * The stored job once `until` holds: what follows a job's done or failed state
+ * The stored job once `holds` is true of it: what follows a job's done or failed state
  * (refund, counters, reports) runs off the table's stream, a moment after the state.
  */
-export async function storedJobOnce(jobId: string, until: (job: JobRecord) => boolean, timeoutMs = 30_000): Promise<JobRecord> {
+export async function storedJobOnce(jobId: string, holds: (job: JobRecord) => boolean, timeoutMs = 30_000): Promise<JobRecord> {
   let job: JobRecord | undefined;
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
     job = await getJob(jobId);
-    if (job && until(job)) return job;
+    if (job && holds(job)) return job;
   }
   throw new Error(`Job ${jobId} never reached the expected state: ${JSON.stringify(job)}`);
+}
+
+/** Reads until the answer is there (not undefined), every half second, for at most timeoutMs. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser } from './helpers';
+import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser, until } from './helpers';
 import { SIGNATURE_HEADER, notifyJobOutcome, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
 import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
 import { documentClient, tableName } from '../../core/ports';
@@ -38,16 +38,6 @@ function startReceiver(statuses: number[]): Promise<{ server: Server; received: 
     });
   });
   return new Promise((resolve) => server.listen(Number(origin.port), origin.hostname, () => resolve({ server, received, url: `${origin.origin}/hooks/render` })));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 async function createKey(user: TestUser, name = 'ci'): Promise<string> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, planChunks, plannedSeconds, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, type FarmProgress } from '../../shared/render-plan';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
-import { planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS } from '../../shared/fast-path';
+import { functionChunkTime, MEASURED_CHUNK_MODEL, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
+import { scenes } from '../../shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
 
@@ -81,6 +82,58 @@ describe('renderTimeLimitSeconds', () => {
   });
 });
 
+describe('still regions', () => {
+  const fullHdStill = { ...fullHd, totalFrames: 1, isStill: true };
+  const latency = { targetChunkSeconds: 600, maxChunks: 1000, concurrency: 200, cores: 6 };
+
+  it("when a final still's estimate exceeds the region time, it is split into enough regions for each to take about that long", () => {
+    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    const regionSeconds = frame / 3.5;
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds })).toBe(4);
+    const chunks = planChunks(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds });
+    expect(chunks).toEqual([0, 1, 2, 3].map((index) => ({ index, frameStart: 1, frameEnd: 1 })));
+  });
+
+  it('when the still is cheap, a test render, or the plan does not aim at latency, it stays one chunk', () => {
+    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: frame * 2 })).toBe(1);
+    expect(stillRegionCount({ ...fullHdStill, isTest: true }, { ...latency, stillRegionSeconds: 0.001 })).toBe(1);
+    expect(stillRegionCount(fullHdStill, { targetChunkSeconds: 90, maxChunks: 100, stillRegionSeconds: 0.001 })).toBe(1);
+    expect(stillRegionCount(fullHdStill, latency)).toBe(1);
+  });
+
+  it('when regions would be many, they are capped by the maximum, the concurrency and the rows', () => {
+    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: 0.001 })).toBe(MAX_STILL_REGIONS);
+    expect(stillRegionCount(fullHdStill, { ...latency, concurrency: 3, stillRegionSeconds: 0.001 })).toBe(3);
+    expect(stillRegionCount({ ...fullHdStill, resolutionY: 40 }, { ...latency, stillRegionSeconds: 0.001 })).toBe(2);
+  });
+
+  it('when a frame is cut into regions, the strips cover every row once, in order, full width', () => {
+    for (const [height, count] of [[1080, 4], [1080, 7], [136, 3], [17, 1]]) {
+      const rows = Array.from({ length: count }, (_, index) => regionRows(height, index, count));
+      expect(rows[0].top).toBe(0);
+      expect(rows.at(-1)!.bottom).toBe(height);
+      rows.slice(1).forEach((row, i) => expect(row.top).toBe(rows[i].bottom));
+      expect(rows.every((row) => row.bottom > row.top)).toBe(true);
+    }
+    expect(() => regionRows(1080, 4, 4)).toThrow(RangeError);
+  });
+
+  it('when a still is split, it needs the finishing step an animation has; a whole still does not', () => {
+    expect(hasFinishingStep({ isStillRender: true, chunksTotal: 1 })).toBe(false);
+    expect(hasFinishingStep({ isStillRender: true, chunksTotal: 4 })).toBe(true);
+    expect(hasFinishingStep({ isStillRender: false, chunksTotal: 1 })).toBe(true);
+  });
+
+  it('when a Full-HD final still takes the fast path, its regions each fit the region time and its ready time counts one region and the finishing step', () => {
+    const plan = planForFastPath(fullHdStill);
+    expect(plan.engine).toBe('function');
+    expect(plan.chunks.length).toBe(Math.min(MAX_STILL_REGIONS, Math.ceil(plan.frameSeconds / STILL_REGION_SECONDS)));
+    expect(plan.chunks.length).toBeGreaterThan(1);
+    expect(readyInSeconds(fullHdStill)).toBeLessThan(10 + plan.frameSeconds);
+  });
+});
+
 describe('planForFastPath', () => {
   it('when a test render or a Full-HD animation is planned, it takes the function, one frame per chunk', () => {
     const test = planForFastPath({ ...fullHd, isTest: true, totalFrames: 1, isStill: true });
@@ -97,5 +150,30 @@ describe('planForFastPath', () => {
     const plan = planForFastPath({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples, totalFrames: 10, isStill: false });
     expect(plan.engine).toBe('batch');
     expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it('when a 10-minute track is planned for the function, every chunk (its start, its frames rendered, stored and encoded) is estimated within the planned 600 s, one frame more would not be, and the rest goes to more waves', () => {
+    const tenMinutes = { resolutionX: 1920, resolutionY: 1080, totalFrames: 18_000, isStill: false };
+    for (const scene of scenes) {
+      const input = { ...tenMinutes, sceneId: scene.id };
+      const plan = planForFastPath(input, 200);
+      expect(plan.engine, scene.title).toBe('function');
+      const { fixedSeconds, perFrameSeconds } = functionChunkTime(input);
+      const longest = Math.max(...plan.chunks.map((chunk) => framesOf(chunk).length));
+      expect(plan.chunkSeconds, scene.title).toBeCloseTo(fixedSeconds + longest * perFrameSeconds, 6);
+      expect(plan.chunkSeconds, scene.title).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
+      expect(fixedSeconds + (longest + 1) * perFrameSeconds, scene.title).toBeGreaterThan(SAFE_CHUNK_SECONDS);
+      expect(plan.chunks.length, scene.title).toBeGreaterThan(200);
+      expect(plan.chunks.flatMap(framesOf)).toEqual(Array.from({ length: 18_000 }, (_, i) => i + 1));
+    }
+  });
+
+  it('when threads scale worse or a frame costs more than the stored figures say, the same track gets smaller chunks, still within the planned limit', () => {
+    const drop = { sceneId: 7, resolutionX: 1920, resolutionY: 1080, totalFrames: 18_000, isStill: false };
+    const stored = planForFastPath(drop, 200);
+    const slower = { ...MEASURED_CHUNK_MODEL, efficiencyPerDoubling: 0.85, serialSeconds: 4 };
+    const planned = planForFastPath(drop, 200, slower, estimateFrameSeconds({ ...drop, cores: 1 }) * 1.3);
+    expect(planned.chunks.length).toBeGreaterThan(stored.chunks.length);
+    expect(planned.chunkSeconds).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
   });
 });
