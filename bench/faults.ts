@@ -23,7 +23,7 @@ import { resetClients } from '../composition/server';
 import { ensureUser } from '../core/users/users';
 import { moveCredits } from '../core/credits/credits';
 import { listAllJobsOfUser } from '../core/jobs/jobs';
-import { moneyViolations } from '../test/money-invariants';
+import { moneyViolations, readAccount } from '../test/money-invariants';
 
 const { values } = parseArgs({
   options: {
@@ -163,7 +163,7 @@ for (const user of users) {
   const stored = new Set((await listAllJobsOfUser(user.userId)).map((job) => job.jobId));
   lost += [...user.jobIds].filter((jobId) => !stored.has(jobId)).length;
   duplicated += [...stored].filter((jobId) => !user.jobIds.has(jobId)).length;
-  violations = violations.concat(await moneyViolations(user.userId));
+  violations = violations.concat(moneyViolations(await readAccount(user.userId)));
 }
 await stack.stop();
 

@@ -195,6 +195,7 @@ export function uploadTooLarge(maxMegabytes: number): string {
 // ---------------------------------------------------------------- files and media
 export const JOB_DATA_NOT_FOUND = 'Job data not found';
 export const NO_RENDERED_FILES = 'No rendered files found';
+export const RESULT_PAYMENT_TAKEN_BACK = 'The card payment for this render was taken back through your bank, so its files are not available. If the dispute is settled in our favour they will be again; contact support with questions.';
 export const NO_IMAGE_FOR_STILL = 'No image found for still render';
 export const NO_VIDEO_FOR_ANIMATION = 'No video found for animation render';
 export const OUTPUT_NOT_FOUND = 'Could not find rendered output';

@@ -4,18 +4,30 @@
  * benchmark after its traffic. Each violation is a sentence naming what broke.
  */
 import { listAllCreditHistory, listCreditHistoryNewestFirst, type LedgerEntry } from '../core/credits/credits';
-import { listAllJobsOfUser } from '../core/jobs/jobs';
+import { listAllJobsOfUser, type JobRecord } from '../core/jobs/jobs';
 import { TEST_RENDERS_PER_DAY } from '../core/jobs/render-jobs';
 import { getUser } from '../core/users/users';
 import { getConfig } from '../core/config';
 
 export const cents = (amount: number) => Math.round(amount * 100);
 
+/** One user's account as the checks read it, in one round of concurrent reads. */
+export interface Account {
+  balance: number;
+  ledger: LedgerEntry[];
+  /** The ledger's latest entries as the account page lists them. */
+  shown: LedgerEntry[];
+  jobs: JobRecord[];
+}
+
+export async function readAccount(userId: string): Promise<Account> {
+  const [user, ledger, shown, jobs] = await Promise.all([getUser(userId), listAllCreditHistory(userId), listCreditHistoryNewestFirst(userId, 50), listAllJobsOfUser(userId)]);
+  return { balance: user?.credits ?? 0, ledger, shown, jobs };
+}
+
 /** What must hold for a user after every step; each failed check names itself. */
-export async function moneyViolations(userId: string): Promise<string[]> {
+export function moneyViolations({ balance, ledger, shown, jobs }: Account): string[] {
   const violations: string[] = [];
-  const balance = (await getUser(userId))?.credits ?? 0;
-  const ledger = await listAllCreditHistory(userId);
   const sum = ledger.reduce((total, entry) => total + cents(entry.amount), 0);
   if (sum !== cents(balance)) violations.push(`balance ${balance} is not the ledger's sum ${sum / 100}`);
   for (const entry of [...ledger, { amount: balance } as LedgerEntry]) {
@@ -32,13 +44,12 @@ export async function moneyViolations(userId: string): Promise<string[]> {
       break;
     }
   }
-  const shown = await listCreditHistoryNewestFirst(userId, 50);
   if (shown.map((e) => e.entryId).join() !== ledger.slice(-50).reverse().map((e) => e.entryId).join()) violations.push('the account page lists the ledger in another order');
   // A payment is credited at most once; a job is charged at most once per attempt and refunded at most what was paid for it.
   const byPayment = new Map<string, number>();
   for (const entry of ledger.filter((e) => e.paymentId && e.amount > 0)) byPayment.set(entry.paymentId!, (byPayment.get(entry.paymentId!) ?? 0) + 1);
   for (const [paymentId, count] of byPayment) if (count > 1) violations.push(`payment ${paymentId} credited ${count} times`);
-  for (const job of await listAllJobsOfUser(userId)) {
+  for (const job of jobs) {
     const entries = ledger.filter((e) => e.jobId === job.jobId);
     const charged = entries.filter((e) => e.type === 'render');
     if (charged.length > (job.attempts ?? 1)) violations.push(`job ${job.jobId} charged ${charged.length} times in ${job.attempts ?? 1} attempts`);
@@ -49,7 +60,6 @@ export async function moneyViolations(userId: string): Promise<string[]> {
     // A paid job ends in exactly one of: delivered, refunded, still running (or waiting), given up by its owner.
     if (job.paymentStatus === 'refunded' && job.status === 'done') violations.push(`job ${job.jobId} is both delivered and refunded`);
   }
-  const jobs = await listAllJobsOfUser(userId);
   const rendering = jobs.filter((job) => job.status === 'rendering').length;
   if (rendering > getConfig().RENDER_JOBS_PER_USER) violations.push(`${rendering} renders at once (limit ${getConfig().RENDER_JOBS_PER_USER})`);
   const tests = jobs.filter((job) => job.isTest).length;

@@ -231,14 +231,17 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
 
 /**
  * What resuming a job costs when its price is not held any more (it was refunded,
- * or never paid): the quote for the frames still missing, paid with credits.
+ * or never paid): the quote for the frames still missing, paid with credits. A job
+ * keeps the price it was quoted: a price raised since does not reach it (one
+ * lowered since does).
  */
 export function resumePrice(job: JobRecord): number {
   const scene = getScene(job.sceneId);
   if (!scene) throw new ConflictError(`Scene ${job.sceneId} is not in the catalogue any more.`);
   const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y, ...(job.fileDuration ? { mediaDurationSeconds: job.fileDuration } : {}) };
   const missing = job.total_frames - new Set(job.uploaded_frames).size;
-  return quoteRemainingFrames(scene, settings, missing).finalPrice;
+  const quote = quoteRemainingFrames(scene, settings, missing).finalPrice;
+  return job.estimatedPrice === undefined ? quote : Math.min(quote, job.estimatedPrice);
 }
 
 /**

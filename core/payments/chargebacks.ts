@@ -9,10 +9,12 @@ import { counterIncrement } from '../analytics/counters';
 import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { chargeBackPaymentItem, getPayment, paymentEventSeen, recordPaymentEventItem, type PaymentRecord } from './payments';
+import type { JobRecord } from '../jobs/jobs';
 import { log } from '../../observability/logger';
 import { businessMetrics } from '../../observability/metrics';
 
-export type ChargebackOutcome = 'applied' | 'duplicate' | 'recorded' | 'unknown-payment';
+/** 'not-yet': the payment's own success has not been settled here yet, so the event is to be delivered again later. */
+export type ChargebackOutcome = 'applied' | 'duplicate' | 'recorded' | 'unknown-payment' | 'not-yet';
 
 /**
  * Applies one reversal event, once: the event record, what was taken back from
@@ -30,6 +32,9 @@ export async function applyChargeback(eventId: string, eventType: string, paymen
     const total = Math.min(payment.amountCents, Math.max(seen, reversedCents));
     const delta = total - seen;
     const items = [recordPaymentEventItem(eventId, paymentId, eventType, now), chargeBackPaymentItem(paymentId, seen, total)];
+    // Money is taken back only after it was paid: a reversal that overtook the payment's own event waits for it
+    // (recording it now would lose it, and the credits the payment then buys would stay spendable).
+    if (payment.status === 'pending' || payment.status === 'failed') return 'not-yet';
     try {
       if (payment.status !== 'succeeded' || delta <= 0) {
         // Nothing was credited, or this money was taken back already: only the event is recorded.
@@ -63,13 +68,16 @@ export async function applyChargeback(eventId: string, eventType: string, paymen
   return 'duplicate';
 }
 
-/** Credits a card-paid render's payment became (its job's refunds) and not taken back yet, from the user's ledger. */
+/**
+ * Credits a card-paid render's payment became (its job's refunds, or the payment kept as credits for a job
+ * abandoned before it arrived) and not taken back yet, from the user's ledger.
+ */
 async function creditsFromRenderPayment(payment: PaymentRecord): Promise<number> {
   if (!payment.jobId) return 0;
   const entries = await listLedgerEntriesOfJob(payment.userId, payment.jobId, payment.createdAt);
   const cents = entries.reduce((sum, entry) => {
     if (entry.type === 'refund') return sum + Math.round(entry.amount * 100);
-    if (entry.type === 'chargeback' && entry.paymentId === payment.paymentId) return sum + Math.round(entry.amount * 100);
+    if ((entry.type === 'chargeback' || entry.type === 'payment_credit') && entry.paymentId === payment.paymentId) return sum + Math.round(entry.amount * 100);
     return sum;
   }, 0);
   return Math.max(0, cents) / 100;
@@ -115,6 +123,17 @@ async function creditsTakenBack(payment: PaymentRecord): Promise<number> {
     : (await listAllCreditHistory(payment.userId)).filter((entry) => entry.timestamp >= payment.createdAt);
   const cents = entries.filter((entry) => entry.type === 'chargeback' && entry.paymentId === payment.paymentId).reduce((sum, entry) => sum - Math.round(entry.amount * 100), 0);
   return Math.max(0, cents) / 100;
+}
+
+/**
+ * A card-paid render whose payment the bank took back whole (a dispute open or lost, a refund from the
+ * dashboard) is not delivered: its files are withheld until a won dispute gives the money back. Read from
+ * the payment record, which only the server writes, never from the job item.
+ */
+export async function renderPaymentTakenBack(job: Pick<JobRecord, 'jobId' | 'userId' | 'paymentMethod' | 'paymentId'>): Promise<boolean> {
+  if (job.paymentMethod !== 'card' || !job.paymentId) return false;
+  const payment = await getPayment(job.paymentId);
+  return payment?.purpose === 'render' && payment.jobId === job.jobId && payment.userId === job.userId && (payment.chargedBackCents ?? 0) >= payment.amountCents;
 }
 
 async function alertOwner(payment: PaymentRecord, eventType: string, amount: number, balance?: number) {

@@ -20,7 +20,11 @@ export function verifyStripeEvent(rawBody: string, signature: string | undefined
  * order cannot undo one another.
  */
 export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEventResult> {
-  if (REVERSAL_EVENTS.has(event.type)) return { status: 200, outcome: await applyReversal(event) };
+  if (REVERSAL_EVENTS.has(event.type)) {
+    const outcome = await applyReversal(event);
+    // Stripe delivers again what is not answered 2xx: the reversal is applied once its payment is.
+    return outcome === 'not-yet' ? { status: 409, message: 'The payment this reverses is not settled yet; retry later' } : { status: 200, outcome };
+  }
   if (!event.type.startsWith('payment_intent.')) return { status: 200, ignored: event.type };
   const intent = await ports().payments().retrievePaymentIntent(event.objectId);
   const paymentId = intent.paymentId;
@@ -49,6 +53,8 @@ async function applyReversal(event: PaymentEvent): Promise<string> {
   if (!paymentIntentId) return 'ignored';
   // A dispute closed as lost changes nothing: its money was taken back when it was opened.
   if (event.type === 'charge.dispute.closed' && status !== 'won') return 'ignored';
+  // The opening of a dispute heard after it was won (events come in any order) takes nothing: it is over.
+  if (event.type === 'charge.dispute.created' && status === 'won') return 'ignored';
   const { paymentId } = await provider.retrievePaymentIntent(paymentIntentId);
   // A payment that is not ours (another product on the same Stripe account) is not retried.
   if (!paymentId) return 'unknown-payment';

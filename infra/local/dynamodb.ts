@@ -40,7 +40,7 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   const pidFile = options.dbPath ? join(options.dbPath, 'dynamodb-local.pid') : undefined;
   if (pidFile) await reclaimOrphan(pidFile, options.port);
   await assertPortFree(options.port, 'DynamoDB Local', 'DYNAMODB_PORT');
-  const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(options.port), '-sharedDb'];
+  const args = ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(options.port), '-sharedDb', '-disableTelemetry'];
   if (options.dbPath) {
     mkdirSync(options.dbPath, { recursive: true });
     args.push('-dbPath', options.dbPath);

@@ -6,9 +6,10 @@ import * as messages from '../../shared/messages';
 import { outputsAvailable } from '../../shared/jobs';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
 import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
-import { ConflictError, NotFoundError, RateLimitedError } from '../../core/errors';
+import { ConflictError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../../core/errors';
 import { reopenPayment } from '../../core/payments/open-payment';
 import { getPayment } from '../../core/payments/payments';
+import { renderPaymentTakenBack } from '../../core/payments/chargebacks';
 import { sendJobReport } from '../../core/jobs/reports';
 import { listJobsNewestFirst, type JobRecord } from '../../core/jobs/jobs';
 import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '../../core/jobs/render-jobs';
@@ -98,6 +99,7 @@ export async function resumeJob(event: ApiEvent): Promise<{ job: JobView }> {
 
 async function outputFiles(job: JobRecord): Promise<OutputFileView[]> {
   if (!outputsAvailable(job)) return [];
+  if (await renderPaymentTakenBack(job)) throw new PaymentRequiredError(messages.RESULT_PAYMENT_TAKEN_BACK);
   const stored = await listOutputs(job.userId, job.jobId);
   const typeOf = (name: string) => job.fileMetadata?.find((f) => f.name === name)?.contentType ?? guessContentType(name);
   return Promise.all(stored.map(async (file) => ({ name: file.name, size: file.size, contentType: typeOf(file.name), url: await presignDownload(file.key, file.name, typeOf(file.name)) })));

@@ -8,11 +8,11 @@ import { getScene } from '../../shared/catalogue';
 import { quoteRender, toCents } from '../../shared/pricing';
 import { resetConfig } from '../../core/config';
 import { resetClients } from '../../composition/server';
-import { getJob } from '../../core/jobs/jobs';
-import { failJob } from '../../core/jobs/outcomes';
+import { getJob, updateJob } from '../../core/jobs/jobs';
+import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { getUser } from '../../core/users/users';
 import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
-import { negativeBalance } from '../../shared/messages';
+import { negativeBalance, RESULT_PAYMENT_TAKEN_BACK } from '../../shared/messages';
 import { paymentEventSeen } from '../../core/payments/payments';
 import { StripeDouble } from './stripe-double';
 import { api, grantCredits, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
@@ -321,6 +321,34 @@ describe('card refunds and disputes of renders paid by card', () => {
     expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback')).toEqual([expect.objectContaining({ amount: 0, jobId, balance: 0 })]);
     expect((await getUser(user.userId))!.credits).toBe(0);
     await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });
+  });
+
+  it('when a delivered card render is disputed, its files are withheld with a message saying why until the dispute is won', async () => {
+    const { jobId, intent } = await cardPaidRender();
+    const rendering = (await updateJob(jobId, { set: { status: 'rendering' }, whenStatusIn: ['queued'] }))!;
+    expect(await completeJob(rendering, { fileMetadata: [], mainOutputPath: `users/${user.userId}/jobs/${jobId}/render.png`, mainOutputType: 'image/png' })).toBeDefined();
+    const files = () => jobsHandler(event('GET /api/jobs/{jobId}/files', { user, pathParameters: { jobId } }));
+    expect((await files()).statusCode).toBe(200);
+    const dispute = stripeDouble.dispute(intent.id);
+    await sendWebhook(objectEvent('charge.dispute.created', dispute));
+    const withheld = await files();
+    expect(withheld.statusCode).toBe(402);
+    expect(JSON.parse(withheld.body!).message).toBe(RESULT_PAYMENT_TAKEN_BACK);
+    dispute.status = 'won';
+    await sendWebhook(objectEvent('charge.dispute.closed', dispute));
+    expect((await files()).statusCode).toBe(200);
+  });
+
+  it('when a dispute arrives before the payment it disputes, it is answered non-2xx so Stripe delivers it again, and applied once the payment is', async () => {
+    const { intent } = await buyCredits(user, 20);
+    // Stripe has the payment succeeded and disputed; its own event has not reached the server yet.
+    stripeDouble.succeed(intent.id);
+    const dispute = objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id));
+    expect((await sendWebhook(dispute)).statusCode).toBe(409);
+    expect((await sendWebhook(intentEvent('payment_intent.succeeded', intent.id))).statusCode).toBe(200);
+    expect((await getUser(user.userId))!.credits).toBe(20);
+    expect((await sendWebhook(dispute)).statusCode).toBe(200);
+    expect((await getUser(user.userId))!.credits).toBe(0);
   });
 
   it('when a dispute of bought credits is closed as won, what it took is given back, once', async () => {
