@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { firstPaint } from './first-paint';
 
 /** zod and the modules that build schemas with it: loaded with the pages that validate forms. */
 const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$/;
@@ -22,7 +23,7 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
  */
 export default defineConfig({
   root: webRoot,
-  plugins: [react()],
+  plugins: [react(), firstPaint()],
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,

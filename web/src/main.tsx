@@ -1,7 +1,6 @@
 // First, before any module parses with zod: see no-eval.ts.
 import './no-eval';
-import { StrictMode, type ReactNode } from 'react';
-import { flushSync } from 'react-dom';
+import { StrictMode, startTransition, useLayoutEffect, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { configReady } from './config';
@@ -15,14 +14,21 @@ function Gate({ children }: { children: ReactNode }) {
   return <SiteGate hash={useSiteGateHash()}>{children}</SiteGate>;
 }
 
+/** The static first paint of index.html goes when the app is in, in the same frame: nothing moves. */
+function ReplaceStaticShell() {
+  useLayoutEffect(() => document.getElementById('shell')?.remove(), []);
+  return null;
+}
+
 const root = createRoot(document.getElementById('root')!);
 
-// The app and the catalogue render at once (synchronously, so the static first paint of
-// index.html can go in the same frame: nothing moves); config.json is read alongside,
-// and only what needs it (auth, payments, the site gate) waits.
-flushSync(() =>
+// The app and the catalogue render at once, as a transition: React renders in slices and
+// yields between them, so a slow phone stays responsive while the static shell shows.
+// config.json is read alongside, and only what needs it (auth, payments, the site gate) waits.
+startTransition(() =>
   root.render(
     <StrictMode>
+      <ReplaceStaticShell />
       <Gate>
         <SessionProvider>
           <ToastProvider>
@@ -35,7 +41,6 @@ flushSync(() =>
     </StrictMode>,
   ),
 );
-document.getElementById('shell')?.remove();
 
 configReady().catch(async (error: unknown) => {
   console.error(error);

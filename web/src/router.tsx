@@ -10,6 +10,7 @@ import { Outlet, useLocation, useRoutes, type RouteObject } from 'react-router-d
 import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
 import { PageLoading } from './components/ui';
+import { CustomizeLoading } from './customize/CustomizeIntro';
 import { FavoritesProvider } from './lib/favorites';
 import { HomePage } from './pages/Home';
 
@@ -31,9 +32,9 @@ const ApiDocsPage = lazy(() => import('./developer/ApiDocsPage'));
 const BatchPage = lazy(() => import('./developer/BatchPage'));
 
 /** A lazily loaded page, inside the server-state cache. */
-function Page({ children, label = 'Loading...' }: { children: ReactNode; label?: string }) {
+function Page({ children, fallback = <PageLoading label="Loading..." /> }: { children: ReactNode; fallback?: ReactNode }) {
   return (
-    <Suspense fallback={<PageLoading label={label} />}>
+    <Suspense fallback={fallback}>
       <DataRoot>{children}</DataRoot>
     </Suspense>
   );
@@ -76,7 +77,7 @@ export const routes: RouteObject[] = [
           { path: 'signup', element: <WaitForSession><Page><SignupPage /></Page></WaitForSession> },
           { path: 'verify-email', element: <WaitForSession><Page><VerifyEmailPage /></Page></WaitForSession> },
           { path: 'reset-password', element: <WaitForSession><Page><ResetPasswordPage /></Page></WaitForSession> },
-          { path: 'customize/:sceneId', element: <WaitForSession><Page label="Loading scene..."><CustomizePage /></Page></WaitForSession> },
+          { path: 'customize/:sceneId', element: <WaitForSession><Page fallback={<CustomizeLoading />}><CustomizePage /></Page></WaitForSession> },
           { path: 'favorites', element: <RequireVerified><Page><FavoritesPage /></Page></RequireVerified> },
           { path: 'job-history', element: <RequireVerified><Page><JobHistoryPage /></Page></RequireVerified> },
           { path: 'profile', element: <RequireUser><Page><AccountPage /></Page></RequireUser> },

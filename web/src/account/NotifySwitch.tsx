@@ -2,7 +2,7 @@
  * The account page's "notify me" switch: an e-mail when a render finishes or fails.
  * On by default; the change is saved at once and undone on screen if saving fails.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../lib/api';
 import { useNotify } from '../lib/toasts';
 
@@ -12,7 +12,12 @@ export function NotifySwitch({ initial }: { initial: boolean }) {
   const [on, setOn] = useState(initial);
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
-  useEffect(() => setOn(initial), [initial]);
+  // A new saved setting (the profile read again) replaces what the switch shows.
+  const [shownInitial, setShownInitial] = useState(initial);
+  if (initial !== shownInitial) {
+    setShownInitial(initial);
+    setOn(initial);
+  }
   const toggle = async (next: boolean) => {
     setOn(next);
     setBusy(true);

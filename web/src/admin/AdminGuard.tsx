@@ -16,19 +16,20 @@ export default function AdminGuard({ children }: { children: ReactNode }) {
   const { user } = useSession();
   const location = useLocation();
   const navigate = useNavigate();
-  const [verdict, setVerdict] = useState<Verdict>('checking');
   const userId = user?.userId;
+  // The verdict is about one user: for anyone else (a new sign-in) the check starts again.
+  const [decided, setDecided] = useState<{ userId: string; verdict: Verdict } | null>(null);
+  const verdict: Verdict = decided && decided.userId === userId ? decided.verdict : 'checking';
 
   useEffect(() => {
     if (!userId) return;
     let current = true;
-    setVerdict('checking');
     api
       .me()
-      .then((profile) => current && setVerdict(profile.isAdmin ? 'admin' : 'denied'))
+      .then((profile) => current && setDecided({ userId, verdict: profile.isAdmin ? 'admin' : 'denied' }))
       .catch((error: unknown) => {
         console.error('Admin check failed', error);
-        if (current) setVerdict('denied');
+        if (current) setDecided({ userId, verdict: 'denied' });
       });
     return () => {
       current = false;

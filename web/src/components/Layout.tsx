@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect, useLayoutEffect, useState } from 'react';
+import { Suspense, lazy, useLayoutEffect, useState } from 'react';
 import { Link, NavLink, Navigate, Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import { useAnalyticsTracking } from '../analytics';
 import { useSession } from '../lib/session';
@@ -21,9 +21,11 @@ function UnverifiedNotice() {
 
 function Header() {
   const { user, profile } = useSession();
-  const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
-  useEffect(() => setMenuOpen(false), [location.pathname]);
+  // The menu is open on the page it was opened on: following one of its links closes it,
+  // and so does any other way of leaving the page.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === location.pathname;
   return (
     <header className="site-header">
       <div className="container header-inner">
@@ -36,14 +38,14 @@ function Header() {
           className="menu-toggle"
           aria-expanded={menuOpen}
           aria-controls="main-nav"
-          onClick={() => setMenuOpen((open) => !open)}
+          onClick={() => setOpenOn(menuOpen ? null : location.pathname)}
         >
           <span className="sr-only">Menu</span>
           <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
             <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
           </svg>
         </button>
-        <nav id="main-nav" aria-label="Main" className={`main-nav ${menuOpen ? 'open' : ''}`}>
+        <nav id="main-nav" aria-label="Main" className={`main-nav ${menuOpen ? 'open' : ''}`} onClick={() => setOpenOn(null)}>
           <NavLink to="/" end>
             Scenes
           </NavLink>

@@ -3,7 +3,7 @@
  * moves into it on open, Tab cycles inside it, Escape closes it, the page behind is
  * inert, and focus returns to the element that opened it when it closes.
  */
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useEffectEvent, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 
 const FOCUSABLE =
@@ -27,10 +27,12 @@ export interface ModalProps {
 export function Modal({ title, onClose, children, footer, size = 'medium', dismissable = true, describedBy }: ModalProps) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
-  const dismissableRef = useRef(dismissable);
-  dismissableRef.current = dismissable;
+  // Escape reads the latest props without re-running the open/close effect.
+  const onEscape = useEffectEvent(() => {
+    if (!dismissable) return false;
+    onClose();
+    return true;
+  });
 
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -44,9 +46,8 @@ export function Modal({ title, onClose, children, footer, size = 'medium', dismi
 
     const onKeyDown = (event: KeyboardEvent) => {
       if (!node) return;
-      if (event.key === 'Escape' && dismissableRef.current) {
-        event.stopPropagation();
-        onCloseRef.current();
+      if (event.key === 'Escape') {
+        if (onEscape()) event.stopPropagation();
         return;
       }
       if (event.key !== 'Tab') return;

@@ -95,13 +95,19 @@ export function Tooltip({ text, children }: { text: string; children?: ReactNode
  */
 export function useTimeoutFlag(ms: number, active = true): boolean {
   const [expired, setExpired] = useState(false);
+  // A new wait (active again, or another length) starts unexpired: reset while rendering,
+  // as React advises for state that follows a prop, rather than in an effect a frame late.
+  const [wait, setWait] = useState({ ms, active });
+  if (wait.ms !== ms || wait.active !== active) {
+    setWait({ ms, active });
+    setExpired(false);
+  }
   useEffect(() => {
     if (!active) return;
-    setExpired(false);
     const timer = window.setTimeout(() => setExpired(true), ms);
     return () => window.clearTimeout(timer);
   }, [ms, active]);
-  return expired;
+  return active && expired;
 }
 
 /** "3 minutes ago" for the job cards' last-active field. */

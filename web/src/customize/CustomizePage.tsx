@@ -11,6 +11,7 @@ import { SCENE_NOT_FOUND } from '../../../shared/messages';
 import { Notice } from '../components/ui';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
+import { CustomizeHead } from './CustomizeIntro';
 import { IncompleteRenderBanner } from './IncompleteRenderBanner';
 import { ConfirmRenderModal, RenderPaymentModal, summarizeOptions } from './RenderModals';
 import { RenderSettingsForm } from './RenderSettingsForm';
@@ -80,18 +81,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
 
   return (
     <section className="container page">
-      <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link to="/">Scenes</Link> <span aria-hidden="true">/</span> <span>{scene.title}</span>
-      </nav>
-      <div className="customize-head">
-        <div>
-          <h1>Customize Scene {scene.id}</h1>
-          <p className="scene-subtitle">
-            <strong>{scene.title}</strong>
-          </p>
-          <p className="description">{scene.description}</p>
-        </div>
-      </div>
+      <CustomizeHead scene={scene} />
 
       {user && !emailVerified && <VerificationNotice email={user.email} />}
       {user && emailVerified && <IncompleteRenderBanner scene={scene} />}

@@ -2,7 +2,8 @@
 import { useState } from 'react';
 import { VERIFY_EMAIL_TO_RENDER, verificationEmailFailed } from '../../../shared/messages';
 import { Notice } from '../components/ui';
-import { errorMessage, resendVerificationEmail } from '../lib/auth';
+// Amplify loads when the button is pressed, not with the customise page.
+import { loadAuth } from '../lib/auth-loader';
 
 export function VerificationNotice({ email }: { email: string }) {
   const [state, setState] = useState<'idle' | 'sent' | string>('idle');
@@ -16,9 +17,11 @@ export function VerificationNotice({ email }: { email: string }) {
             type="button"
             className="btn btn-secondary btn-small"
             onClick={() =>
-              resendVerificationEmail(email).then(
-                () => setState('sent'),
-                (error) => setState(verificationEmailFailed(errorMessage(error))),
+              loadAuth().then((auth) =>
+                auth.resendVerificationEmail(email).then(
+                  () => setState('sent'),
+                  (error) => setState(verificationEmailFailed(auth.errorMessage(error))),
+                ),
               )
             }
           >

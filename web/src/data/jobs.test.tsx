@@ -7,7 +7,7 @@ import { api } from '../lib/api';
 import { SessionTestProvider } from '../lib/session';
 import { testQueryClient } from '../test/render';
 import { useAbandonJob } from './job-mutations';
-import { JOBS_POLL_MS, QUEUE_POLL_MS, useJobs, useQueuePlace } from './jobs';
+import { JOBS_POLL_MS, QUEUE_POLL_MS, keepFirstLinks, useJobs, useQueuePlace } from './jobs';
 
 vi.mock('../lib/api', () => ({
   ApiError: Error,
@@ -87,5 +87,15 @@ describe('the jobs data layer', () => {
     await act(() => result.current.abandon.mutateAsync({ jobId: 'job-1' }));
     await vi.waitFor(() => expect(result.current.list.data?.[0].status).toBe('abandoned'));
     expect(jobs).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('live frames', () => {
+  it('when a frame comes back with a newly signed link, it keeps the first link seen for it', () => {
+    const earlier = { totalFrames: 3, framesDone: 1, latest: { frame: 1, url: 'first-1' }, strip: [{ frame: 1, url: 'first-1' }, { frame: 2, url: null }, { frame: 3, url: null }] };
+    const answer = { totalFrames: 3, framesDone: 2, latest: { frame: 2, url: 'new-2' }, strip: [{ frame: 1, url: 'new-1' }, { frame: 2, url: 'new-2' }, { frame: 3, url: null }] };
+    const kept = keepFirstLinks(answer, [[['jobs', 'job-1', 'frames', 'rendering', 1], earlier]]);
+    expect(kept.strip).toEqual([{ frame: 1, url: 'first-1' }, { frame: 2, url: 'new-2' }, { frame: 3, url: null }]);
+    expect(kept.latest).toEqual({ frame: 2, url: 'new-2' });
   });
 });

@@ -5,10 +5,11 @@
  * queue place while it waits. Intervals pause in a hidden tab (TanStack's default,
  * refetchIntervalInBackground: false) and stop by themselves once the job is done.
  */
-import { useEffect, useRef } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useEffectEvent, useRef } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-types';
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '../../../shared/jobs';
+import type { FrameSlot, LiveFrames } from '../../../shared/live-preview';
 import { NO_RENDERED_FILES } from '../../../shared/messages';
 import { api } from '../lib/api';
 import { queryKeys } from './keys';
@@ -39,13 +40,12 @@ export function useJobs({ pollMs = JOBS_POLL_MS, onStatusChange }: { pollMs?: nu
     refetchInterval: (current) => jobsPollInterval(current.state.data, pollMs),
   });
   const seen = useRef<Map<string, string> | null>(null);
-  const changed = useRef(onStatusChange);
-  changed.current = onStatusChange;
+  const changed = useEffectEvent(() => onStatusChange?.());
   useEffect(() => {
     if (!query.data) return;
     const previous = seen.current;
     seen.current = new Map(query.data.map((job) => [job.jobId, job.status]));
-    if (previous && query.data.some((job) => previous.has(job.jobId) && previous.get(job.jobId) !== job.status)) changed.current?.();
+    if (previous && query.data.some((job) => previous.has(job.jobId) && previous.get(job.jobId) !== job.status)) changed();
   }, [query.data]);
   return query;
 }
@@ -72,13 +72,25 @@ export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>) {
 }
 
 /**
+ * Each answer signs its frame links afresh; a frame keeps the first link seen for it (in
+ * an earlier answer for the same job), so its image does not reload on every poll.
+ */
+export function keepFirstLinks(answer: LiveFrames, earlier: ReadonlyArray<readonly [unknown, LiveFrames | undefined]>): LiveFrames {
+  const links = new Map<number, string>();
+  for (const [, seen] of earlier) for (const slot of seen ? [...seen.strip, ...(seen.latest ? [seen.latest] : [])] : []) if (slot.url && !links.has(slot.frame)) links.set(slot.frame, slot.url);
+  const keep = (slot: FrameSlot): FrameSlot => (slot.url ? { ...slot, url: links.get(slot.frame) ?? slot.url } : slot);
+  return { ...answer, latest: answer.latest && keep(answer.latest), strip: answer.strip.map(keep) };
+}
+
+/**
  * A rendering job's live preview: asked again whenever the job reports more frames
  * (the list polls the jobs), keeping a missed answer's predecessor on screen.
  */
 export function useLiveFrames(job: Pick<JobView, 'jobId' | 'status' | 'uploaded_frames'>) {
+  const client = useQueryClient();
   return useQuery({
     queryKey: [...queryKeys.jobFrames(job.jobId), job.status, job.uploaded_frames.length],
-    queryFn: () => api.jobFrames(job.jobId),
+    queryFn: async () => keepFirstLinks(await api.jobFrames(job.jobId), client.getQueriesData<LiveFrames>({ queryKey: queryKeys.jobFrames(job.jobId) })),
     enabled: job.status === 'rendering',
     placeholderData: (previous) => previous,
     retry: false,

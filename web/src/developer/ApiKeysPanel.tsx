@@ -1,5 +1,5 @@
 /** The account page's API section: keys (created, shown once, revoked) and the webhook signing secret. */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { Notice, formatDateTime } from '../components/ui';
 import { developerApi, type ApiKeyView } from './developer-api';
@@ -13,12 +13,15 @@ export function ApiKeysPanel() {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
 
-  const reload = () =>
-    developerApi.apiKeys().then(
-      (answer) => setKeys(answer.keys),
-      (failure: Error) => setError(failure.message),
-    );
-  useEffect(() => void reload(), []);
+  const reload = useCallback(
+    () =>
+      developerApi.apiKeys().then(
+        (answer) => setKeys(answer.keys),
+        (failure: Error) => setError(failure.message),
+      ),
+    [],
+  );
+  useEffect(() => void reload(), [reload]);
 
   const create = async (event: FormEvent) => {
     event.preventDefault();

@@ -21,7 +21,8 @@ export default function JobHistoryPage() {
   const { refreshProfile } = useSession();
   const query = useJobs({ onStatusChange: () => void refreshProfile() });
   const jobs = query.data ?? (query.isError ? [] : null);
-  const now = query.dataUpdatedAt || query.errorUpdatedAt || Date.now();
+  // The cards' relative times are as of the last answer (cards show only once one came).
+  const now = query.dataUpdatedAt || query.errorUpdatedAt;
   const [reporting, setReporting] = useState<JobView | null>(null);
   const timedOut = useTimeoutFlag(JOBS_LOADING_TIMEOUT_MS, jobs === null);
 

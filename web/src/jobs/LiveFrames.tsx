@@ -1,23 +1,16 @@
 /**
  * The live preview of a rendering job: the latest frame the worker stored, and for an
  * animation a strip of frames in which the ones not rendered yet are empty slots. It
- * asks again whenever the job reports more frames (the history polls the jobs), and
- * keeps the link it already has for a frame so images do not reload on every poll.
+ * asks again whenever the job reports more frames (the history polls the jobs); the
+ * data layer keeps the link it already has for a frame so images do not reload.
  */
-import { useRef } from 'react';
 import type { JobView } from '../../../shared/api-types';
-import type { FrameSlot } from '../../../shared/live-preview';
 import { useLiveFrames } from '../data/jobs';
 
 export function LiveFrames({ job }: { job: JobView }) {
   const answer = useLiveFrames(job).data;
-  // The first link seen for a frame is kept, so its image does not reload on every poll.
-  const links = useRef<Record<number, string>>({});
-  for (const slot of answer ? [...answer.strip, ...(answer.latest ? [answer.latest] : [])] : []) if (slot.url) links.current[slot.frame] ??= slot.url;
-
   if (!answer) return null;
-  const linkOf = (slot: FrameSlot | null) => (slot?.url ? (links.current[slot.frame] ?? slot.url) : null);
-  const latest = linkOf(answer.latest);
+  const latest = answer.latest?.url ?? null;
   return (
     <div className="live-preview" aria-label="Live preview">
       <div className="live-latest">
@@ -30,7 +23,7 @@ export function LiveFrames({ job }: { job: JobView }) {
       {answer.strip.length > 0 && (
         <ol className="frame-strip" aria-label={`Frames rendered: ${answer.framesDone} of ${answer.totalFrames}`}>
           {answer.strip.map((slot) => {
-            const url = linkOf(slot);
+            const { url } = slot;
             return (
               <li key={slot.frame} className={`frame-slot ${url ? 'done' : 'empty'}`} data-frame={slot.frame} title={`Frame ${slot.frame}${url ? '' : ' (not rendered yet)'}`}>
                 {url ? <img src={url} alt={`Frame ${slot.frame}`} loading="lazy" /> : <span className="sr-only">Frame {slot.frame} not rendered yet</span>}

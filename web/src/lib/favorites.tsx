@@ -7,6 +7,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import type { FavoriteView } from '../../../shared/api-types';
+import type { SessionUser } from './auth';
 import { api } from './api';
 import { useSession } from './session';
 import { STORAGE_KEYS, readStorage, writeStorage } from './storage-keys';
@@ -33,31 +34,34 @@ export function FavoritesProvider({ children }: { children: ReactNode }) {
   const { user, ready } = useSession();
   const navigate = useNavigate();
   const location = useLocation();
-  const [favorites, setFavorites] = useState<FavoriteView[]>([]);
-  const [loading, setLoading] = useState(false);
+  // Whose list was last read: another user (or nobody) sees none of it, and a list not
+  // read yet for this session's user is loading. Both follow from it while rendering.
+  const [read, setRead] = useState<{ user: SessionUser | null; list: FavoriteView[] }>({ user: null, list: [] });
+  const [reloading, setReloading] = useState(false);
   const [processing, setProcessing] = useState<ReadonlySet<number>>(new Set());
+  const favorites = useMemo(() => (user && read.user?.userId === user.userId ? read.list : []), [user, read]);
+  const loading = reloading || (user !== null && read.user !== user);
+  const setFavorites = useCallback((change: (list: FavoriteView[]) => FavoriteView[]) => setRead((current) => ({ ...current, list: change(current.list) })), []);
 
   const reload = useCallback(async () => {
-    setLoading(true);
+    setReloading(true);
     try {
-      setFavorites((await api.favorites()).favorites);
+      const { favorites: list } = await api.favorites();
+      setFavorites(() => list);
     } catch (error) {
       console.error('Favorites could not be loaded', error);
     } finally {
-      setLoading(false);
+      setReloading(false);
     }
-  }, []);
+  }, [setFavorites]);
 
   useEffect(() => {
-    if (!user) {
-      setFavorites([]);
-      return;
-    }
+    if (!user) return;
     let cancelled = false;
     void (async () => {
-      setLoading(true);
+      let list: FavoriteView[] | null = null;
       try {
-        let list = (await api.favorites()).favorites;
+        list = (await api.favorites()).favorites;
         const pending = pendingFavorite();
         if (pending !== null) {
           writeStorage('local', STORAGE_KEYS.pendingFavorite, null);
@@ -66,11 +70,11 @@ export function FavoritesProvider({ children }: { children: ReactNode }) {
             list = [favorite, ...list];
           }
         }
-        if (!cancelled) setFavorites(list);
       } catch (error) {
         console.error('Favorites could not be loaded', error);
       } finally {
-        if (!cancelled) setLoading(false);
+        // A failed read keeps what this user's list showed (none for a new user).
+        if (!cancelled) setRead((current) => ({ user, list: list ?? (current.user?.userId === user.userId ? current.list : []) }));
       }
     })();
     return () => {
@@ -78,13 +82,16 @@ export function FavoritesProvider({ children }: { children: ReactNode }) {
     };
   }, [user]);
 
-  const setBusy = (sceneId: number, busy: boolean) =>
-    setProcessing((current) => {
-      const next = new Set(current);
-      if (busy) next.add(sceneId);
-      else next.delete(sceneId);
-      return next;
-    });
+  const setBusy = useCallback(
+    (sceneId: number, busy: boolean) =>
+      setProcessing((current) => {
+        const next = new Set(current);
+        if (busy) next.add(sceneId);
+        else next.delete(sceneId);
+        return next;
+      }),
+    [],
+  );
 
   const remove = useCallback(async (sceneId: number) => {
     setBusy(sceneId, true);
@@ -96,7 +103,7 @@ export function FavoritesProvider({ children }: { children: ReactNode }) {
     } finally {
       setBusy(sceneId, false);
     }
-  }, []);
+  }, [setBusy, setFavorites]);
 
   const toggle = useCallback(
     async (sceneId: number) => {
@@ -120,7 +127,7 @@ export function FavoritesProvider({ children }: { children: ReactNode }) {
         setBusy(sceneId, false);
       }
     },
-    [ready, user, favorites, remove, navigate, location.pathname, location.search],
+    [ready, user, favorites, remove, setBusy, setFavorites, navigate, location.pathname, location.search],
   );
 
   const value = useMemo<Favorites>(

@@ -6,7 +6,7 @@
  * the timer nor logs out at once, but keeps an expired session for at most
  * UNKNOWN_STATUS_GRACE_MS more, so an idle shared computer is signed out in the end.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useEffectEvent, useRef } from 'react';
 import { keepsSessionAlive } from '../../../shared/jobs';
 import { api } from './api';
 
@@ -28,9 +28,9 @@ export async function hasActiveRender(): Promise<RenderCheck> {
 }
 
 export function useInactivityLogout(signedIn: boolean, onTimeout: () => void, checkActiveRender: () => Promise<RenderCheck> = hasActiveRender): void {
-  const lastActivity = useRef(Date.now());
-  const onTimeoutRef = useRef(onTimeout);
-  onTimeoutRef.current = onTimeout;
+  // Set when the watch starts (the effect below), not while rendering.
+  const lastActivity = useRef(0);
+  const timeOut = useEffectEvent(onTimeout);
 
   useEffect(() => {
     if (!signedIn) return;
@@ -50,7 +50,7 @@ export function useInactivityLogout(signedIn: boolean, onTimeout: () => void, ch
       }
       const graceLeft = INACTIVITY_LOGOUT_MS + UNKNOWN_STATUS_GRACE_MS - (Date.now() - lastActivity.current);
       if (check === 'unknown' && graceLeft > 0) return schedule(Math.min(ACTIVE_RENDER_CHECK_MS, graceLeft));
-      onTimeoutRef.current();
+      timeOut();
     };
     let throttle = 0;
     const onActivity = () => {

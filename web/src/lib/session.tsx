@@ -29,11 +29,13 @@ export interface Session {
 const SessionContext = createContext<Session | null>(null);
 
 export function SessionProvider({ children, initialUser }: { children: ReactNode; initialUser?: SessionUser | null }) {
-  const [ready, setReady] = useState(initialUser !== undefined);
+  // A new visitor has nobody to restore: the pages that wait for the session show at once.
+  const [restoring] = useState(() => initialUser === undefined && mayHaveStoredSession());
+  const [ready, setReady] = useState(!restoring);
   const [user, setUser] = useState<SessionUser | null>(initialUser ?? null);
   const [profile, setProfile] = useState<Profile | null>(null);
+  // Written wherever the user is set, so a profile read started right after sign-in sees them.
   const userRef = useRef(user);
-  userRef.current = user;
 
   const refreshProfile = useCallback(async () => {
     if (!userRef.current) return null;
@@ -74,11 +76,10 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
   );
 
   useEffect(() => {
-    if (initialUser === undefined && !mayHaveStoredSession()) {
-      // A new visitor: nobody to restore, so the pages that wait for the session show at once.
-      setReady(true);
-      return;
-    }
+    if (initialUser === undefined && !restoring) return;
+    // A false positive: refresh and refreshProfile set state only after awaiting Amplify
+    // or the API, never synchronously inside this effect.
+    // oxlint-disable-next-line react/set-state-in-effect
     if (initialUser === undefined) void refresh();
     else if (initialUser) void refreshProfile();
     if (initialUser !== undefined) return;
@@ -106,7 +107,7 @@ export function SessionProvider({ children, initialUser }: { children: ReactNode
       stopped = true;
       stop();
     };
-  }, [initialUser, refresh, refreshProfile, recordLoginThenProfile]);
+  }, [initialUser, restoring, refresh, refreshProfile, recordLoginThenProfile]);
 
   const signIn = useCallback(
     async (email: string, password: string) => {
