@@ -46,9 +46,14 @@ export function moneyViolations({ balance, ledger, shown, jobs }: Account): stri
   }
   if (shown.map((e) => e.entryId).join() !== ledger.slice(-50).reverse().map((e) => e.entryId).join()) violations.push('the account page lists the ledger in another order');
   // A payment is credited at most once; a job is charged at most once per attempt and refunded at most what was paid for it.
+  // A won dispute's positive chargeback entry gives back what the dispute took: it is not a second crediting,
+  // but a payment's chargebacks together never give back more than they took.
   const byPayment = new Map<string, number>();
-  for (const entry of ledger.filter((e) => e.paymentId && e.amount > 0)) byPayment.set(entry.paymentId!, (byPayment.get(entry.paymentId!) ?? 0) + 1);
+  for (const entry of ledger.filter((e) => e.paymentId && e.amount > 0 && e.type !== 'chargeback')) byPayment.set(entry.paymentId!, (byPayment.get(entry.paymentId!) ?? 0) + 1);
   for (const [paymentId, count] of byPayment) if (count > 1) violations.push(`payment ${paymentId} credited ${count} times`);
+  const chargedBack = new Map<string, number>();
+  for (const entry of ledger.filter((e) => e.paymentId && e.type === 'chargeback')) chargedBack.set(entry.paymentId!, (chargedBack.get(entry.paymentId!) ?? 0) + cents(entry.amount));
+  for (const [paymentId, net] of chargedBack) if (net > 0) violations.push(`payment ${paymentId}'s chargebacks gave back ${net / 100} more than they took`);
   for (const job of jobs) {
     const entries = ledger.filter((e) => e.jobId === job.jobId);
     const charged = entries.filter((e) => e.type === 'render');

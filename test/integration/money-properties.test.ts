@@ -549,6 +549,10 @@ describe('money invariants', () => {
     await runSteps([new BuyCredits(10), new CardCharged(0), new Deliver(0), new DisputeOpened(0), new DisputeClosed(0, 'won'), new Deliver(1), new Deliver(0)]);
   });
 
+  it('when a credit purchase made while renders start is disputed and the dispute won, its credits come back once and are not counted as a second purchase', async () => {
+    await runSteps([new PurchaseDuringRenders(0), new DisputeOpened(0), new Deliver(0), new DisputeClosed(0, 'won'), new Deliver(0)]);
+  });
+
   it('when a card-paid render is delivered and its dispute is lost, its files are withheld and its credits are not spendable; when won, they come back', async () => {
     await runSteps([new RenderByCard(), new CardCharged(0), new Deliver(0), new FarmStarts(0), new RenderDone(0), new DisputeOpened(0), new Deliver(0), new DisputeClosed(0, 'lost'), new Deliver(0), new Redeliver(1)]);
     await runSteps([new RenderByCard(), new CardCharged(0), new Deliver(0), new FarmStarts(0), new RenderFails(0, 'internal', 1), new DisputeOpened(0), new Deliver(0), new DisputeClosed(0, 'won'), new Deliver(0)]);
