@@ -56,7 +56,9 @@ const args = process.argv.slice(2);
 const last = args[args.length - 1] ?? '';
 if (last.endsWith('.json')) {
   const { frames, mode } = JSON.parse(readFileSync(last, 'utf8'));
-  appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n');
+  // Workers running at once run their tools as different users (a uid per pool slot): the shared log is writable by each.
+  process.umask(0);
+  appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n', { mode: 0o666 });
   if (process.env.BLENDER_FAIL_FRAME && (frames ?? []).includes(Number(process.env.BLENDER_FAIL_FRAME))) process.exit(1);
 }
 if (process.env.BLENDER_HANG && last.endsWith('.json')) {
