@@ -3,15 +3,15 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobView } from '../../../shared/api-types';
-import { api } from '../lib/api';
+import { ApiError, api } from '../lib/api';
 import { SessionTestProvider } from '../lib/session';
 import { testQueryClient } from '../test/render';
 import { useAbandonJob } from './job-mutations';
-import { JOBS_POLL_MS, QUEUE_POLL_MS, keepFirstLinks, useJobs, useQueuePlace } from './jobs';
+import { JOBS_POLL_MS, QUEUE_POLL_MS, keepFirstLinks, useJobOutputs, useJobs, useQueuePlace } from './jobs';
 
-vi.mock('../lib/api', () => ({
-  ApiError: Error,
-  api: { jobs: vi.fn(), abandonJob: vi.fn(), jobQueue: vi.fn() },
+vi.mock('../lib/api', async (actual) => ({
+  ApiError: (await actual<typeof import('../lib/api')>()).ApiError,
+  api: { jobs: vi.fn(), abandonJob: vi.fn(), jobQueue: vi.fn(), jobFiles: vi.fn(), mainOutput: vi.fn() },
 }));
 
 const jobs = vi.mocked(api.jobs);
@@ -87,6 +87,15 @@ describe('the jobs data layer', () => {
     await act(() => result.current.abandon.mutateAsync({ jobId: 'job-1' }));
     await vi.waitFor(() => expect(result.current.list.data?.[0].status).toBe('abandoned'));
     expect(jobs).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('a done job\'s files', () => {
+  it('when the server refuses the files (a payment taken back), its answer is shown at once, not asked again', async () => {
+    vi.mocked(api.jobFiles).mockRejectedValue(new ApiError('payment_required', 'The payment for this render was taken back.'));
+    const { result } = renderHook(() => useJobOutputs({ jobId: 'job-1', status: 'done' }), { wrapper });
+    await vi.waitFor(() => expect(result.current.error?.message).toBe('The payment for this render was taken back.'));
+    expect(api.jobFiles).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -11,7 +11,8 @@ import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-ty
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '../../../shared/jobs';
 import type { FrameSlot, LiveFrames } from '../../../shared/live-preview';
 import { NO_RENDERED_FILES } from '../../../shared/messages';
-import { api } from '../lib/api';
+import { ApiError, api } from '../lib/api';
+import { shouldRetry } from './query-client';
 import { queryKeys } from './keys';
 
 export const JOBS_POLL_MS = 3000;
@@ -63,7 +64,8 @@ export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>) {
       const main = await api.mainOutput(job.jobId).catch(() => null);
       return { files, main };
     },
-    retry: MAX_FILE_LISTING_ATTEMPTS - 1,
+    // An empty list may only be storage catching up; a refusal (a 402 for a payment taken back) is the answer.
+    retry: (failureCount, error) => failureCount < MAX_FILE_LISTING_ATTEMPTS - 1 && (!(error instanceof ApiError) || shouldRetry(0, error)),
     retryDelay: FILE_LISTING_RETRY_MS,
     // The links are signed for a while; a new list is only needed when the card comes back.
     staleTime: 5 * 60_000,
