@@ -3,7 +3,7 @@
  * handlers parse requests with and pass answers through, so the document can
  * neither describe a field the API refuses nor miss one it sends.
  */
-import { z } from 'zod';
+import { z } from './zod';
 import {
   createdRenderAnswer, errorAnswer, listRendersQuery, outputFileAnswer, quoteAnswer, renderAnswer, renderDetailAnswer, renderListAnswer, renderRequest, sceneAnswer,
   scenesAnswer, uploadTicketAnswer, uploadTicketRequest, webhookEventAnswer,

@@ -3,7 +3,7 @@
  * web app's job schema so that a field added to a job reaches the API without a
  * second list, and the description of each scene's variables.
  */
-import { z } from 'zod';
+import { z } from './zod';
 import { ACCEPTED_UPLOADS, BACKGROUND_STYLE_OPTION, requiredUploadKind, type Scene } from './catalogue';
 import { MAX_RESOLUTION, MIN_RESOLUTION } from './files';
 import { serializeOptions } from './options';

@@ -3,7 +3,7 @@
  * The web form and the Lambda handler parse with the same schema. Every object is
  * strict: an unknown key is an error, not silently carried along.
  */
-import { z } from 'zod';
+import { z } from './zod';
 import { RENDER_MODES, getScene, missingUploadMessage, requiredUploadKind, uploadProblem } from './catalogue';
 import type { Scene } from './catalogue';
 import { outputFormatProblem } from './output-formats';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /**
  * The web app's runtime settings, /config.json. The CDK stack writes it to the

@@ -5,8 +5,8 @@ import { firstPaint } from './first-paint';
 
 /** zod and the modules that build schemas with it: loaded with the pages that validate forms. */
 const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$/;
-/** With them in their chunk, evaluated before any schema is built: zod's no-eval setting (web/src/no-eval.ts). */
-const FORMS_CHUNK = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$|web[\\/]src[\\/]no-eval\.ts$/;
+/** With them in their chunk: zod's no-eval setting (shared/zod.ts), which every schema module imports first. */
+const FORMS_CHUNK = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi|zod)\.ts$/;
 
 /**
  * What the home page itself runs (React, the router, the catalogue and its rules): one

@@ -1,5 +1,3 @@
-// First, before any module parses with zod: see no-eval.ts.
-import './no-eval';
 import { StrictMode, startTransition, useLayoutEffect, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
