@@ -6,21 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '../../core/ports';
 import { getConfig } from '../../core/config';
-import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, storedJobOnce, verifiedUser } from './helpers';
+import { abandonedPaidStill, api, storedJobOnce } from './helpers';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
     const { runChunk, CHUNK_GAVE_UP } = await import('../../render/chunk-runner');
     const { planOrResumeChunks } = await import('../../core/jobs/chunks');
     const { updateJob } = await import('../../core/jobs/jobs');
-    const user = await verifiedUser();
-    await grantCredits(user, 10);
-    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const { jobId } = created.body.job;
-    // The API launched a worker with working weights: abandon the job so that worker stops, wait until it has,
-    // then run the job again here with the weights file gone.
-    await abandonAndWaitForWorker(user, jobId);
+    // The API launched a worker with working weights: run the job again here with the weights file gone.
+    const { user, jobId } = await abandonedPaidStill();
 
     const previous = process.env.DENOISER_WEIGHTS;
     process.env.DENOISER_WEIGHTS = '/nonexistent/weights/rt_hdr_alb_nrm.tza';

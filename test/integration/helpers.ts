@@ -154,6 +154,20 @@ export const smallTextStill = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/**
+ * A small still paid with credits, then abandoned with its worker gone: a job a test runs
+ * again by hand under a setting of its own (the API launched a worker with the normal ones).
+ */
+export async function abandonedPaidStill(): Promise<{ user: TestUser; jobId: string }> {
+  const user = await verifiedUser();
+  await grantCredits(user, 10);
+  const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const { jobId } = created.body.job;
+  await abandonAndWaitForWorker(user, jobId);
+  return { user, jobId };
+}
+
 /** Abandons a job through the API and waits until the local worker it launched has exited. */
 export async function abandonAndWaitForWorker(user: TestUser, jobId: string): Promise<void> {
   await api(`/api/jobs/${jobId}/abandon`, { token: user.token, body: {} });

@@ -8,7 +8,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '../../core/ports';
 import { getConfig } from '../../core/config';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
-import { abandonAndWaitForWorker, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
+import { abandonedPaidStill, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
@@ -85,13 +85,8 @@ describe('render worker without Blender', () => {
   it('when Blender cannot be found, the job fails saying how to install it, and the paid price comes back', async () => {
     const { runChunk } = await import('../../render/chunk-runner');
     const { BLENDER_MISSING_MESSAGE } = await import('../../render/blender');
-    const user = await verifiedUser();
-    await grantCredits(user, 10);
-    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
-    const { jobId } = created.body.job;
-    // The API launched a worker with Blender: abandon the job so that worker stops, wait until it has, then run
-    // the job again here without Blender.
-    await abandonAndWaitForWorker(user, jobId);
+    // The API launched a worker with Blender: run the job again here without Blender.
+    const { user, jobId } = await abandonedPaidStill();
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
