@@ -11,8 +11,8 @@ import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-ty
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '../../../shared/jobs';
 import type { FrameSlot, LiveFrames } from '../../../shared/live-preview';
 import { NO_RENDERED_FILES } from '../../../shared/messages';
-import { ApiError, api } from '../lib/api';
-import { shouldRetry } from './query-client';
+import { api } from '../lib/api';
+import { isRetryableFailure } from './query-client';
 import { queryKeys } from './keys';
 
 export const JOBS_POLL_MS = 3000;
@@ -65,7 +65,7 @@ export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>) {
       return { files, main };
     },
     // An empty list may only be storage catching up; a refusal (a 402 for a payment taken back) is the answer.
-    retry: (failureCount, error) => failureCount < MAX_FILE_LISTING_ATTEMPTS - 1 && (!(error instanceof ApiError) || shouldRetry(0, error)),
+    retry: (failureCount, error) => failureCount < MAX_FILE_LISTING_ATTEMPTS - 1 && isRetryableFailure(error),
     retryDelay: FILE_LISTING_RETRY_MS,
     // The links are signed for a while; a new list is only needed when the card comes back.
     staleTime: 5 * 60_000,

@@ -10,9 +10,13 @@ import { ApiError } from '../lib/api';
 /** Failures a second try may not meet: the network, or a part of ours that was down. */
 const RETRYABLE_CODES = new Set(['network', 'unavailable', 'internal', 'rate_limited']);
 
+/** Whether a second try may meet something else: not when the server answered (a 4xx code is its answer). */
+export function isRetryableFailure(error: unknown): boolean {
+  return !(error instanceof ApiError) || RETRYABLE_CODES.has(error.code);
+}
+
 export function shouldRetry(failureCount: number, error: unknown): boolean {
-  if (error instanceof ApiError && !RETRYABLE_CODES.has(error.code)) return false;
-  return failureCount < 2;
+  return isRetryableFailure(error) && failureCount < 2;
 }
 
 export function createQueryClient(): QueryClient {
