@@ -1,18 +1,20 @@
 /**
  * The first paint of the pages a visitor may open directly (a shared link, a search
  * result). index.html is one file for every path, so small inline scripts read the path:
- * - in the head, before any JavaScript has loaded: modulepreload links for the route's
- *   lazy chunks and what they import, which the app would otherwise ask for one after
- *   the other (entry, then DataRoot, then the page), once the page's largest image (the
- *   scene's preview, preloaded with fetchpriority=high) is in;
+ * - in the head, before any JavaScript has loaded: modulepreload links for the app (the
+ *   entry and what it imports, which Vite would link statically) and for the route's lazy
+ *   chunks, which the app would otherwise ask for one after the other (entry, then
+ *   DataRoot, then the page). Where the page's largest paint is an image (the scene's
+ *   preview, preloaded with fetchpriority=high), all of that code waits until the image
+ *   is on screen: on a slow link it would otherwise share the bandwidth with it;
  * - in the body's static shell: the route's loading state as React renders it (for
  *   /customize/{id}: the scene's title, description and preview), so it paints before
  *   the code has arrived, as the home page's hero does.
  * The entry's stylesheet is written into the page: it is the one thing the first paint
  * waits for, and a request of its own costs a phone on a slow network a round trip.
- * And the app starts once that shell has been painted: its code downloads at once
- * (Vite's modulepreload links stay), but runs after the first frame, so a busy phone
- * shows the page before it spends a few hundred milliseconds starting React.
+ * And the app starts once that shell has been painted: its code is asked for at once
+ * (or once the image is shown), but runs after the first frame, so a busy phone shows
+ * the page before it spends a few hundred milliseconds starting React.
  */
 import type { Plugin } from 'vite';
 import type { OutputBundle, OutputChunk } from 'rolldown';
@@ -90,6 +92,13 @@ export function firstPaint(): Plugin {
           const unique = (list: string[]) => [...new Set(list)].filter((file) => !linked.has(file)).map((file) => `/${file}`);
           return { pattern, scripts: unique(files.flatMap((file) => file.scripts)), styles: unique(files.flatMap((file) => file.styles)), images };
         });
+        // Vite links the entry and what it imports; those links move into the head script,
+        // so that on a route with a preview they wait for it too.
+        const entryScript = new RegExp(`<script type="module" crossorigin src="/${entry.fileName.replaceAll('.', '\\.')}"></script>`);
+        if (!entryScript.test(html)) throw new Error('first-paint: no entry script in index.html');
+        const modulepreload = /\s*<link rel="modulepreload" crossorigin href="([^"]+)">/g;
+        const app = [`/${entry.fileName}`, ...[...html.matchAll(modulepreload)].map((link) => link[1])];
+        html = html.replace(entryScript, '').replaceAll(modulepreload, '');
         const script = `(() => {
   const add = (attributes, loaded) => {
     const link = document.createElement('link');
@@ -97,18 +106,33 @@ export function firstPaint(): Plugin {
     if (loaded) link.onload = link.onerror = loaded;
     document.head.append(link);
   };
-  for (const route of ${JSON.stringify(routes)}) {
-    const match = new RegExp(route.pattern).exec(location.pathname);
-    if (!match) continue;
-    const code = () => {
-      for (const href of route.styles) add({ rel: 'stylesheet', href });
-      for (const href of route.scripts) add({ rel: 'modulepreload', href });
-    };
-    const image = route.images[match[1]];
-    // The image is what the visitor sees first: on a slow link the code waits for it.
-    if (image) add({ rel: 'preload', as: 'image', href: image, fetchpriority: 'high' }, code);
-    else code();
-  }
+  // After the next frame, or a tenth of a second where no frame comes (a hidden tab).
+  const frame = () => new Promise((done) => { requestAnimationFrame(() => setTimeout(done)); setTimeout(done, 100); });
+  // Once the image is on screen, as the browser reports the page's largest paint; where it
+  // does not (no such report, a hidden tab, a larger paint elsewhere), a frame after the
+  // image has loaded, and at most half a second more.
+  const shown = (href) => new Promise((done) => {
+    const url = new URL(href, location.href).href;
+    const reported = self.PerformanceObserver?.supportedEntryTypes?.includes('largest-contentful-paint');
+    if (reported) new PerformanceObserver((list, observer) => { if (list.getEntries().some((entry) => entry.url === url)) { observer.disconnect(); done(); } }).observe({ type: 'largest-contentful-paint', buffered: true });
+    add({ rel: 'preload', as: 'image', href, fetchpriority: 'high' }, () => frame().then(() => setTimeout(done, reported ? 500 : 0)));
+  });
+  const code = (scripts, styles = []) => {
+    for (const href of styles) add({ rel: 'stylesheet', href });
+    for (const href of scripts) add({ rel: 'modulepreload', crossorigin: '', href });
+  };
+  const route = ${JSON.stringify(routes)}.map((candidate) => ({ ...candidate, match: new RegExp(candidate.pattern).exec(location.pathname) })).find(({ match }) => match);
+  const image = route?.images[route.match[1]];
+  // The image is what the visitor sees first: on a slow link the code waits for it.
+  const ask = () => {
+    code(${JSON.stringify(app)});
+    if (route) code(route.scripts, route.styles);
+  };
+  const asked = image ? shown(image).then(ask) : ask();
+  // The app starts once the page is parsed, its code asked for and its first paint shown:
+  // a busy phone shows the page before it spends a few hundred milliseconds starting React.
+  const parsed = new Promise((done) => document.addEventListener('DOMContentLoaded', done));
+  Promise.all([parsed, asked]).then(frame).then(() => import(${JSON.stringify(`/${entry.fileName}`)}));
 })();`;
         const shell = `(() => {
   for (const route of ${JSON.stringify(ROUTES.map(({ pattern, shells }) => ({ pattern, shells }))).replaceAll('<', '\\u003c')}) {
@@ -116,16 +140,12 @@ export function firstPaint(): Plugin {
     if (match && route.shells[match[1]]) document.currentScript.insertAdjacentHTML('beforebegin', route.shells[match[1]]);
   }
 })();`;
-        const entryScript = new RegExp(`<script type="module" crossorigin src="(/${entry.fileName.replaceAll('.', '\\.')})"></script>`);
-        if (!entryScript.test(html)) throw new Error('first-paint: no entry script in index.html');
-        // After the next frame, or a tenth of a second where no frame comes (a hidden tab).
-        const start = `<link rel="modulepreload" crossorigin href="$1"><script type="module">await new Promise((painted) => { requestAnimationFrame(() => setTimeout(painted)); setTimeout(painted, 100); }); await import('$1');</script>`;
         const stylesheet = /<link rel="stylesheet" crossorigin href="\/(assets\/[^"]+\.css)">/;
         const css = bundle[stylesheet.exec(html)?.[1] ?? ''];
         if (css?.type !== 'asset') throw new Error('first-paint: no entry stylesheet in index.html');
         const text = typeof css.source === 'string' ? css.source : new TextDecoder().decode(css.source);
         html = html.replace(stylesheet, () => `<style>${text.replaceAll('</style', '<\\/style')}</style>`);
-        return html.replace(PRELOADS, `<script>${script}</script>`).replace(SHELL, `<script>${shell}</script>`).replace(entryScript, start);
+        return html.replace(PRELOADS, `<script>${script}</script>`).replace(SHELL, `<script>${shell}</script>`);
       },
     },
   };

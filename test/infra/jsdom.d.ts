@@ -13,7 +13,14 @@ declare module 'jsdom' {
     querySelectorAll(selectors: string): ArrayLike<TestElement> & Iterable<TestElement>;
   }
   export class JSDOM {
-    constructor(html: string, options?: { url?: string; runScripts?: 'dangerously' | 'outside-only' });
-    readonly window: { document: TestDocument; Event: new (type: string) => object };
+    constructor(html: string, options?: { url?: string; runScripts?: 'dangerously' | 'outside-only'; beforeParse?: (window: TestWindow) => void });
+    readonly window: TestWindow;
+  }
+  interface TestWindow {
+    document: TestDocument;
+    Event: new (type: string) => object;
+    requestAnimationFrame: (callback: (time: number) => void) => number;
+    setTimeout: (callback: () => void) => number;
+    close(): void;
   }
 }
