@@ -3,10 +3,13 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { firstPaint } from './first-paint';
 
-/** zod and the modules that build schemas with it: loaded with the pages that validate forms. */
-const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi)\.ts$/;
-/** With them in their chunk: zod's no-eval setting (shared/zod.ts), which every schema module imports first. */
-const FORMS_CHUNK = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi|zod)\.ts$/;
+/**
+ * zod and the modules that build schemas with it (and the constants only the API
+ * document reads): loaded with the pages that validate forms.
+ */
+const FORMS = /node_modules[\\/]zod[\\/]|shared[\\/](schemas|site-config|render-api|openapi|rate-limit)\.ts$/;
+/** zod's no-eval setting, which every schema module imports first: in the forms' chunk, it runs before them. */
+const ZOD_SETTING = /shared[\\/]zod\.ts$/;
 
 /**
  * What the home page itself runs (React, the router, the catalogue and its rules): one
@@ -40,7 +43,7 @@ export default defineConfig({
           // zod and the forms' schemas in a chunk of their own: left to itself, Rolldown
           // merges them into a chunk the home route loads, and no home module needs them.
           groups: [
-            { name: 'forms', test: FORMS_CHUNK },
+            { name: 'forms', test: (id: string) => FORMS.test(id) || ZOD_SETTING.test(id) },
             { name: 'shell', test: SHELL },
           ],
         },
