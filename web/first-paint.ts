@@ -123,11 +123,11 @@ export function firstPaint(): Plugin {
   };
   const route = ${JSON.stringify(routes)}.map((candidate) => ({ ...candidate, match: new RegExp(candidate.pattern).exec(location.pathname) })).find(({ match }) => match);
   const image = route?.images[route.match[1]];
-  // The image is what the visitor sees first: on a slow link the code waits for it.
   const ask = () => {
     code(${JSON.stringify(app)});
     if (route) code(route.scripts, route.styles);
   };
+  // The image is what the visitor sees first: on a slow link the code waits for it.
   const asked = image ? shown(image).then(ask) : ask();
   // The app starts once the page is parsed, its code asked for and its first paint shown:
   // a busy phone shows the page before it spends a few hundred milliseconds starting React.
