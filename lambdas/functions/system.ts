@@ -1,6 +1,5 @@
-import { caller, createFunction, json, type ApiEvent } from '../lib/http';
+import { createFunction, json, requireAdmin, type ApiEvent } from '../lib/http';
 import { health, publicHealth, type HealthReport } from '../handlers/health';
-import { ForbiddenError } from '../../core/errors';
 import { recordHealthSample } from '../../core/analytics/metrics';
 import { listScenes, quote } from '../handlers/catalogue';
 import { composeServer } from '../../composition/server';
@@ -18,7 +17,7 @@ async function healthAnswer(shown: (report: HealthReport) => unknown) {
 export const handler = createFunction('system', {
   'GET /api/health': () => healthAnswer(publicHealth),
   'GET /api/admin/health': (event: ApiEvent) => {
-    if (!caller(event).isAdmin) throw new ForbiddenError("You don't have permission to access this admin area.");
+    requireAdmin(event);
     return healthAnswer((report) => report);
   },
   'GET /api/scenes': listScenes,

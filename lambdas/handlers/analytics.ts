@@ -18,8 +18,8 @@ import {
   uniqueVisitors,
 } from '../../shared/analytics';
 import { pageView, sessionRecord } from '../../shared/schemas';
-import { caller, json, jsonBody, pathParam, validate, type ApiEvent, type ApiResult } from '../lib/http';
-import { ForbiddenError, RateLimitedError } from '../../core/errors';
+import { json, jsonBody, pathParam, requireAdmin, validate, type ApiEvent, type ApiResult } from '../lib/http';
+import { RateLimitedError } from '../../core/errors';
 import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
 import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
 import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '../../core/analytics/metrics';
@@ -45,10 +45,6 @@ export const PAGE_VIEWS_PER_CLIENT_PER_MINUTE = 120;
 const tooMany = () => new RateLimitedError();
 
 // ---------------------------------------------------------------- who is asking
-
-function requireAdmin(event: ApiEvent): void {
-  if (!caller(event).isAdmin) throw new ForbiddenError("You don't have permission to access this admin area.");
-}
 
 /**
  * The visitor's address. Behind CloudFront, API Gateway's sourceIp is CloudFront's

@@ -6,10 +6,11 @@ import { getConfig } from '../../core/config';
 import { cameThroughCloudFront } from './origin';
 import { idempotencyKey } from '../../shared/schemas';
 import { IDEMPOTENCY_KEY_HEADER } from '../../shared/api-types';
-import { dependencyFailure, DomainError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
+import { dependencyFailure, DomainError, ForbiddenError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, UnsupportedMediaTypeError, type ErrorCode } from '../../core/errors';
 import { authorizeApiKeyRequest } from '../../core/api-keys/authorize';
 import { spendKeyBudget, type KeyBudget } from '../../core/api-keys/budget';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit';
+import { ADMIN_ACCESS_DENIED_TEXT } from '../../shared/messages';
 import { addToLogScope, hashUserId, log, withLogScope } from '../../observability/logger';
 import { businessMetrics } from '../../observability/metrics';
 import { traced } from '../../observability/tracing';
@@ -81,6 +82,11 @@ export function caller(event: ApiEvent): Caller {
     // An address on the admin list counts only once its owner proved it: anyone may sign up with any address.
     isAdmin: groups.includes('admin') || (emailVerified && email !== '' && getConfig().ADMIN_EMAILS.includes(email)),
   };
+}
+
+/** Admin routes: the authorizer proves who is calling, this that they are an admin. */
+export function requireAdmin(event: ApiEvent): void {
+  if (!caller(event).isAdmin) throw new ForbiddenError(ADMIN_ACCESS_DENIED_TEXT);
 }
 
 /** What the API key authorizer returned as its context (API Gateway's `authorizer.lambda`). */
