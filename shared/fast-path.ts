@@ -6,7 +6,7 @@
  * than the configured concurrency; a frame too long for the function goes to Batch.
  */
 import { getScene, requiredUploadKind } from './catalogue';
-import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
+import { estimateFrameSeconds, framesOf, hasFinishingStep, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -149,8 +149,8 @@ export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH
   const plan = planForFastPath(input, concurrency);
   const running = Math.min(concurrency, plan.chunks.length);
   // A split still is stitched and denoised by a finishing step, as an animation's segments are joined.
-  const regions = input.isStill ? plan.chunks.length : 1;
-  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * plan.chunkSeconds + (input.isStill && regions === 1 ? 0 : FINISHING_SECONDS);
+  const finishing = hasFinishingStep({ isStillRender: input.isStill, chunksTotal: plan.chunks.length }) ? FINISHING_SECONDS : 0;
+  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * plan.chunkSeconds + finishing;
   return Math.ceil(seconds);
 }
 
