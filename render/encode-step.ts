@@ -43,7 +43,7 @@ async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: Fr
 }
 
 /** Segments fetched at once: enough to hide each request's latency, few enough for a small worker. */
-const SEGMENT_DOWNLOADS_AT_ONCE = 16;
+export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
 /** Every chunk's segment, downloaded in frame order; undefined when a chunk has none. */
 async function fetchSegments(job: JobRecord, workDir: string): Promise<string[] | undefined> {
@@ -53,19 +53,22 @@ async function fetchSegments(job: JobRecord, workDir: string): Promise<string[] 
   if (chunks.length === 0 || present.includes(false)) return undefined;
   await mkdir(join(workDir, 'segments'), { recursive: true });
   const files = names.map((name) => join(workDir, name));
+  await downloadOutputs(job, names, files);
+  return files;
+}
+
+/** The job's stored outputs `names` into `files` (same order), SEGMENT_DOWNLOADS_AT_ONCE at a time. */
+async function downloadOutputs(job: JobRecord, names: string[], files: string[]): Promise<void> {
   for (let i = 0; i < names.length; i += SEGMENT_DOWNLOADS_AT_ONCE) {
     await Promise.all(names.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((name, k) => downloadOutput(job.userId, job.jobId, name, files[i + k])));
   }
-  return files;
 }
 
 /** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
 async function finishStill(job: JobRecord, workDir: string): Promise<EncodeOutcome> {
   const chunks = (await listChunksOfJob(job.jobId)).sort((a, b) => a.index - b.index);
   const files = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
-  for (let i = 0; i < chunks.length; i += SEGMENT_DOWNLOADS_AT_ONCE) {
-    await Promise.all(chunks.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((chunk, k) => downloadOutput(job.userId, job.jobId, regionFile(chunk.index), files[i + k])));
-  }
+  await downloadOutputs(job, chunks.map((chunk) => regionFile(chunk.index)), files);
   // The scene is built again (its colour settings and output format), so it needs the upload the regions rendered from.
   const inputFile = await downloadCheckedInput(job, workDir);
   const outputDir = join(workDir, 'out');
