@@ -34,9 +34,11 @@ import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { startLocalStack } from '../infra/local/stack';
 import { runScene, type SceneArgs } from '../render/blender';
 import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
+// Segments (and a split still's regions) the finishing step downloads at once.
+import { SEGMENT_DOWNLOADS_AT_ONCE } from '../render/encode-step';
 import { fastPathCost, fastPathCosts, FINISHING_FUNCTION_SECONDS } from '../scripts/costs';
 import { getScene, scenes, type Scene } from '../shared/catalogue';
-import { MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, type ChunkModel } from '../shared/fast-path';
+import { functionFrameSeconds, MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, type ChunkModel } from '../shared/fast-path';
 import { regionRows } from '../shared/render-plan';
 import { REGION_FILE } from '../shared/render-contract';
 import { readExr } from '../render/denoiser/exr';
@@ -93,8 +95,6 @@ const AWS = {
 const FULL_HD_PNG_MB = 4;
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 const VIDEO_MB_PER_SECOND = 1.5;
-/** Segments the finishing step downloads at once (render/encode-step.ts). */
-const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
 const transferSeconds = (megabytes: number) => AWS.s3RequestSeconds + megabytes / AWS.s3MegabytesPerSecond;
 
@@ -123,16 +123,6 @@ async function measureScaling(dir: string) {
   // Threads that spin or wait burn CPU without rendering: the parallel part's CPU grows by 1/efficiency.
   const efficiency = Math.min(1, (one - serial) / Math.max(1e-6, two - serial));
   return { serial, one, two, efficiency };
-}
-
-/**
- * One Full-HD final frame on the function's vCPUs: the serial part as measured, the rest
- * spread over the vCPUs at the efficiency each doubling of threads keeps (measured 1 -> 2,
- * assumed the same for every doubling after; a Lambda vCPU assumed as fast as a core here).
- */
-function functionFrameSeconds(cpuSeconds: number, serial: number, efficiency: number, pixelsAndSamples = 1): number {
-  const vcpus = RENDER_FUNCTION.vcpus;
-  return serial + (Math.max(0, cpuSeconds - serial) * pixelsAndSamples) / (vcpus * efficiency ** Math.log2(vcpus));
 }
 
 async function measureSegments(dir: string) {
@@ -262,20 +252,29 @@ interface RegionFigures {
   denoiseCpu: number;
 }
 
+/** What the simulation reads from the measurements. */
+interface Figures {
+  /** The planner's chunk model with this machine's measured serial part, thread efficiency, segment encode and size. */
+  model: ChunkModel;
+  /** Joining 120 Full-HD segments, CPU seconds. */
+  joinSeconds: number;
+  /** What the function's vCPUs are worth in cores at the measured efficiency. */
+  parallelCores: number;
+  regions: RegionFigures;
+}
+
 /**
  * Queued to stored for a job on the function: every chunk invoked at once (direct
  * asynchronous Invoke: no ramp below 1,000 environments per 10 s) or through an SQS event
  * source's ramp; each chunk downloads its input, renders, stores its frames and its
  * segment; an animation's finishing step then runs on a warm environment of the fleet.
  */
-function simulate(scene: Scene, frames: number, frameSeconds: number, figures: { serialSeconds: number; efficiency: number; encodeSecondsPerFrame: number; joinSeconds: number; segmentMb: number; parallelCores: number; regions: RegionFigures }, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
+function simulate(scene: Scene, frames: number, frameCpuSeconds: number, figures: Figures, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
   // The planner's own chunk sizing and chunk time (shared/fast-path.ts), fed with what was just measured here.
-  const model: ChunkModel = { ...MEASURED_CHUNK_MODEL, serialSeconds: figures.serialSeconds, efficiencyPerDoubling: figures.efficiency, encodeSecondsPerFrame: figures.encodeSecondsPerFrame, segmentMbPerFrame: figures.segmentMb };
-  const frameCpuSeconds = figures.serialSeconds + (frameSeconds - figures.serialSeconds) * figures.parallelCores;
-  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency, model, frameCpuSeconds);
+  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency, figures.model, frameCpuSeconds);
   const framesPerChunk = plan.chunks[0].frameEnd - plan.chunks[0].frameStart + 1;
   const input = scene.type === 'text' ? 0 : transferSeconds(5);
-  if (frames === 1 && plan.chunks.length > 1) return simulateSplitStill(plan.chunks.length, input, frameSeconds, figures);
+  if (frames === 1 && plan.chunks.length > 1) return simulateSplitStill(plan.chunks.length, input, functionFrameSeconds(frameCpuSeconds, figures.model), figures);
   const animated = frames > 1;
   // Blender starts and builds the scene once per chunk (its input, the segment's upload); each frame then renders, is stored and encoded.
   const { chunkSeconds } = plan;
@@ -292,7 +291,7 @@ function simulate(scene: Scene, frames: number, frameSeconds: number, figures: {
   const rendered = AWS.dispatchSeconds + lastStart + AWS.coldStartSeconds + waves * chunkSeconds;
   const billedSeconds = plan.chunks.length * chunkSeconds + (animated ? FINISHING_FUNCTION_SECONDS : 0);
   if (!animated) return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered, billedSeconds };
-  const downloads = Math.ceil(plan.chunks.length / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(figures.segmentMb * framesPerChunk);
+  const downloads = Math.ceil(plan.chunks.length / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(figures.model.segmentMbPerFrame * framesPerChunk);
   const joinSeconds = figures.joinSeconds * (frames / 120);
   const stored = transferSeconds((frames / FPS) * VIDEO_MB_PER_SECOND) + AWS.s3RequestSeconds;
   return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered + AWS.dispatchSeconds + downloads + joinSeconds + stored, billedSeconds };
@@ -306,8 +305,8 @@ function simulate(scene: Scene, frames: number, frameSeconds: number, figures: {
  * save it, stores the image. The frame's measured cost holds a denoise of the whole frame,
  * taken out of the regions' work: it runs once, in the finishing step.
  */
-function simulateSplitStill(regions: number, input: number, frameSeconds: number, figures: { serialSeconds: number; parallelCores: number; regions: RegionFigures }): Timeline {
-  const { serialSeconds, parallelCores, regions: r } = figures;
+function simulateSplitStill(regions: number, input: number, frameSeconds: number, figures: Figures): Timeline {
+  const { model: { serialSeconds }, parallelCores, regions: r } = figures;
   const renderWork = Math.max(0, frameSeconds - serialSeconds - r.denoiseCpu / parallelCores);
   const regionMb = r.wholeExrMb / regions;
   // The region's fixed part runs on one core, as Blender's serial part does.
@@ -345,35 +344,38 @@ async function main() {
     const slowest = known.reduce((a, b) => (b.cpuSeconds > a.cpuSeconds ? b : a));
     const costOf = (scene: Scene) => measured[scene.id] ?? slowest;
     const note = (scene: Scene) => (measured[scene.id] ? '' : ' (not measured: the slowest measured scene)');
-    const frameSeconds = (scene: Scene) => functionFrameSeconds(costOf(scene).cpuSeconds, scaling.serial, scaling.efficiency);
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
+    const model: ChunkModel = { ...MEASURED_CHUNK_MODEL, serialSeconds: scaling.serial, efficiencyPerDoubling: scaling.efficiency, encodeSecondsPerFrame: segments.encode.cpuSeconds, segmentMbPerFrame: segments.segmentMb };
+    const cpuSecondsOf = (scene: Scene) => costOf(scene).cpuSeconds;
+    // One Full-HD frame on the function's vCPUs (the efficiency measured 1 -> 2 threads assumed for every doubling after; a Lambda vCPU as fast as a core here).
+    const frameSeconds = (scene: Scene) => functionFrameSeconds(cpuSecondsOf(scene), model);
     const parallelCores = RENDER_FUNCTION.vcpus * scaling.efficiency ** Math.log2(RENDER_FUNCTION.vcpus);
     const regions: RegionFigures = { imbalance: Math.max(1, Math.max(...split.shares) * regionCount), fixedCpu: split.fixed, wholeExrMb: split.wholeExrMb, readCpu: split.readCpu, saveCpu: split.saveCpu, denoiseCpu: split.denoiseCpu };
-    const figures = { serialSeconds: scaling.serial, efficiency: scaling.efficiency, encodeSecondsPerFrame: segments.encode.cpuSeconds, joinSeconds: segments.join.cpuSeconds, segmentMb: segments.segmentMb, parallelCores, regions };
+    const figures: Figures = { model, joinSeconds: segments.join.cpuSeconds, parallelCores, regions };
     const concurrency = 200;
     console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
     for (const scene of scenes) {
       const cost = costOf(scene);
-      const stillRun = simulate(scene, 1, frameSeconds(scene), figures, 'direct', concurrency);
+      const stillRun = simulate(scene, 1, cpuSecondsOf(scene), figures, 'direct', concurrency);
       const how = stillRun.chunks > 1 ? `in ${stillRun.chunks} regions (slowest ${stillRun.chunkSeconds.toFixed(1)} s) stitched and denoised once` : 'whole';
       console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${cost.cpuSeconds.toFixed(0)} CPU-s here -> ${frameSeconds(scene).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU; still ${how}: queued -> stored ${stillRun.seconds.toFixed(1)} s`);
     }
     const text = getScene(1)!;
-    const still = simulate(text, 1, frameSeconds(text), figures, 'direct', concurrency);
-    const animation = simulate(text, 120, frameSeconds(text), figures, 'direct', concurrency);
-    const viaSqs = simulate(text, 120, frameSeconds(text), figures, 'sqs', concurrency);
+    const still = simulate(text, 1, cpuSecondsOf(text), figures, 'direct', concurrency);
+    const animation = simulate(text, 120, cpuSecondsOf(text), figures, 'direct', concurrency);
+    const viaSqs = simulate(text, 120, cpuSecondsOf(text), figures, 'sqs', concurrency);
     console.log(`  120-frame Text Animation: ${animation.chunks} chunks of ${animation.framesPerChunk} frame(s), ${animation.seconds.toFixed(1)} s; through an SQS event source (standard mode ramp) instead: ${viaSqs.seconds.toFixed(1)} s`);
     const drop = getScene(7)!;
     const dropFrames = 10 * 60 * FPS;
     const route = planForFastPath({ sceneId: drop.id, resolutionX: 1920, resolutionY: 1080, totalFrames: dropFrames, isStill: false }, concurrency);
-    const dark = simulate(drop, dropFrames, frameSeconds(drop), figures, 'direct', concurrency);
+    const dark = simulate(drop, dropFrames, cpuSecondsOf(drop), figures, 'direct', concurrency);
     console.log(`  Audio Reactive with dark drop, 10-minute track (${dropFrames} frames): ${route.engine}, ${dark.chunks} chunks of ${dark.framesPerChunk} frames (${dark.chunkSeconds.toFixed(0)} s each, limit ${SAFE_CHUNK_SECONDS} s planned / ${AWS.timeoutSeconds} s hard) in ${dark.waves} waves: ${dark.seconds.toFixed(0)} s (${(dark.seconds / 60).toFixed(1)} min)`);
     const policy = scenePolicy(1);
     const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
-    const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(costOf(text).cpuSeconds, scaling.serial, scaling.efficiency, testFactor) + transferSeconds(0.3) + AWS.chunkRecordSeconds;
+    const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor, model) + transferSeconds(0.3) + AWS.chunkRecordSeconds;
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${testSeconds.toFixed(1)} s`);
     // A still's billed seconds come from its simulation (its regions and finishing step); an animation's from its frames, as npm run costs counts them.
-    const billed = (scene: Scene, mode: RenderMode) => (mode === 'still' ? simulate(scene, 1, frameSeconds(scene), figures, 'direct', concurrency).billedSeconds : undefined);
+    const billed = (scene: Scene, mode: RenderMode) => (mode === 'still' ? simulate(scene, 1, cpuSecondsOf(scene), figures, 'direct', concurrency).billedSeconds : undefined);
     const costs = fastPathCosts(frameSeconds, billed);
     // The render function's architecture as the stack deploys it (infra/settings.ts, renderFunctionArchitecture).
     const arch = settingDefaults.renderFunctionArchitecture as 'x86_64' | 'arm64';
