@@ -49,7 +49,6 @@ interface Running {
   startedAt: number;
 }
 
-
 /**
  * The local render farm: the same chunk worker an AWS Batch array child runs, as
  * child processes, at most `workers` at once. A chunk whose worker died or failed
@@ -252,11 +251,6 @@ export class LocalRenderPool {
     if (!this.stopping && !this.cancelled.has(task.jobId)) this.queue.unshift(task);
   }
 
-  /**
-   * The worker bundled into one ES module once per pool, as the container image
-   * does: a worker then starts in a fraction of a second instead of transpiling its
-   * TypeScript at every chunk.
-   */
   /** The lowest slot no running worker holds. */
   private takeSlot(): number {
     let slot = 0;
@@ -265,6 +259,11 @@ export class LocalRenderPool {
     return slot;
   }
 
+  /**
+   * The worker bundled into one ES module once per pool, as the container image
+   * does: a worker then starts in a fraction of a second instead of transpiling its
+   * TypeScript at every chunk.
+   */
   private workerBundle(): Promise<string> {
     this.bundle ??= (async () => {
       // Local only, so esbuild is loaded here and kept out of the Lambda bundles (see infra/constructs/server-function.ts).

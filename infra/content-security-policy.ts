@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * The site's Content-Security-Policy, from what the web app really loads:
- * - its own files, /config.json and /api/* ('self'), and one inline script in
- *   index.html (the first paint's hero removal), allowed by its hash;
+ * - its own files, /config.json and /api/* ('self'), and the inline scripts of the
+ *   built index.html (the first paint's: web/first-paint.ts), allowed by their hashes;
  * - Stripe.js and its frames (the card form), and Stripe's API it calls;
  * - Cognito's API (sign-in, sign-up, tokens) and, with Google sign-in, the hosted
  *   UI's token endpoint;

@@ -245,7 +245,7 @@ export class Site extends Construct {
 
 const distOf = (webDistDir: string) => (isAbsolute(webDistDir) ? webDistDir : fromRoot(webDistDir));
 
-/** The index.html a deploy serves: the build's, or before a build the source page the build keeps its inline scripts from. */
+/** The index.html whose inline scripts the CSP allows: the build's, or before a build (a placeholder page is deployed) the source page. */
 function deployedIndexHtml(webDistDir: string): string {
   const built = join(distOf(webDistDir), 'index.html');
   return existsSync(built) ? built : fromRoot('web/index.html');

@@ -48,10 +48,10 @@ export function filesOf(dir: string): Map<string, Buffer> {
   return files;
 }
 
-function proxy(req: IncomingMessage, res: ServerResponse, target: URL, SECURITY_HEADERS: Record<string, string>): void {
+function proxy(req: IncomingMessage, res: ServerResponse, target: URL, securityHeaders: Record<string, string>): void {
   // The viewer's Host is kept, as the local API's cross-site check compares it with Origin (CloudFront's guard sees the viewer's too).
   const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...SECURITY_HEADERS });
+    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...securityHeaders });
     answer.pipe(res);
   });
   upstream.on('error', () => {
@@ -99,4 +99,3 @@ export function productionSite(files: Map<string, Buffer>, apiUrl: string, stack
     res.end(req.method === 'HEAD' ? undefined : payload);
   };
 }
-

@@ -2,7 +2,7 @@
  * The top of the customise page (breadcrumb, title, description) and, before the page's
  * code has loaded, its preview as a new visitor first sees it. The same markup is the
  * static first paint of /customize/{id} (written into index.html at build by
- * web/route-preloads.ts) and the route's loading state, so the scene and its preview
+ * web/first-paint.ts) and the route's loading state, so the scene and its preview
  * show at once and stay in place while the form loads.
  */
 import { Link, useParams } from 'react-router-dom';
