@@ -20,7 +20,7 @@
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -159,6 +159,19 @@ export function sceneScriptPath(slug: string): string {
   return path.join(dir, `${slug}.py`);
 }
 
+/**
+ * The scene scripts (a scene's and the modules it imports beside it), copied into the
+ * render's own folder, which is handed to the tools: Blender reads them there wherever the
+ * checkout lives, a private home folder included, which the tools' user cannot enter.
+ * Returns the scene's script in the copy.
+ */
+async function copySceneScripts(from: string, to: string, slug: string): Promise<string> {
+  await mkdir(to);
+  const scripts = (await readdir(from, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith('.py'));
+  await Promise.all(scripts.map((entry) => copyFile(path.join(from, entry.name), path.join(to, entry.name))));
+  return path.join(to, `${slug}.py`);
+}
+
 type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
 
 /**
@@ -217,9 +230,10 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const workDir = await mkdtemp(path.join(tmpdir(), 'render-args-'));
   const argsFile = path.join(workDir, 'args.json');
   await writeFile(argsFile, JSON.stringify(scriptArgsOf({ ...args, denoise }, scene), null, 2));
+  const script = await copySceneScripts(path.dirname(sceneScriptPath(scene.slug)), path.join(workDir, 'scenes'), scene.slug);
   await prepareForTool([args.outputDir, workDir], [args.inputFile, args.denoisedFile]);
   try {
-    return await runBlender(blender.path, sceneScriptPath(scene.slug), argsFile, args, options);
+    return await runBlender(blender.path, script, argsFile, args, options);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -23,7 +23,7 @@ import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-in
 import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
 import { stillToJpeg } from './delivery-formats';
 import { encodeSegment } from './encode';
-import { prepareForTool } from './tool-environment';
+import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import { log } from '../observability/logger';
@@ -46,6 +46,10 @@ export type ChunkOutcome = 'done' | 'retry' | 'failed' | 'stopped' | 'skipped';
 export const CHUNK_LOST_TOO_OFTEN =
   'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
 export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
+/** The render machine cannot run its tools (toolAccessProblem): the operator's words go to the log, the customer gets these. */
+export const RENDER_SETUP_FAILED =
+  'The render could not start because of a problem on our side, not with your settings or file. Your credits were refunded if you paid, a free test render is not counted, and you can resume the render later.';
+export const RENDER_SETUP_ERROR = 'RENDER_SETUP';
 
 export interface ChunkRunOptions {
   workerId: string;
@@ -113,12 +117,19 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   const chunk = claim.chunk;
   // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
   if (job.status === 'queued') businessMetrics.renderStarted(job.sceneId, job.mode);
-  const giveUp = async (reason: string, cause: 'internal' | 'input') => {
+  const giveUp = async (reason: string, cause: 'internal' | 'input', errorType?: string) => {
     await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
-    return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
+    return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'], errorType })) ? 'failed' : 'stopped';
   };
 
-  if (!(await findBlender())) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
+  const blender = await findBlender();
+  if (!blender) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
+  // Before the first render: a tools' user that cannot reach a job's folder would fail it as a crash, on every attempt.
+  const setupProblem = await toolAccessProblem(blender.path);
+  if (setupProblem) {
+    log.error(setupProblem, { jobId, chunk: index });
+    return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
+  }
   if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
 
   const workDir = await mkdtemp(join(tmpdir(), `chunk-${jobId.slice(0, 8)}-${index}-`));

@@ -9,7 +9,7 @@
  * resumed, so nothing needs them any more).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { prepareForTool } from './tool-environment';
+import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
@@ -24,7 +24,7 @@ import { claimEncode, listChunksOfJob } from '../core/jobs/chunks';
 import { completeJob, failJob } from '../core/jobs/outcomes';
 import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { deliverStill, downloadCheckedInput, HEARTBEAT_MS, sceneArgsFor } from './chunk-runner';
+import { deliverStill, downloadCheckedInput, HEARTBEAT_MS, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
 import { log } from '../observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
@@ -84,6 +84,12 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
   const job = await getJob(jobId);
   if (!job || job.status !== 'rendering' || !hasFinishingStep(job)) return 'skipped';
   if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
+  // ffmpeg (and a split still's Blender, which its chunks have run) runs as the tools' user: one that cannot reach a job's folder is said before the work.
+  const setupProblem = await toolAccessProblem();
+  if (setupProblem) {
+    log.error(setupProblem, { jobId });
+    return (await failJob(job, RENDER_SETUP_FAILED, 'internal', { whenStatusIn: ['rendering'], errorType: RENDER_SETUP_ERROR })) ? 'failed' : 'stopped';
+  }
   const heartbeat = setInterval(() => {
     claimEncode(jobId, options.workerId)
       .then(() => changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))

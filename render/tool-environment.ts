@@ -12,7 +12,8 @@
  *   whose runtime has no second user), they run as the worker's user and what holds
  *   is written in docs/security.md.
  */
-import { chmod, chown, lstat, readdir, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -51,7 +52,12 @@ export const MAX_TOOL_SLOTS = 64;
  * the other's folders (each is 0700, owned by its own tool user).
  */
 export function toolIdentity(env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
-  if (!contained || typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  return contained ? workerToolIdentity(env) : undefined;
+}
+
+/** The user a contained worker started with this environment runs its tools as (the local stack asks before it starts one). */
+export function workerToolIdentity(env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
   const base = Number(env.RENDER_TOOL_UID ?? DEFAULT_TOOL_UID);
   if (!Number.isInteger(base) || base <= 0) throw new Error(`RENDER_TOOL_UID must be a user id other than root's, not ${env.RENDER_TOOL_UID}`);
   const slot = Number(env.RENDER_TOOL_SLOT ?? 0);
@@ -67,23 +73,31 @@ export function toolSpawnOptions(): { env: NodeJS.ProcessEnv; uid?: number; gid?
 }
 
 /**
- * Lets the tools' user work in these folders: each is given to it (with what is in
- * it), and the folders above them and above the files it must read become passable
- * (search permission only, no listing), up to the temporary folder. The worker
- * (root) keeps reading what the tools wrote through core/storage/no-follow.ts,
- * which refuses a link a tool may plant.
+ * Lets the tools' user work in these folders and read these inputs, and no other user's
+ * tools: each folder is given to it (with what is in it); the worker's own folders on the
+ * way, up to the temporary folder, let its group through (search only, no listing); the
+ * inputs there become readable by its group alone. The worker (root) keeps reading what
+ * the tools wrote through core/storage/no-follow.ts, which refuses a link a tool may plant.
+ * Nothing outside the temporary folder is changed: the tools reach it through its own
+ * modes, which toolAccessProblem checks.
  */
-export async function prepareForTool(folders: string[], inputs: (string | null | undefined)[] = []): Promise<void> {
-  const identity = toolIdentity();
+export async function prepareForTool(folders: string[], inputs: (string | null | undefined)[] = [], identity = toolIdentity()): Promise<void> {
   if (!identity) return;
   const top = resolve(tmpdir());
+  const inside = (path: string) => resolve(path).startsWith(`${top}/`);
   const passable = async (path: string) => {
-    for (let dir = dirname(resolve(path)); dir.startsWith(`${top}/`); dir = dirname(dir)) {
+    for (let dir = dirname(resolve(path)); inside(dir); dir = dirname(dir)) {
       const { mode } = await stat(dir);
-      if (!(mode & 0o001)) await chmod(dir, (mode & 0o7777) | 0o001);
+      await chown(dir, -1, identity.gid);
+      if (!(mode & 0o010)) await chmod(dir, (mode & 0o7777) | 0o010);
     }
   };
-  for (const input of inputs) if (input) await passable(input);
+  for (const input of inputs) {
+    if (!input || !inside(input)) continue;
+    await passable(input);
+    await chown(input, -1, identity.gid);
+    await chmod(input, 0o640);
+  }
   for (const folder of folders) {
     await passable(folder);
     await handToTool(folder, identity);
@@ -101,4 +115,107 @@ async function handToTool(dir: string, identity: ToolIdentity): Promise<void> {
     await Promise.all((await readdir(path)).map((name) => give(join(path, name))));
   };
   await give(dir);
+}
+
+/** Run by the tools' user: "<test flag> <path>" pairs in order; the index of the first that fails is printed, and the exit code is 3. */
+const ACCESS_CHECK = 'i=0; while [ $# -gt 1 ]; do test "$1" "$2" || { echo $i; exit 3; }; i=$((i+1)); shift 2; done';
+const ACCESS_CHECK_MS = 10_000;
+const accessChecks = new Map<string, Promise<string | undefined>>();
+
+/**
+ * Why the tools' user cannot do a render's work on this machine, in words an operator can
+ * act on (which path, which user, what to change); undefined when it can, or when the tools
+ * run as this process's own user. It is asked as a render would ask it: a folder is prepared
+ * in the temporary folder as a job's is, and a shell started as that user must enter every
+ * folder on the way, read the input, write in the output folder and run Blender. Checked once
+ * per process, user, temporary folder and Blender (a local worker is one process per chunk).
+ */
+export function toolAccessProblem(blenderPath?: string, identity = toolIdentity()): Promise<string | undefined> {
+  if (!identity) return Promise.resolve(undefined);
+  const key = JSON.stringify([identity.uid, identity.gid, tmpdir(), blenderPath]);
+  let check = accessChecks.get(key);
+  if (!check) {
+    check = checkToolAccess(identity, blenderPath);
+    accessChecks.set(key, check);
+    check.catch(() => accessChecks.delete(key));
+  }
+  return check;
+}
+
+/** The folders above a path, from the root down. */
+function foldersAbove(path: string): string[] {
+  const chain: string[] = [];
+  for (let dir = dirname(resolve(path)); chain[0] !== dir; dir = dirname(dir)) chain.unshift(dir);
+  return chain;
+}
+
+interface AccessCheck {
+  flag: '-x' | '-r' | '-w';
+  path: string;
+  /** What the failure stops, and what the operator may change. */
+  fix: 'temporary-folder' | 'job-folder' | 'blender';
+}
+
+async function checkToolAccess(identity: ToolIdentity, blenderPath: string | undefined): Promise<string | undefined> {
+  const top = resolve(tmpdir());
+  const dir = await mkdtemp(join(top, 'tool-check-'));
+  try {
+    const input = join(dir, 'input');
+    const output = join(dir, 'out');
+    await writeFile(input, '');
+    await mkdir(output);
+    await prepareForTool([output], [input], identity);
+    const checks: AccessCheck[] = [
+      ...[...foldersAbove(top), top].map((path) => ({ flag: '-x' as const, path, fix: 'temporary-folder' as const })),
+      { flag: '-x', path: dir, fix: 'job-folder' },
+      { flag: '-r', path: input, fix: 'job-folder' },
+      { flag: '-w', path: output, fix: 'job-folder' },
+      ...(blenderPath ? [...foldersAbove(blenderPath).map((path) => ({ flag: '-x' as const, path, fix: 'blender' as const })), { flag: '-x' as const, path: resolve(blenderPath), fix: 'blender' as const }] : []),
+    ];
+    const failed = await runAsTool(identity, checks.flatMap((check) => [check.flag, check.path]));
+    if (failed === undefined) return undefined;
+    const who = `Blender and ffmpeg run as user id ${identity.uid} (the worker runs as root and starts them as RENDER_TOOL_UID, plus its slot in the local pool)`;
+    if (failed instanceof Error) {
+      return `Renders cannot start on this machine: ${who}, but switching to that user failed (${failed.message}). Set RENDER_TOOL_UID to a user id this machine can switch to.`;
+    }
+    const { flag, path, fix } = checks[failed];
+    const stats = await stat(path).catch(() => undefined);
+    const seen = stats ? `${path} (owner uid ${stats.uid}, group ${stats.gid}, mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})` : `${path} (missing)`;
+    if (fix === 'temporary-folder') {
+      return (
+        `Renders cannot start on this machine: ${who}, and that user cannot enter ${seen}, on the way to every job's folder in ${top} (the temporary folder). ` +
+        `Let it through with \`chmod o+x ${path}\` (search only: nothing in it becomes listable or readable), or set TMPDIR to a folder every user may enter, such as /tmp.`
+      );
+    }
+    if (fix === 'blender') {
+      const what = path === resolve(blenderPath!) ? `cannot run Blender at ${seen}` : `cannot enter ${seen}, on the way to Blender at ${blenderPath}`;
+      return `Renders cannot start on this machine: ${who}, and that user ${what}. Install Blender where every user may run it (apt-get install -y blender), or set BLENDER_PATH to such a copy.`;
+    }
+    const verb = flag === '-r' ? 'read' : flag === '-w' ? 'write in' : 'enter';
+    return `Renders cannot start on this machine: ${who}, and that user cannot ${verb} ${seen}, prepared for it as a job's folder is in ${top} (the temporary folder). Set TMPDIR to a local folder where root may give files to another user, such as /tmp.`;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the access check as the tools' user: undefined when every check passed, the index of the first that failed, or why the shell did not run as that user. */
+function runAsTool(identity: ToolIdentity, checks: string[]): Promise<number | Error | undefined> {
+  return new Promise((resolveCheck) => {
+    const child = spawn('/bin/sh', ['-c', ACCESS_CHECK, 'sh', ...checks], {
+      uid: identity.uid,
+      gid: identity.gid,
+      env: { PATH: '/usr/bin:/bin' },
+      cwd: '/',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: ACCESS_CHECK_MS,
+    });
+    let out = '';
+    child.stdout.on('data', (data: Buffer) => (out += data.toString()));
+    child.once('error', (error) => resolveCheck(error));
+    child.once('close', (code, signal) => {
+      if (code === 0) resolveCheck(undefined);
+      else if (code === 3 && /^\d+\n$/.test(out)) resolveCheck(Number(out));
+      else resolveCheck(new Error(`a shell started as that user ended with ${signal ?? `exit code ${code}`}`));
+    });
+  });
 }

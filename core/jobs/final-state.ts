@@ -24,6 +24,7 @@ import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
 import { releaseRenderSlotOf } from './launch';
+import { giveBackTestRender } from './render-jobs';
 import { hashUserId, log, withLogScope } from '../../observability/logger';
 import { businessMetrics } from '../../observability/metrics';
 
@@ -49,7 +50,11 @@ async function runEffects(job: JobRecord, now: Date): Promise<void> {
     if (refunded > 0) businessMetrics.refunded(refunded);
     await releaseRenderSlotOf(job);
     // The metrics move with the counters, once per outcome, however often the record is delivered.
-    if (await countOutcome(job, { renders_failed: 1 }, now)) businessMetrics.renderFailed(job.failureCause ?? 'internal');
+    if (await countOutcome(job, { renders_failed: 1 }, now)) {
+      businessMetrics.renderFailed(job.failureCause ?? 'internal');
+      // Once per outcome too: a failure on our side does not use up one of the customer's free test renders.
+      if (job.isTest && job.failureCause !== 'input') await giveBackTestRender(job);
+    }
     await reportFailure(job, now);
   } else if (job.status === 'done') {
     await releaseRenderSlotOf(job);

@@ -21,7 +21,7 @@ import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
-import { consumeWindow } from '../rate-limits/rate-limits';
+import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
@@ -31,6 +31,12 @@ import { businessMetrics } from '../../observability/metrics';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;
+const TEST_RENDER_WINDOW = { scope: 'test-render', seconds: 86_400 } as const;
+
+/** A free test render that failed on our side is not one of the day's: its use goes back to the day it was asked for. */
+export function giveBackTestRender(job: Pick<JobRecord, 'userId' | 'created_at'>): Promise<void> {
+  return returnToWindow(TEST_RENDER_WINDOW.scope, job.userId, TEST_RENDER_WINDOW.seconds, new Date(job.created_at));
+}
 export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
 export const MEDIA_UNREADABLE = 'The uploaded audio could not be read. Please upload an MP3 or WAV file.';
 const JOB_CHANGED = 'The job changed in the meantime. Please reload and try again.';
@@ -110,7 +116,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
   // Before a free test is counted or anything is charged: a model naming local files, or an image or model over the caps, is refused here.
   if (request.uploadKey) await refuseUnsafeUpload(request.uploadKey, requiredUploadKind(scene)!);
   if (request.isTest) {
-    const today = await consumeWindow('test-render', requester.userId, TEST_RENDERS_PER_DAY, 86_400);
+    const today = await consumeWindow(TEST_RENDER_WINDOW.scope, requester.userId, TEST_RENDERS_PER_DAY, TEST_RENDER_WINDOW.seconds);
     if (!today.allowed) {
       businessMetrics.testRenderRefused();
       throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);

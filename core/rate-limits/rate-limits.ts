@@ -42,3 +42,25 @@ export async function consumeWindow(scope: string, subject: string, limit: numbe
     throw error;
   }
 }
+
+/**
+ * Gives one use back to the window that held the moment `at` (a request that used it and
+ * turned out to be ours to fail); a window already empty or gone stays as it is.
+ */
+export async function returnToWindow(scope: string, subject: string, windowSeconds: number, at: Date): Promise<void> {
+  const window = Math.floor(at.getTime() / 1000 / windowSeconds);
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateWindow(scope, subject, window),
+        UpdateExpression: 'ADD #count :minusOne',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

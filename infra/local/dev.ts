@@ -8,6 +8,8 @@ import { startLocalStack } from './stack';
 import { PortInUseError, type Service } from './ports';
 import { startWebServer } from './web-server';
 import { startSchedules } from './schedules';
+import { findBlender } from '../../render/blender-install';
+import { toolAccessProblem, workerToolIdentity } from '../../render/tool-environment';
 
 // In a terminal, the service's JSON log lines are indented for reading, the metric lines (EMF, for CloudWatch) left
 // out, and the line every API request writes too: warnings and errors show (POWERTOOLS_LOG_LEVEL=INFO shows them all).
@@ -46,6 +48,10 @@ async function main() {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  // Asked as the pool's workers will ask it before their first render (as root, their tools run as a user of their own).
+  const renderProblem = findBlender()
+    .then((blender) => toolAccessProblem(blender?.path, workerToolIdentity()))
+    .catch((error: Error) => `Renders cannot start on this machine: the render tools' access could not be checked (${error.message}).`);
   try {
     web = await startWebServer({ port: webPort, apiUrl: stack.apiUrl });
   } catch (error) {
@@ -65,6 +71,8 @@ Seeded accounts:
 ${stack.accounts.map((a) => `  ${a.role.padEnd(6)} ${a.email}  password: ${a.password}${a.credits ? `  (${a.credits} credits)` : ''}`).join('\n')}
 
 Press Ctrl-C to stop.`);
+  const problem = await renderProblem;
+  if (problem) console.error(`\nRenders will fail until this is fixed (no customer is charged for them):\n  ${problem}\n`);
 }
 
 main().catch((error) => {

@@ -5,7 +5,7 @@
  * read the worker's environment (when the worker may switch users: it runs as root).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
@@ -26,10 +26,10 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py). */
+/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py, copied beside it as the scenes' own modules are). */
 async function runScript(name: string, body: string, extra: Partial<SceneArgs> = {}) {
-  const scenes = path.dirname(sceneScriptPath('model-viewer'));
-  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, ${JSON.stringify(scenes)})\nimport protocol\n${body}\n`);
+  await copyFile(sceneScriptPath('protocol'), path.join(scripts, 'protocol.py'));
+  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport protocol\n${body}\n`);
   const previous = process.env.RENDER_SCENES_DIR;
   process.env.RENDER_SCENES_DIR = scripts;
   const logs: string[] = [];

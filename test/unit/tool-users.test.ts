@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, prepareForTool, toolIdentity } from '../../render/tool-environment';
+import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, prepareForTool, toolAccessProblem, toolIdentity } from '../../render/tool-environment';
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -38,5 +38,68 @@ describe.runIf(asRoot)('the tools\' own users, when the worker runs as root', ()
       else process.env.RENDER_TOOL_SLOT = previous;
       rmSync(top, { recursive: true, force: true });
     }
+  });
+
+  it('when a job\'s input is prepared for a slot\'s tools, only that slot\'s group may pass the job\'s folder and read the input (0710, 0640)', async () => {
+    const job = mkdtempSync(join(tmpdir(), 'tool-users-'));
+    try {
+      const input = join(job, 'input.png');
+      writeFileSync(input, 'x', { mode: 0o644 });
+      await prepareForTool([], [input], { uid: DEFAULT_TOOL_UID + 1, gid: DEFAULT_TOOL_UID + 1 });
+      expect(statSync(job)).toMatchObject({ uid: 0, gid: DEFAULT_TOOL_UID + 1 });
+      expect(statSync(job).mode & 0o777).toBe(0o710);
+      expect(statSync(input)).toMatchObject({ uid: 0, gid: DEFAULT_TOOL_UID + 1 });
+      expect(statSync(input).mode & 0o777).toBe(0o640);
+    } finally {
+      rmSync(job, { recursive: true, force: true });
+    }
+  });
+
+  describe('what the tools\' user can reach, asked before the first render', () => {
+    const withTmpdir = async <T>(dir: string, run: () => Promise<T>) => {
+      const previous = process.env.TMPDIR;
+      process.env.TMPDIR = dir;
+      try {
+        return await run();
+      } finally {
+        if (previous === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = previous;
+      }
+    };
+
+    it('when the temporary folder is open to every user, nothing stands in the way', async () => {
+      expect(await toolAccessProblem('/bin/sh')).toBeUndefined();
+    });
+
+    it('when the temporary folder sits in a folder only root may enter (a private checkout), the operator is told which path, which user and what to change', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'private-home-'));
+      try {
+        const temporary = join(home, 'tmp');
+        mkdirSync(temporary);
+        expect(statSync(home).mode & 0o777).toBe(0o700);
+        const problem = await withTmpdir(temporary, () => toolAccessProblem('/bin/sh'));
+        expect(problem).toContain(`user id ${DEFAULT_TOOL_UID}`);
+        expect(problem).toContain(`cannot enter ${home} (owner uid 0, group 0, mode 0700)`);
+        expect(problem).toContain(`chmod o+x ${home}`);
+        expect(problem).toContain('set TMPDIR to a folder every user may enter, such as /tmp');
+        // Nothing was opened to get there.
+        expect(statSync(home).mode & 0o777).toBe(0o700);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
+
+    it('when Blender sits where the tools\' user cannot run it, the operator is told to move it or set BLENDER_PATH', async () => {
+      const home = mkdtempSync(join(tmpdir(), 'private-blender-'));
+      try {
+        const blender = join(home, 'blender');
+        copyFileSync('/bin/true', blender);
+        chmodSync(blender, 0o700);
+        chmodSync(home, 0o755);
+        expect(await toolAccessProblem(blender)).toMatch(new RegExp(`user id ${DEFAULT_TOOL_UID}.*cannot run Blender at ${blender} \\(owner uid 0, group 0, mode 0700\\).*BLENDER_PATH`));
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
   });
 });
