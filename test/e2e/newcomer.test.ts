@@ -1,15 +1,17 @@
 /**
- * A newcomer's start: a fresh clone of the repository, and the README's
- * command run exactly as written, in a shell, as someone would paste it. The dev
- * command must get to a green /api/health through the web app's port, and Ctrl-C
- * must leave nothing running (DynamoDB Local is a Java child process).
+ * A newcomer's start: a fresh clone of the repository in a folder only its owner may
+ * enter (as mktemp -d makes it, and as a home folder is), and the README's command run
+ * exactly as written, in a shell, as someone would paste it. The dev command must get to
+ * a green /api/health through the web app's port and render the demo user's first free
+ * test render with Blender, and Ctrl-C must leave nothing running (DynamoDB Local is a
+ * Java child process).
  *
  * Only committed files are cloned: this checks what a newcomer would get from HEAD.
  * The README's other command, `npm install && npm test`, is what CI runs; here we only
  * check that the README says it verbatim.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +23,7 @@ const DEV_COMMAND = 'npm install && npm run dev';
 const TEST_COMMAND = 'npm install && npm test';
 const INSTALL_LIMIT_MS = 10 * 60_000;
 const HEALTH_LIMIT_MS = 120_000;
+const RENDER_LIMIT_MS = 180_000;
 
 let workDir: string | undefined;
 let shell: ChildProcess | undefined;
@@ -87,6 +90,41 @@ function newcomerEnvironment(ports: Record<string, number>): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The seeded demo user signs in as the web app does and asks for a free test render of the first scene; resolves once it is done or failed, with its image. */
+async function firstTestRender(site: string): Promise<{ job: { status: string; isTest: boolean; crashReason?: string }; image: Buffer; ms: number }> {
+  const config = (await (await fetch(`${site}/config.json`)).json()) as { userPoolClientId: string; userPoolEndpoint: string };
+  const signIn = await fetch(config.userPoolEndpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSCognitoIdentityProviderService.InitiateAuth' },
+    body: JSON.stringify({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: config.userPoolClientId, AuthParameters: { USERNAME: 'demo@example.com', PASSWORD: 'Demo-password-1' } }),
+  });
+  const token = ((await signIn.json()) as { AuthenticationResult: { IdToken: string } }).AuthenticationResult.IdToken;
+  const call = async (path: string, body?: unknown) => {
+    const response = await fetch(`${site}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const started = Date.now();
+  const created = await call('/api/jobs', { sceneId: 1, mode: 'still', resolutionX: 1280, resolutionY: 720, customText: 'Hello', options: '', isTest: true });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const jobId: string = created.body.job.jobId;
+  for (;;) {
+    const { body } = await call(`/api/jobs/${jobId}`);
+    if (body.job.status === 'done' || body.job.status === 'failed') {
+      const ms = Date.now() - started;
+      if (body.job.status !== 'done') return { job: body.job, image: Buffer.alloc(0), ms };
+      const main = (await call(`/api/jobs/${jobId}/main-output`)).body as { url: string };
+      return { job: body.job, image: Buffer.from(await (await fetch(main.url)).arrayBuffer()), ms };
+    }
+    if (Date.now() - started > RENDER_LIMIT_MS) throw new Error(`the free test render is still ${body.job.status} after ${RENDER_LIMIT_MS / 1000} s`);
+    await sleep(500);
+  }
+}
+
 it('the README gives both commands verbatim', () => {
   const commands = readmeCommands(readFileSync('README.md', 'utf8'));
   expect(commands).toContain(DEV_COMMAND);
@@ -96,6 +134,7 @@ it('the README gives both commands verbatim', () => {
 it("a newcomer's start: a fresh clone, the README's dev command until /api/health is green, then Ctrl-C leaves nothing running", async () => {
   const repoRoot = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
   workDir = mkdtempSync(join(tmpdir(), 'newcomer-'));
+  expect(statSync(workDir).mode & 0o777, 'a folder only its owner may enter, as mktemp -d makes').toBe(0o700);
   const clone = join(workDir, 'cloud-render');
   execFileSync('git', ['clone', '--quiet', repoRoot, clone]);
   const readme = readFileSync(join(clone, 'README.md'), 'utf8');
@@ -166,6 +205,13 @@ it("a newcomer's start: a fresh clone, the README's dev command until /api/healt
   expect(await home.text()).toContain('<div id="root"></div>');
   await expect.poll(() => output, { timeout: 30_000 }).toMatch(/demo@example\.com[\s\S]*Demo-password-1/);
   expect(output).toContain(`http://localhost:${ports.WEB_PORT}`);
+  expect(output, 'the dev command found nothing in the way of renders').not.toContain('Renders will fail');
+
+  // The demo user's first free test render, through the web app's port, rendered by Blender in the clone (a folder only root may enter).
+  const rendered = await firstTestRender(`http://localhost:${ports.WEB_PORT}`);
+  console.log(`newcomer: a free test render done in ${(rendered.ms / 1000).toFixed(1)} s`);
+  expect(rendered.job, JSON.stringify(rendered.job)).toMatchObject({ status: 'done', isTest: true });
+  expect(rendered.image.subarray(1, 4).toString()).toBe('PNG');
 
   // Ctrl-C: the terminal sends SIGINT to the foreground process group.
   process.kill(-shell.pid!, 'SIGINT');
