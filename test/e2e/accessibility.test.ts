@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { axeViolations, isSerious } from '../../web/scripts/browser';
-import { launchChromium, signIn, verifiedUser, webUrl } from './helpers';
+import { launchChromium, signIn, verifiedUser, webUrl, whileLoading } from './helpers';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ describe('accessibility of the main screens', () => {
     const found: string[] = [];
     for (const [name, path, landmark] of screens) {
       await page.goto(`${webUrl()}${path}`);
-      await page.getByText(landmark).first().waitFor({ timeout: 20_000 });
+      await whileLoading(page, landmark, (timeout) => page.getByText(landmark).first().waitFor({ timeout }));
       for (const violation of (await axeViolations(page)).filter(isSerious)) {
         found.push(`${name}: ${violation.id} (${violation.help}) at ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`);
       }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { filesOf, productionSite } from '../../infra/local/production-site';
-import { launchChromium, verifiedUser } from './helpers';
+import { launchChromium, signIn, verifiedUser, whileLoading } from './helpers';
 
 let browser: Browser;
 let server: Server;
@@ -56,7 +56,7 @@ describe('the Content-Security-Policy in Chromium', () => {
     const visit = async (path: string, landmark: string) => {
       const answer = await page.goto(`${siteUrl}${path}`);
       csp = answer?.headers()['content-security-policy'] ?? null;
-      await page.getByText(landmark).first().waitFor({ timeout: 30_000 });
+      await whileLoading(page, landmark, (timeout) => page.getByText(landmark).first().waitFor({ timeout }));
       await page.waitForLoadState('networkidle');
       found.push(...(await violations()).map((v) => `${path}: ${v}`));
     };
@@ -64,11 +64,7 @@ describe('the Content-Security-Policy in Chromium', () => {
     await visit('/customize/1', 'Customize Options');
 
     const user = await verifiedUser('csp');
-    await page.goto(`${siteUrl}/login`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password', { exact: true }).fill(user.password);
-    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/login'), { timeout: 20_000 });
+    await signIn(page, user.email, user.password, siteUrl);
     found.push(...(await violations()).map((v) => `sign-in: ${v}`));
     await visit('/', 'Transform Your Ideas Into Reality');
     await visit('/customize/1', 'Customize Options');

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureVerifiedUser } from '../../infra/local/bootstrap';
-import { BASE_URL, launchChromium, signIn } from '../../web/scripts/browser';
+import { BASE_URL, launchChromium, signIn, whileLoading } from '../../web/scripts/browser';
 
 export const webUrl = () => inject('webUrl');
 export const dataDir = () => inject('dataDir');
@@ -19,7 +19,7 @@ const env = () => inject('stackEnv');
 
 if (BASE_URL !== webUrl()) throw new Error(`web/scripts/browser.ts was loaded before BASE_URL was set (${BASE_URL} ≠ ${webUrl()})`);
 
-export { launchChromium, signIn };
+export { launchChromium, signIn, whileLoading };
 
 export const RESULTS_DIR = resolve('test-results/e2e');
 

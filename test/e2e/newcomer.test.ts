@@ -109,7 +109,7 @@ async function firstTestRender(site: string): Promise<{ job: { status: string; i
     return { status: response.status, body: (await response.json()) as any };
   };
   const started = Date.now();
-  const created = await call('/api/jobs', { sceneId: 1, mode: 'still', resolutionX: 1280, resolutionY: 720, customText: 'Hello', options: '', isTest: true });
+  const created = await call('/api/jobs', { sceneId: 1, mode: 'still', resolutionX: 1280, resolutionY: 720, customText: 'Hello', options: '', isTest: true, paymentMethod: 'credits' });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const jobId: string = created.body.job.jobId;
   for (;;) {
