@@ -69,7 +69,9 @@ export function inspectImage(bytes: Uint8Array, where: 'upload' | 'model'): Imag
   } catch {
     throw new UploadRefusedError(where === 'upload' ? IMAGE_UNREADABLE : EMBEDDED_IMAGE_UNREADABLE);
   }
-  const { width, height, type = '' } = size;
+  const { type = '' } = size;
+  // A JPEG's size is its first frame header's, the one Blender's decoder reads (image-size scans on past the image's end).
+  const { width, height } = type === 'jpg' ? (jpegFrame(bytes) ?? {}) : size;
   if (!(CHECKED_IMAGE_TYPES as readonly string[]).includes(type) || !width || !height) {
     throw new UploadRefusedError(where === 'upload' ? IMAGE_UNREADABLE : EMBEDDED_IMAGE_UNREADABLE);
   }
@@ -77,6 +79,42 @@ export function inspectImage(bytes: Uint8Array, where: 'upload' | 'model'): Imag
     throw new UploadRefusedError(imageTooLarge(width, height, where));
   }
   return { type, width, height };
+}
+
+/**
+ * A JPEG's frame as libjpeg (Blender's decoder) reads it: the first frame header of the
+ * image, segment by segment from its start. Only Huffman-coded baseline, extended and
+ * progressive frames (SOF0-SOF2) are accepted: image-size reads no other kind, so a
+ * lossless, hierarchical or arithmetic-coded frame (SOF3, SOF5-SOF15, which libjpeg may
+ * decode) would pass with the size of a header planted after it. Undefined for anything else.
+ */
+function jpegFrame(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  for (let at = 2; at + 4 <= bytes.length; ) {
+    if (bytes[at] !== 0xff) return undefined;
+    const marker = bytes[at + 1];
+    // A fill byte before a marker.
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    // The image's end, or its scan, before any frame header.
+    if (marker === 0xd9 || marker === 0xda) return undefined;
+    // Markers without a length: restart markers and TEM.
+    if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      at += 2;
+      continue;
+    }
+    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    if (length < 2) return undefined;
+    // C4 (DHT), C8 (reserved) and CC (DAC) share the frame headers' range without being one.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      if (marker > 0xc2 || at + 9 > bytes.length) return undefined;
+      return { height: (bytes[at + 5] << 8) | bytes[at + 6], width: (bytes[at + 7] << 8) | bytes[at + 8] };
+    }
+    at += 2 + length;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------- models
@@ -261,8 +299,8 @@ function bufferViewData(bufferView: unknown, bufferBytes: (index: number) => Uin
 function inspectObj(bytes: Uint8Array): ModelFigures {
   // Scanned byte by byte: splitting a 100 MB file into lines takes seconds, this a fraction of one.
   const NEWLINE = 0x0a;
-  // Blender's OBJ reader separates words by any ASCII blank: space, tab, vertical tab, form feed, carriage return.
-  const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0b || byte === 0x0c || byte === 0x0d;
+  // Blender's OBJ reader takes every byte up to the space (0x20) for a blank: before a keyword, after it and between words.
+  const isBlank = (byte: number | undefined) => byte !== undefined && byte <= 0x20 && byte !== NEWLINE;
   const MTLLIB = Buffer.from('mtllib');
   let vertices = 0;
   let faces = 0;
@@ -275,7 +313,10 @@ function inspectObj(bytes: Uint8Array): ModelFigures {
     if (record === 0x76 /* v */ && isBlank(bytes[first + 1])) vertices += 1;
     else if (record === 0x66 /* f */ && isBlank(bytes[first + 1])) faces += 1;
     else if (record === 0x6d /* m */ && MTLLIB.every((byte, i) => bytes[first + i] === byte) && isBlank(bytes[first + 6])) {
-      const names = Buffer.from(bytes.buffer, bytes.byteOffset + first + 6, next - first - 6).toString('latin1').trim().split(/\s+/);
+      const names = Buffer.from(bytes.buffer, bytes.byteOffset + first + 6, next - first - 6)
+        .toString('latin1')
+        .replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '')
+        .split(/[\x00-\x20]+/);
       for (const name of names) {
         if (name === '' || /[\\/:]/.test(name) || name.startsWith('..') || name.startsWith('~')) throw new UploadRefusedError(modelRefersOutside(name));
       }

@@ -123,6 +123,12 @@ describe('models: OBJ material libraries', () => {
     expect(refusal(() => inspectModel(Buffer.from(`mtllib ${path}\nv 0 0 0\nf 1 1 1\n`), 'obj'))).toBe(modelRefersOutside(path));
   });
 
+  it('when an OBJ puts a control byte before a keyword, as Blender skips it, the mtllib path is refused and the vertices are counted', () => {
+    expect(refusal(() => inspectModel(Buffer.from('\x01mtllib ../../outside.mtl\nv 0 0 0\nf 1 1 1\n'), 'obj'))).toBe(modelRefersOutside('../../outside.mtl'));
+    expect(refusal(() => inspectModel(Buffer.from('mtllib\x01../../outside.mtl\nv 0 0 0\nf 1 1 1\n'), 'obj'))).toBe(modelRefersOutside('../../outside.mtl'));
+    expect(inspectModel(Buffer.from('\x01v 0 0 0\n\x1fv\x021 0 0\n\x00v 0 1 0\n\x01f 1 2 3\n'), 'obj')).toMatchObject({ vertices: 3, faces: 1 });
+  });
+
   it.each([['form feed', '\f'], ['vertical tab', '\v'], ['carriage return', '\r']])('when an OBJ separates mtllib from its path by a %s, the path is still refused', (_name, blank) => {
     expect(refusal(() => inspectModel(Buffer.from(`${blank}mtllib${blank}/etc/hostname\nv 0 0 0\nf 1 1 1\n`), 'obj'))).toBe(modelRefersOutside('/etc/hostname'));
   });
@@ -195,6 +201,22 @@ describe('images: header only', () => {
     expect(inspectImage(jpeg, 'upload')).toEqual({ type: 'jpg', width: 4000, height: 3000 });
     const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0x50, 0xc3, 0x50, 0xc3]), Buffer.alloc(10)]);
     expect(refusal(() => inspectImage(gif, 'upload'))).toBe(imageTooLarge(50_000, 50_000, 'upload'));
+  });
+
+  it('when a JPEG\'s first frame is arithmetic-coded (SOF9, 30,000 px a side) and a small baseline header follows its end, it is refused; its size is its first frame\'s', () => {
+    const components = [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+    const frame = (marker: number, width: number, height: number) => [0xff, marker, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, ...components];
+    // After the image's end, two bytes that image-size takes for a segment's length, then a 16 x 16 baseline header it reads instead.
+    const forged = Buffer.from([0xff, 0xd8, ...frame(0xc9, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]);
+    expect(forged.length).toBeLessThan(111);
+    expect(refusal(() => inspectImage(forged, 'upload'))).toBe(IMAGE_UNREADABLE);
+    // The same planted header after a real baseline frame: the size is the first frame's, and over the cap.
+    const baseline = Buffer.from([0xff, 0xd8, ...frame(0xc0, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]);
+    expect(refusal(() => inspectImage(baseline, 'upload'))).toBe(imageTooLarge(30_000, 30_000, 'upload'));
+    // Lossless and hierarchical frames are refused too; extended and progressive ones are read.
+    for (const marker of [0xc3, 0xc5, 0xca, 0xcf]) expect(refusal(() => inspectImage(Buffer.from([0xff, 0xd8, ...frame(marker, 16, 16), 0xff, 0xd9]), 'upload'))).toBe(IMAGE_UNREADABLE);
+    const app0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00];
+    for (const marker of [0xc1, 0xc2]) expect(inspectImage(Buffer.from([0xff, 0xd8, ...app0, ...frame(marker, 40, 30), 0xff, 0xd9]), 'upload')).toEqual({ type: 'jpg', width: 40, height: 30 });
   });
 
   it('when an image is cut short or is not an image, it is refused as unreadable', () => {
