@@ -313,10 +313,8 @@ function inspectObj(bytes: Uint8Array): ModelFigures {
     if (record === 0x76 /* v */ && isBlank(bytes[first + 1])) vertices += 1;
     else if (record === 0x66 /* f */ && isBlank(bytes[first + 1])) faces += 1;
     else if (record === 0x6d /* m */ && MTLLIB.every((byte, i) => bytes[first + i] === byte) && isBlank(bytes[first + 6])) {
-      const names = Buffer.from(bytes.buffer, bytes.byteOffset + first + 6, next - first - 6)
-        .toString('latin1')
-        .replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '')
-        .split(/[\x00-\x20]+/);
+      const words = bytes.subarray(first + 6, next).map((byte) => (isBlank(byte) ? 0x20 : byte));
+      const names = Buffer.from(words).toString('latin1').trim().split(/ +/);
       for (const name of names) {
         if (name === '' || /[\\/:]/.test(name) || name.startsWith('..') || name.startsWith('~')) throw new UploadRefusedError(modelRefersOutside(name));
       }
