@@ -31,7 +31,7 @@ import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, REGION_FILE, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
-import { renderedResolution } from '../shared/files';
+import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/files';
 import { prepareForTool, toolSpawnOptions } from './tool-environment';
 import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
@@ -81,6 +81,8 @@ export interface SceneArgs {
   samples?: number;
   /** Adaptive sampling's noise threshold; default from the render manifest (0: Blender's automatic one). */
   noiseThreshold?: number;
+  /** The most audio the scene decodes, in seconds: the duration the job was priced for (never more than the longest upload allowed). */
+  maxAudioSeconds?: number;
   /** Denoise every frame with OpenImageDenoise's weights (default: finals yes, test renders no); false renders as Blender alone would. */
   denoise?: boolean;
   outputDir: string;
@@ -195,6 +197,7 @@ export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
     options: resolveOptions(scene, args.options ?? {}),
     scene: sceneContract(scene),
     imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE },
+    maxAudioSeconds: Math.min(args.maxAudioSeconds ?? MAX_MEDIA_DURATION_SECONDS, MAX_MEDIA_DURATION_SECONDS),
   };
 }
 

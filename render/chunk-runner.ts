@@ -310,6 +310,8 @@ export function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string
     frameEnd: job.isStillRender ? 1 : job.total_frames,
     frames: job.isStillRender ? undefined : frames,
     alignment: job.alignment ?? null,
+    // An audio upload is decoded up to the duration it was priced for, whatever its file holds beyond.
+    ...(job.fileDuration ? { maxAudioSeconds: job.fileDuration } : {}),
     isTest: job.isTest,
     ...(job.samples ? { samples: job.samples } : {}),
     ...(rendersTransparent(outputFormatOf(job)) ? { transparent: true } : {}),

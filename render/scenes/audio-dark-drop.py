@@ -32,7 +32,7 @@ STYLES = {
 def build(scene, args):
     style = STYLES[args.style()]
     sphere_color = args.option_color("sphereColor")
-    raw, _ = media.load_audio_levels(media.require_input(args, "an audio file"), args.fps)
+    raw, _ = media.load_audio_levels(media.require_input(args, "an audio file"), args.fps, args.max_audio_seconds)
     loudness = media.meter(raw, release=0.88)
     light_gain = drop_light_gain(raw, args.fps)
     frames, indexes, still_frame = media.audio_timeline(scene, args, loudness)

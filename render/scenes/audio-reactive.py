@@ -23,7 +23,7 @@ SECONDS_PER_TURN = 24
 
 
 def build(scene, args):
-    loudness, spectrum = media.load_audio_levels(media.require_input(args, "an audio file"), args.fps, bands=BANDS)
+    loudness, spectrum = media.load_audio_levels(media.require_input(args, "an audio file"), args.fps, args.max_audio_seconds, bands=BANDS)
     loudness = media.meter(loudness)
     bands = [media.meter([row[b] for row in spectrum]) for b in range(BANDS)]
     frames, indexes, still_frame = media.audio_timeline(scene, args, loudness)

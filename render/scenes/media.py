@@ -36,8 +36,8 @@ def load_image(path):
     return image
 
 
-def load_audio_levels(path, fps, bands=0):
-    """Decodes the audio and measures it per video frame (1/fps s windows).
+def load_audio_levels(path, fps, max_seconds, bands=0):
+    """Decodes the audio, at most its first max_seconds, and measures it per video frame (1/fps s windows).
 
     Returns (loudness, spectrum): loudness is a list of RMS levels scaled so that the loud
     parts of the track reach about 1; spectrum (when bands > 0) is a list of per-frame
@@ -46,7 +46,8 @@ def load_audio_levels(path, fps, bands=0):
     import numpy as np  # Debian's python3-numpy; Blender's own Python has it via that package
 
     rate = 22050
-    samples = _decode_audio(path, rate)
+    samples = _decode_audio(path, rate, max_seconds)
+    log(f"audio {samples.size / rate:.2f} s")
     if samples.size < rate // fps:
         raise UserError(AUDIO_ERROR)
     if float(np.max(np.abs(samples))) < 1e-4:
@@ -86,9 +87,10 @@ def _normalise(values):
 _AUDIO_DEMUXERS = {".mp3": "mp3", ".wav": "wav"}
 
 
-def _decode_audio(path, rate):
+def _decode_audio(path, rate, max_seconds):
     """Mono float32 PCM, decoded by ffmpeg with only the file protocol and the demuxer the
-    extension names."""
+    extension names, and no more than max_seconds of it: a header may claim less than the
+    file holds."""
     import numpy as np
 
     ffmpeg = shutil.which("ffmpeg")
@@ -99,7 +101,7 @@ def _decode_audio(path, rate):
         raise UserError(AUDIO_ERROR)
     result = subprocess.run(
         [ffmpeg, "-v", "error", "-nostdin", "-protocol_whitelist", "file", "-f", demuxer,
-         "-i", "file:" + os.path.abspath(path), "-vn", "-ac", "1", "-ar", str(rate), "-f", "f32le", "pipe:1"],
+         "-i", "file:" + os.path.abspath(path), "-t", f"{max_seconds:.3f}", "-vn", "-ac", "1", "-ar", str(rate), "-f", "f32le", "pipe:1"],
         capture_output=True,
     )
     if result.returncode != 0 or not result.stdout:

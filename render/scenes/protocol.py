@@ -137,6 +137,8 @@ class Args:
         # Sizes and sampling come from the worker, a test render's already capped (the render manifest).
         self.resolution_x = max(16, int(_required(raw, "resolutionX")))
         self.resolution_y = max(16, int(_required(raw, "resolutionY")))
+        # The most audio an audio scene decodes: the duration the job was priced for.
+        self.max_audio_seconds = float(_required(raw, "maxAudioSeconds"))
         self.frame_start = int(raw["frameStart"]) if raw.get("frameStart") is not None else 1
         # frameEnd may be omitted: audio scenes then end with the audio.
         self.frame_end = int(raw["frameEnd"]) if raw.get("frameEnd") is not None else None

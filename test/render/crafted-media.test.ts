@@ -73,3 +73,13 @@ describe('a playlist disguised as audio', () => {
     expect((failure as RenderError).userMessage).toBe('The uploaded file is not a readable audio file.');
   });
 });
+
+describe('audio longer than its header says', () => {
+  test('when an audio scene is given 3 s of sound priced as 1 s, Blender decodes only the first second', async () => {
+    const wav = path.join(dir, 'work', 'long.wav');
+    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=3', '-af', 'volume=2', wav]);
+    const logs: string[] = [];
+    await runScene({ sceneId: 3, mode: 'still', inputFile: wav, maxAudioSeconds: 1, ...TINY, outputDir: path.join(dir, 'bounded') }, { onLog: (line) => logs.push(line) });
+    expect(logs).toContain('audio 1.00 s');
+  });
+});
