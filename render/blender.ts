@@ -20,6 +20,7 @@
  * Any other non-zero exit is our failure (a bug or a crash), not the user's.
  */
 import { spawn } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -321,6 +322,13 @@ function runBlender(
       if (progress) {
         const [frame, done, total] = progress.slice(1).map(Number);
         const file = args.region ? path.join(args.outputDir, REGION_FILE) : outputFile(args.outputDir, args.mode, frame);
+        // Only a frame this run was given counts, once its file is on disk: the worker stores and records what is reported.
+        if (!rendersFrame(frame) || !lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
+          const why = `refused PROGRESS for frame ${frame}: ${rendersFrame(frame) ? 'its file was not written' : 'this render was not given that frame'}`;
+          remember(why);
+          onLog?.(why, 'error');
+          return;
+        }
         outputs.push(file);
         onProgress?.({ frame, done, total, file });
       } else if (line.startsWith('LIMIT ')) {

@@ -67,7 +67,8 @@ export function moneyViolations({ balance, ledger, shown, jobs }: Account): stri
   }
   const rendering = jobs.filter((job) => job.status === 'rendering').length;
   if (rendering > getConfig().RENDER_JOBS_PER_USER) violations.push(`${rendering} renders at once (limit ${getConfig().RENDER_JOBS_PER_USER})`);
-  const tests = jobs.filter((job) => job.isTest).length;
+  // A test render that failed on our side was given back to the day's allowance.
+  const tests = jobs.filter((job) => job.isTest && !job.testRenderGivenBack).length;
   if (tests > TEST_RENDERS_PER_DAY) violations.push(`${tests} free test renders in a day (limit ${TEST_RENDERS_PER_DAY})`);
   return violations;
 }

@@ -50,11 +50,9 @@ async function runEffects(job: JobRecord, now: Date): Promise<void> {
     if (refunded > 0) businessMetrics.refunded(refunded);
     await releaseRenderSlotOf(job);
     // The metrics move with the counters, once per outcome, however often the record is delivered.
-    if (await countOutcome(job, { renders_failed: 1 }, now)) {
-      businessMetrics.renderFailed(job.failureCause ?? 'internal');
-      // Once per outcome too: a failure on our side does not use up one of the customer's free test renders.
-      if (job.isTest && job.failureCause !== 'input') await giveBackTestRender(job);
-    }
+    if (await countOutcome(job, { renders_failed: 1 }, now)) businessMetrics.renderFailed(job.failureCause ?? 'internal');
+    // A failure on our side does not use up one of the customer's free test renders.
+    if (job.isTest && job.failureCause !== 'input') await giveBackTestRender(job);
     await reportFailure(job, now);
   } else if (job.status === 'done') {
     await releaseRenderSlotOf(job);

@@ -27,6 +27,8 @@ export interface JobRecord extends JobView {
   automaticErrorReported?: boolean;
   automaticErrorType?: string;
   automaticErrorTimestamp?: string;
+  /** A free test render that failed on our side was given back to its day's allowance (once a job: it took one). */
+  testRenderGivenBack?: boolean;
   /** Who a failure is down to; the refund rule applies only to 'internal'. */
   failureCause?: 'internal' | 'input';
   /** The automatic report's type for this failure (RENDER_ERROR, STALE_JOB...). */

@@ -22,7 +22,7 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
-import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError } from '../storage/storage';
+import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError, storedFrames } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
@@ -33,9 +33,14 @@ import { businessMetrics } from '../../observability/metrics';
 export const TEST_RENDERS_PER_DAY = 20;
 const TEST_RENDER_WINDOW = { scope: 'test-render', seconds: 86_400 } as const;
 
-/** A free test render that failed on our side is not one of the day's: its use goes back to the day it was asked for. */
-export function giveBackTestRender(job: Pick<JobRecord, 'userId' | 'created_at'>): Promise<void> {
-  return returnToWindow(TEST_RENDER_WINDOW.scope, job.userId, TEST_RENDER_WINDOW.seconds, new Date(job.created_at));
+/**
+ * A free test render that failed on our side is not one of the day's: its use goes back to the day it was
+ * asked for, once a job (it took one; its resumes take none). The job is marked first, so a record delivered
+ * twice, or a second failure after a resume, gives nothing more back.
+ */
+export async function giveBackTestRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'created_at'>): Promise<void> {
+  const marked = await updateJob(job.jobId, { set: { testRenderGivenBack: true }, condition: 'attribute_not_exists(testRenderGivenBack)' });
+  if (marked) await returnToWindow(TEST_RENDER_WINDOW.scope, job.userId, TEST_RENDER_WINDOW.seconds, new Date(job.created_at));
 }
 export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
 export const MEDIA_UNREADABLE = 'The uploaded audio could not be read. Please upload an MP3 or WAV file.';
@@ -256,11 +261,14 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
  * keeps the price it was quoted: a price raised since does not reach it (one
  * lowered since does).
  */
-export function resumePrice(job: JobRecord): number {
+export async function resumePrice(job: JobRecord): Promise<number> {
   const scene = getScene(job.sceneId);
   if (!scene) throw new ConflictError(`Scene ${job.sceneId} is not in the catalogue any more.`);
   const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y, ...(job.fileDuration ? { mediaDurationSeconds: job.fileDuration } : {}) };
-  const missing = job.total_frames - new Set(job.uploaded_frames).size;
+  // What is missing is what storage does not hold, within the job's own frames: the worker's list of
+  // frames (uploaded_frames) is its own word, and a render taken over could name any frame in it.
+  const stored = job.mode === 'animation' ? (await storedFrames(job.userId, job.jobId)).filter((frame) => frame >= 1 && frame <= job.total_frames) : [];
+  const missing = job.total_frames - new Set(stored).size;
   const quote = quoteRemainingFrames(scene, settings, missing).finalPrice;
   return job.estimatedPrice === undefined ? quote : Math.min(quote, job.estimatedPrice);
 }
@@ -293,7 +301,7 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
     conditionValues: { ':seenPaymentStatus': job.paymentStatus },
   };
   if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
-    const price = resumePrice(job);
+    const price = await resumePrice(job);
     const repaid = jobUpdateItem(job.jobId, {
       ...change,
       set: { ...change.set, paymentStatus: 'confirmed', paymentMethod: 'credits', creditsUsed: price, paymentTimestamp: now },

@@ -30,7 +30,7 @@ export const UPLOAD_TICKETS_PER_HOUR = 120;
 const INTERNAL_FIELDS = [
   'userId', 'userEmail', 'alignment', 'inputKey', 'paymentId', 'fileMetadata', 'mainOutputPath', 'attempts',
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
-  'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp',
+  'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp', 'testRenderGivenBack',
   'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
   'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];

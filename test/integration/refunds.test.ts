@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
+import { frameFile } from '../../shared/render-contract';
 import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
 import { createJobItem, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
 import { uploadOutput } from '../../core/storage/storage';
@@ -14,6 +15,15 @@ import { getUser } from '../../core/users/users';
 import { api, grantCredits, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 const textScene = getScene(1)!;
+
+/** Frames of a job as its worker stores them (a small PNG each): what a resume is priced from. */
+async function storeFrames(job: JobRecord, frames: number[]): Promise<void> {
+  const png = join(mkdtempSync(join(tmpdir(), 'stored-frames-')), 'frame.png');
+  writeFileSync(png, Buffer.from('89504e470d0a1a0a', 'hex'));
+  for (let i = 0; i < frames.length; i += 20) {
+    await Promise.all(frames.slice(i, i + 20).map((frame) => uploadOutput(job.userId, job.jobId, frameFile(frame), png, 'image/png')));
+  }
+}
 
 /**
  * A job paid with credits and held by a (pretend) worker: written straight to the
@@ -80,6 +90,7 @@ describe('a failed paid job and its refund', () => {
     // An animation with most frames already stored: resuming renders 20 of 120.
     const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: Array.from({ length: 100 }, (_, i) => i + 1) });
     expect(job.total_frames).toBe(120);
+    await storeFrames(job, job.uploaded_frames);
     await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     const failed = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect(failed).toMatchObject({ status: 'failed', refundCredits: job.estimatedPrice });
@@ -93,6 +104,25 @@ describe('a failed paid job and its refund', () => {
     const charges = (await listAllCreditHistory(user.userId)).filter((e) => e.jobId === job.jobId && e.type === 'render');
     expect(charges.map((e) => e.amount)).toEqual([-job.estimatedPrice, -resumePrice]);
     // Stop the worker the resume started: only the ledger matters here.
+    await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
+    expect(await balanceMatchesLedger(user.userId)).toBe(true);
+  });
+
+  it('when a worker recorded frames the job does not have, or frames it never stored, the resume is priced for every frame missing from storage', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 40);
+    // A render taken over reports frames 1000001... and frames 21-120 as done; only frames 1-20 are in storage.
+    const forged = [...Array.from({ length: 120 }, (_, i) => 1_000_001 + i), ...Array.from({ length: 100 }, (_, i) => 21 + i)];
+    const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: forged });
+    await storeFrames(job, Array.from({ length: 20 }, (_, i) => i + 1));
+    await failJob(job, 'A part of the render failed on every attempt.', 'internal', { whenStatusIn: ['rendering'] });
+    await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
+
+    const resumePrice = quoteRemainingFrames(textScene, { mode: 'animation', resolutionX: 128, resolutionY: 128 }, 100).finalPrice;
+    const resumed = await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body.job.creditsUsed).toBe(resumePrice);
+    expect(resumePrice).toBeGreaterThan(quoteRemainingFrames(textScene, { mode: 'animation', resolutionX: 128, resolutionY: 128 }, 0).finalPrice);
     await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
     expect(await balanceMatchesLedger(user.userId)).toBe(true);
   });

@@ -5,7 +5,7 @@
  * read the worker's environment (when the worker may switch users: it runs as root).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
@@ -21,15 +21,17 @@ let dir: string;
 let scripts: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'containment-'));
+  // The test's scripts sit beside a copy of the scenes' modules (protocol.py and what it imports), as a scene's do.
   scripts = path.join(dir, 'scripts');
-  await mkdir(scripts);
+  await cp(path.dirname(sceneScriptPath('protocol')), scripts, { recursive: true });
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py, copied beside it as the scenes' own modules are). */
+/** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py). */
 async function runScript(name: string, body: string, extra: Partial<SceneArgs> = {}) {
-  await copyFile(sceneScriptPath('protocol'), path.join(scripts, 'protocol.py'));
-  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport protocol\n${body}\n`);
+  // finish() writes the still and reports it, as a scene does once its frame is on disk.
+  const finish = 'def finish():\n    with open(os.path.join(protocol.read_args().output_dir, "still.png"), "wb") as still:\n        still.write(b"png")\n    protocol.control("PROGRESS", "frame=1 done=1 total=1")\n';
+  await writeFile(path.join(scripts, `${name}.py`), `import json, os, sys, time\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport protocol\n${finish}${body}\n`);
   const previous = process.env.RENDER_SCENES_DIR;
   process.env.RENDER_SCENES_DIR = scripts;
   const logs: string[] = [];
@@ -61,7 +63,7 @@ describe('the worker\'s control channel', () => {
   test('when a script prints forged control lines on stdout, they are only log lines', async () => {
     const { outputs, logs } = await runScript(
       'forged-stdout',
-      `${FORGED.map((line) => `print(${JSON.stringify(line)}, flush=True)`).join('\n')}\ntime.sleep(1)\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `${FORGED.map((line) => `print(${JSON.stringify(line)}, flush=True)`).join('\n')}\ntime.sleep(1)\nfinish()`,
     );
     expect(outputs).toEqual([path.join(dir, 'out-forged-stdout', 'still.png')]);
     for (const line of FORGED) expect(logs).toContain(line);
@@ -71,11 +73,24 @@ describe('the worker\'s control channel', () => {
     const before = await readFile('/etc/passwd', 'utf8');
     const { logs } = await runScript(
       'denoise-elsewhere',
-      `protocol.control("DENOISE", json.dumps({"frame": 1, "exr": "/etc/passwd", "raw": "/etc/passwd"}))\nprotocol.log("reply: " + protocol.control_reply())\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `protocol.control("DENOISE", json.dumps({"frame": 1, "exr": "/etc/passwd", "raw": "/etc/passwd"}))\nprotocol.log("reply: " + protocol.control_reply())\nfinish()`,
       { denoise: true },
     );
     expect(logs.find((line) => line.startsWith('reply: '))).toMatch(/^reply: FAILED denoiser failed: refused a DENOISE request/);
     expect(await readFile('/etc/passwd', 'utf8')).toBe(before);
+  });
+});
+
+describe('progress the worker stores and records', () => {
+  test('when a script reports a frame it was not given, or one whose file it never wrote, the worker refuses it and counts only the frame on disk', async () => {
+    const { outputs, logs } = await runScript(
+      'forged-progress',
+      `args = protocol.read_args()\nprotocol.control("PROGRESS", "frame=999999 done=1 total=1")\nprotocol.control("PROGRESS", "frame=2 done=1 total=1")\nos.makedirs(os.path.join(args.output_dir, "frames"), exist_ok=True)\nwith open(os.path.join(args.output_dir, "frames", "frame_0001.png"), "wb") as frame:\n    frame.write(b"png")\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+      { mode: 'animation', frames: [1, 2] },
+    );
+    expect(outputs).toEqual([path.join(dir, 'out-forged-progress', 'frames', 'frame_0001.png')]);
+    expect(logs).toContain('refused PROGRESS for frame 999999: this render was not given that frame');
+    expect(logs).toContain('refused PROGRESS for frame 2: its file was not written');
   });
 });
 
@@ -84,7 +99,7 @@ describe('the tools\' own user', () => {
     containTools();
     const { logs } = await runScript(
       'who-am-i',
-      `protocol.log(f"uid {os.getuid()}")\ntry:\n    open(f"/proc/{os.getppid()}/environ", "rb").read()\n    protocol.log("environ read")\nexcept OSError as error:\n    protocol.log(f"environ refused: {type(error).__name__}")\nprotocol.control("PROGRESS", "frame=1 done=1 total=1")`,
+      `protocol.log(f"uid {os.getuid()}")\ntry:\n    open(f"/proc/{os.getppid()}/environ", "rb").read()\n    protocol.log("environ read")\nexcept OSError as error:\n    protocol.log(f"environ refused: {type(error).__name__}")\nfinish()`,
     );
     expect(logs).toContain(`uid ${DEFAULT_TOOL_UID}`);
     expect(logs).toContain('environ refused: PermissionError');
