@@ -31,14 +31,16 @@ export async function applyChargeback(eventId: string, eventType: string, paymen
     const seen = payment.chargedBackCents ?? 0;
     const total = Math.min(payment.amountCents, Math.max(seen, reversedCents));
     const delta = total - seen;
-    const items = [recordPaymentEventItem(eventId, paymentId, eventType, now), chargeBackPaymentItem(paymentId, seen, total)];
+    // The owner's refunds are kept apart: a dispute won later gives back only what the dispute itself took.
+    const refunded = eventType === 'charge.refunded' ? Math.max(payment.refundedCents ?? 0, Math.min(payment.amountCents, reversedCents)) : undefined;
+    const items = [recordPaymentEventItem(eventId, paymentId, eventType, now), chargeBackPaymentItem(paymentId, seen, total, refunded)];
     // Money is taken back only after it was paid: a reversal that overtook the payment's own event waits for it
     // (recording it now would lose it, and the credits the payment then buys would stay spendable).
     if (payment.status === 'pending' || payment.status === 'failed') return 'not-yet';
     try {
       if (payment.status !== 'succeeded' || delta <= 0) {
-        // Nothing was credited, or this money was taken back already: only the event is recorded.
-        await new Transaction().add(items[0]).commit();
+        // Nothing was credited, or this money was taken back already: only the event is recorded (and a refund's total).
+        await new Transaction().add(items[0], ...(refunded === undefined ? [] : [chargeBackPaymentItem(paymentId, seen, seen, refunded)])).commit();
         return 'recorded';
       }
       const amount = delta / 100;
@@ -86,8 +88,9 @@ async function creditsFromRenderPayment(payment: PaymentRecord): Promise<number>
 /**
  * A dispute the business won (`charge.dispute.closed`, status won): the bank gives the
  * money back, so what the dispute took is given back too, once: the payment's
- * reversed total goes down by the disputed amount and the credits taken for this
- * payment and not given back yet return, as a positive chargeback entry.
+ * reversed total goes down by the disputed amount, net of what the owner refunded, and
+ * the credits taken for this payment and not given back yet return, as a positive
+ * chargeback entry.
  */
 export async function reverseWonDispute(eventId: string, paymentId: string, disputedCents: number, now = new Date()): Promise<ChargebackOutcome> {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -95,7 +98,8 @@ export async function reverseWonDispute(eventId: string, paymentId: string, disp
     if (!payment) return 'unknown-payment';
     if (await paymentEventSeen(eventId)) return 'duplicate';
     const seen = payment.chargedBackCents ?? 0;
-    const returned = Math.min(seen, disputedCents);
+    // What the dispute took: the reversed total beyond the owner's own refunds.
+    const returned = Math.min(seen - (payment.refundedCents ?? 0), disputedCents);
     const event = recordPaymentEventItem(eventId, paymentId, 'charge.dispute.closed', now);
     try {
       if (returned <= 0) {

@@ -20,6 +20,8 @@ export interface PaymentRecord {
   createdAt: string;
   /** How much of the payment the bank has taken back (refunds, disputes), in cents. */
   chargedBackCents?: number;
+  /** Of that, how much the owner refunded (the charge's refunded total): a won dispute does not give it back. */
+  refundedCents?: number;
 }
 
 export async function createPayment(payment: PaymentRecord): Promise<void> {
@@ -88,14 +90,14 @@ export async function paymentEventSeen(eventId: string): Promise<boolean> {
  * that it still holds the value read, so two reversal events for one payment
  * cannot both take the same money back.
  */
-export function chargeBackPaymentItem(paymentId: string, seenCents: number, totalCents: number): TransactItem {
+export function chargeBackPaymentItem(paymentId: string, seenCents: number, totalCents: number, refundedCents?: number): TransactItem {
   return {
     Update: {
       TableName: tableName(),
       Key: keys.payment(paymentId),
-      UpdateExpression: 'SET chargedBackCents = :total',
+      UpdateExpression: refundedCents === undefined ? 'SET chargedBackCents = :total' : 'SET chargedBackCents = :total, refundedCents = :refunded',
       ConditionExpression: seenCents === 0 ? 'attribute_not_exists(chargedBackCents) OR chargedBackCents = :seen' : 'chargedBackCents = :seen',
-      ExpressionAttributeValues: { ':total': totalCents, ':seen': seenCents },
+      ExpressionAttributeValues: { ':total': totalCents, ':seen': seenCents, ...(refundedCents === undefined ? {} : { ':refunded': refundedCents }) },
     },
   };
 }

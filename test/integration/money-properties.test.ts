@@ -27,7 +27,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as fc from 'fast-check';
 import { createJobRequest } from '../../shared/schemas';
 import { getScene } from '../../shared/catalogue';
-import { planRender } from '../../shared/pricing';
+import { planRender, quoteRemainingFrames } from '../../shared/pricing';
 import { startRenderJob, abandonRenderJob, resumeRenderJob, type Requester } from '../../core/jobs/render-jobs';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
 import { settleSucceededPayment } from '../../core/payments/fulfilment';
@@ -66,7 +66,8 @@ interface StripeSide {
   paymentId: string;
   amountCents: number;
   succeeded: boolean;
-  refunded: boolean;
+  /** What the owner refunded from the dashboard (the charge's amount_refunded). */
+  refundedCents: number;
   dispute?: 'needs_response' | 'won' | 'lost';
 }
 const stripe = new Map<string, StripeSide>();
@@ -85,7 +86,7 @@ const stripeDouble: PaymentProvider = {
   },
   retrieveCharge: async (id) => {
     const side = stripeOf(id);
-    return { paymentIntentId: `pi_${side.paymentId}`, amountRefunded: side.refunded ? side.amountCents : 0 };
+    return { paymentIntentId: `pi_${side.paymentId}`, amountRefunded: side.refundedCents };
   },
   retrieveDispute: async (id) => {
     const side = stripeOf(id);
@@ -130,6 +131,8 @@ interface Model {
   /** Events Stripe has yet to deliver (or must deliver again: not answered 2xx), and those answered 2xx. */
   pending: StripeEvent[];
   delivered: StripeEvent[];
+  /** Each resume that had to be paid again: what it must cost (the model stores no frame, so every frame is missing), and the job's charges before it. */
+  resumes: { jobId: string; priceCents: number; chargesBefore: number }[];
 }
 
 type Real = Record<string, never>;
@@ -147,11 +150,12 @@ async function refusedOk(step: () => Promise<unknown>): Promise<void> {
   }
 }
 
-const renderRequest = (paymentMethod: 'credits' | 'card', isTest = false) =>
-  createJobRequest.parse({ sceneId: 1, mode: 'still', resolutionX: 128, resolutionY: 128, customText: 'Hi', options: '', isTest, paymentMethod });
+type Mode = 'still' | 'animation';
+const renderRequest = (paymentMethod: 'credits' | 'card', isTest = false, mode: Mode = 'still') =>
+  createJobRequest.parse({ sceneId: 1, mode, resolutionX: 128, resolutionY: 128, customText: 'Hi', options: '', isTest, paymentMethod });
 
 /** What the catalogue deployed now quotes for the model's render. */
-const currentQuote = () => planRender(getScene(1)!, { mode: 'still', resolutionX: 128, resolutionY: 128 }, false).finalPrice;
+const currentQuote = (mode: Mode = 'still') => planRender(getScene(1)!, { mode, resolutionX: 128, resolutionY: 128 }, false).finalPrice;
 
 const pick = <T,>(items: T[], index: number): T | undefined => (items.length ? items[index % items.length] : undefined);
 
@@ -170,7 +174,7 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
 
 function openOnStripe(model: Model, payment: ModelPayment) {
   model.payments.push(payment);
-  stripe.set(payment.paymentId, { paymentId: payment.paymentId, amountCents: payment.amountCents, succeeded: false, refunded: false });
+  stripe.set(payment.paymentId, { paymentId: payment.paymentId, amountCents: payment.amountCents, succeeded: false, refundedCents: 0 });
 }
 
 class BuyCredits extends Step {
@@ -204,14 +208,17 @@ class CardCharged extends Step {
 /** The customer disputes a charge: the bank takes the money at once (charge.dispute.created). */
 class DisputeOpened extends Step {
   async run(model: Model) {
-    const payment = pick(onStripe(model, (s) => s.succeeded && !s.refunded && !s.dispute), this.index)!;
+    const payment = pick(onStripe(model, disputable), this.index)!;
     stripe.get(payment.paymentId)!.dispute = 'needs_response';
     model.pending.push({ id: `evt_${randomUUID()}`, type: 'charge.dispute.created', objectId: `dp_${payment.paymentId}` });
   }
   check(model: Readonly<Model>) {
-    return onStripe(model, (s) => s.succeeded && !s.refunded && !s.dispute).length > 0;
+    return onStripe(model, disputable).length > 0;
   }
 }
+
+/** A charge the customer may still dispute, or the owner refund: paid, not refunded whole, not disputed. */
+const disputable = (side: StripeSide) => side.succeeded && side.refundedCents < side.amountCents && !side.dispute;
 
 /** The bank decides the dispute (charge.dispute.closed): won gives the money back, lost keeps it taken. */
 class DisputeClosed extends Step {
@@ -234,15 +241,24 @@ class DisputeClosed extends Step {
   }
 }
 
-/** The owner refunds a charge from Stripe's dashboard (charge.refunded). */
+/** The owner refunds a charge from Stripe's dashboard (charge.refunded): all of it, or (partial) half of what is left. */
 class DashboardRefund extends Step {
+  constructor(
+    index: number,
+    readonly partial = false,
+  ) {
+    super(index);
+  }
   async run(model: Model) {
-    const payment = pick(onStripe(model, (s) => s.succeeded && !s.refunded && !s.dispute), this.index)!;
-    stripe.get(payment.paymentId)!.refunded = true;
-    model.pending.push({ id: `evt_${randomUUID()}`, type: 'charge.refunded', objectId: `ch_${payment.paymentId}` });
+    const side = stripe.get(pick(onStripe(model, disputable), this.index)!.paymentId)!;
+    side.refundedCents = this.partial ? side.refundedCents + Math.floor((side.amountCents - side.refundedCents) / 2) : side.amountCents;
+    model.pending.push({ id: `evt_${randomUUID()}`, type: 'charge.refunded', objectId: `ch_${side.paymentId}` });
   }
   check(model: Readonly<Model>) {
-    return onStripe(model, (s) => s.succeeded && !s.refunded && !s.dispute).length > 0;
+    return onStripe(model, disputable).length > 0;
+  }
+  toString() {
+    return `DashboardRefund(${this.index}${this.partial ? ', partial' : ''})`;
   }
 }
 
@@ -273,22 +289,41 @@ class Redeliver extends Step {
   }
 }
 
-async function startRender(model: Model, method: 'credits' | 'card', isTest = false) {
-  const { job, payment } = await startRenderJob(model.requester, renderRequest(method, isTest));
+async function startRender(model: Model, method: 'credits' | 'card', isTest = false, mode: Mode = 'still') {
+  const { job, payment } = await startRenderJob(model.requester, renderRequest(method, isTest, mode));
   model.jobIds.push(job.jobId);
   // New jobs are priced by the catalogue deployed now, and keep that price.
-  const price = isTest ? 0 : currentQuote();
+  const price = isTest ? 0 : currentQuote(mode);
   expect(job.estimatedPrice).toBe(price);
   model.quoted.set(job.jobId, price);
   if (payment) openOnStripe(model, { paymentId: payment.paymentId, amountCents: payment.amount, purpose: 'render', jobId: job.jobId });
 }
 
 class RenderByCredits extends Step {
+  constructor(readonly mode: Mode = 'still') {
+    super();
+  }
   async run(model: Model) {
-    await refusedOk(() => startRender(model, 'credits'));
+    await refusedOk(() => startRender(model, 'credits', false, this.mode));
   }
   toString() {
-    return 'RenderByCredits';
+    return this.mode === 'still' ? 'RenderByCredits' : `RenderByCredits(${this.mode})`;
+  }
+}
+
+/**
+ * A render taken over reports frames as done that it never stored, and frames the job does not have
+ * (uploaded_frames is the worker's to write): a resume must still be priced for every frame missing.
+ */
+class ForgedProgress extends Step {
+  async run(model: Model) {
+    const job = await getJob(pick(model.jobIds, this.index)!);
+    if (!job) return;
+    const forged = [...Array.from({ length: job.total_frames }, (_, i) => i + 1), 1_000_001, 1_000_002];
+    await updateJob(job.jobId, { set: { uploaded_frames: forged } });
+  }
+  check(model: Readonly<Model>) {
+    return model.jobIds.length > 0;
   }
 }
 
@@ -393,7 +428,16 @@ class Abandon extends Step {
 
 class Resume extends Step {
   async run(model: Model) {
-    await refusedOk(() => resumeRenderJob(model.requester, pick(model.jobIds, this.index)!));
+    const jobId = pick(model.jobIds, this.index)!;
+    const job = (await getJob(jobId))!;
+    // Paid again (the price was given back, or never paid): the quote for every frame, or the price held if lower.
+    if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
+      const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y };
+      const priceCents = cents(Math.min(quoteRemainingFrames(getScene(1)!, settings, job.total_frames).finalPrice, job.estimatedPrice));
+      const chargesBefore = (await listAllCreditHistory(model.requester.userId)).filter((e) => e.jobId === jobId && e.type === 'render').length;
+      model.resumes.push({ jobId, priceCents, chargesBefore });
+    }
+    await refusedOk(() => resumeRenderJob(model.requester, jobId));
   }
   check(model: Readonly<Model>) {
     return model.jobIds.length > 0;
@@ -414,7 +458,10 @@ const steps = [
   index.map((i) => new DisputeOpened(i)),
   fc.tuple(index, fc.constantFrom('won' as const, 'lost' as const)).map(([i, outcome]) => new DisputeClosed(i, outcome)),
   index.map((i) => new DashboardRefund(i)),
+  index.map((i) => new DashboardRefund(i, true)),
   fc.constant(new RenderByCredits()),
+  fc.constant(new RenderByCredits('animation')),
+  index.map((i) => new ForgedProgress(i)),
   fc.constant(new RenderByCard()),
   fc.constant(new TestRender()),
   fc.constantFrom(0.5, 2, 3).map((factor) => new PriceChange(factor)),
@@ -444,6 +491,10 @@ async function modelViolations(model: Model, { ledger, jobs }: Account): Promise
       if (-cents(debit.amount) > cents(quoted)) violations.push(`job ${jobId} quoted ${quoted} was charged ${-debit.amount}`);
     }
   }
+  for (const { jobId, priceCents, chargesBefore } of model.resumes) {
+    const charge = ledger.filter((e) => e.jobId === jobId && e.type === 'render')[chargesBefore];
+    if (charge && -cents(charge.amount) !== priceCents) violations.push(`job ${jobId} resumed for ${-charge.amount}, its missing frames cost ${priceCents / 100}`);
+  }
   const payments = await Promise.all(model.payments.map((modelled) => getPayment(modelled.paymentId)));
   for (const [at, modelled] of model.payments.entries()) {
     const payment = payments[at]!;
@@ -451,7 +502,8 @@ async function modelViolations(model: Model, { ledger, jobs }: Account): Promise
     const eventsIn = !model.pending.some((event) => event.objectId.endsWith(modelled.paymentId));
     const takenBack = payment.chargedBackCents ?? 0;
     if (eventsIn && side.succeeded) {
-      const shouldBe = side.refunded || side.dispute === 'needs_response' || side.dispute === 'lost' ? side.amountCents : 0;
+      // An open or lost dispute took the whole charge; otherwise (none, or won) what the owner refunded stays taken.
+      const shouldBe = side.dispute === 'needs_response' || side.dispute === 'lost' ? side.amountCents : side.refundedCents;
       if (takenBack !== shouldBe) violations.push(`payment ${modelled.paymentId}: Stripe took back ${shouldBe / 100}, the server counts ${takenBack / 100}`);
     }
     if (modelled.purpose === 'credits') {
@@ -499,7 +551,7 @@ async function runSteps(commandList: Iterable<fc.AsyncCommand<Model, Real>>): Pr
   await newUserWithCredits(userId, requester.email, 20);
   stripe.clear();
   scene.baseRenderTime = deployedBaseTime;
-  const model: Model = { requester, payments: [], jobIds: [], quoted: new Map(), pending: [], delivered: [] };
+  const model: Model = { requester, payments: [], jobIds: [], quoted: new Map(), pending: [], delivered: [], resumes: [] };
   const checked = [...commandList].map((command) => ({
     check: (m: Readonly<Model>) => command.check(m),
     run: async (m: Model, real: Real) => {
@@ -535,6 +587,14 @@ describe('money invariants', () => {
   // Sequences the property found (shrunk), kept as examples; each failed before the fix named.
   it('when a job awaiting its card payment is abandoned and resumed after a price rise, it is charged no more than it was quoted', async () => {
     await runSteps([new RenderByCard(), new PriceChange(3), new Abandon(0), new Resume(0)]);
+  });
+
+  it('when a charge partly refunded by the owner is disputed and the dispute won, only what the dispute took comes back (the won dispute gave back the refund too)', async () => {
+    await runSteps([new BuyCredits(10), new CardCharged(0), new Deliver(0), new DashboardRefund(0, true), new Deliver(0), new DisputeOpened(0), new Deliver(0), new DisputeClosed(0, 'won'), new Deliver(0)]);
+  });
+
+  it('when a render that reported every frame and more fails on our side, its resume costs every frame storage lacks (it was priced for none)', async () => {
+    await runSteps([new RenderByCredits('animation'), new FarmStarts(0), new ForgedProgress(0), new RenderFails(0, 'internal', 1), new Resume(0)]);
   });
 
   it('when a dispute is delivered before the payment it disputes, it is applied once the payment is, not forgotten', async () => {

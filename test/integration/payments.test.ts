@@ -215,6 +215,19 @@ describe('card refunds and disputes of credit purchases', () => {
     expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback').map((e) => e.amount)).toEqual([-5, -15]);
   });
 
+  it('when a charge partly refunded by the owner is disputed whole and the dispute is won, only what the dispute took comes back', async () => {
+    const { intent } = await boughtCredits(user, 20);
+    await sendWebhook(objectEvent('charge.refunded', stripeDouble.refund(intent.id, 500)));
+    const dispute = stripeDouble.dispute(intent.id, 2000);
+    await sendWebhook(objectEvent('charge.dispute.created', dispute));
+    expect((await getUser(user.userId))!.credits).toBe(0);
+    dispute.status = 'won';
+    await sendWebhook(objectEvent('charge.dispute.closed', dispute));
+    expect((await getUser(user.userId))!.credits).toBe(15);
+    expect((await listAllCreditHistory(user.userId)).filter((e) => e.type === 'chargeback').map((e) => e.amount)).toEqual([-5, -15, 15]);
+    expect(await ledgerSum(user.userId)).toBe(15);
+  });
+
   it('when spent credits are disputed, the balance goes negative and every new render is refused with a clear message', async () => {
     const { intent } = await boughtCredits(user, 20);
     await moveCredits({ userId: user.userId, amount: -15, type: 'render' });
