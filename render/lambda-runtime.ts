@@ -4,6 +4,9 @@
  * aws-lambda-ric package would add a native build (node-gyp, install scripts) to the
  * image for the same. The loop never returns; Lambda freezes and ends the process.
  */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { log } from '../observability/logger';
 
@@ -47,16 +50,33 @@ export function probeRequestOf(event: unknown): ProbeRequest {
   return probeRequest.parse(event);
 }
 
-export async function serveInvocations(runtimeApi: string, handle: (event: unknown) => Promise<unknown>): Promise<never> {
+/**
+ * Serves invocations one after another. `between` runs after each, before its answer goes back and
+ * the next is asked for (the render and probe functions clear what the invocation left: clearInvocation);
+ * when it fails, the process ends, and with it the environment, before another invocation reaches it.
+ */
+export async function serveInvocations(runtimeApi: string, handle: (event: unknown) => Promise<unknown>, between: () => Promise<void> = async () => {}): Promise<never> {
   const base = `http://${runtimeApi}/${API_VERSION}/runtime/invocation`;
   for (;;) {
     // Long-polls until Lambda has an invocation: no deadline on purpose, the environment is frozen meanwhile.
     const next = await fetch(`${base}/next`);
     const requestId = next.headers.get('lambda-runtime-aws-request-id');
     if (!requestId) throw new Error(`the Runtime API answered without a request id (${next.status})`);
+    let outcome: { result: unknown } | { error: unknown };
     try {
-      const result = await handle(await next.json());
-      await fetch(`${base}/${requestId}/response`, { method: 'POST', body: JSON.stringify(result), signal: AbortSignal.timeout(10_000) });
+      outcome = { result: await handle(await next.json()) };
+    } catch (error) {
+      outcome = { error };
+    }
+    try {
+      await between();
+    } catch (error) {
+      log.error('The environment could not be cleared after an invocation: it ends here', { requestId, error });
+      process.exit(1);
+    }
+    try {
+      if ('error' in outcome) throw outcome.error;
+      await fetch(`${base}/${requestId}/response`, { method: 'POST', body: JSON.stringify(outcome.result), signal: AbortSignal.timeout(10_000) });
     } catch (error) {
       log.error('Render invocation failed', { requestId, error });
       await fetch(`${base}/${requestId}/error`, {
@@ -67,4 +87,55 @@ export async function serveInvocations(runtimeApi: string, handle: (event: unkno
       });
     }
   }
+}
+
+/** How long the processes an invocation left may take to go once killed, before the environment is ended instead. */
+const CLEAR_LIMIT_MS = 3_000;
+
+/**
+ * Lambda reuses a warm environment for later invocations, whoever sent them: it keeps the temporary
+ * folder and freezes, rather than ends, the processes an invocation started. A customer's file may get
+ * code running in Blender or ffmpeg, and on Lambda they run as this process's own user, so after each
+ * invocation every other process of this user (but those this one runs under) is killed, detached ones
+ * included, and the temporary folder is emptied. Throws when that does not hold (serveInvocations then
+ * ends the environment). Never as root: on a machine of many users' processes it would kill theirs.
+ */
+export async function clearInvocation(scratch = tmpdir()): Promise<void> {
+  if (typeof process.getuid !== 'function' || process.getuid() === 0) throw new Error('clearInvocation runs only as a function\'s own unprivileged user');
+  for (const started = Date.now(); ; ) {
+    const left = await otherProcessesOfThisUser();
+    if (left.length === 0) break;
+    if (Date.now() - started > CLEAR_LIMIT_MS) throw new Error(`processes left after ${CLEAR_LIMIT_MS} ms: ${left.join(', ')}`);
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await Promise.all((await readdir(scratch)).map((name) => rm(join(scratch, name), { recursive: true, force: true })));
+  const kept = await readdir(scratch);
+  if (kept.length) throw new Error(`${scratch} still holds ${kept.join(', ')}`);
+}
+
+/** Live processes of this user other than this one and those it runs under (a zombie runs nothing and holds nothing). */
+async function otherProcessesOfThisUser(): Promise<number[]> {
+  const uid = process.getuid!();
+  const statusOf = async (pid: number) => {
+    const text = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const field = (name: string) => new RegExp(`^${name}:\\s+(\\S+)`, 'm').exec(text)?.[1];
+    return { uid: Number(field('Uid')), parent: Number(field('PPid')), state: field('State') };
+  };
+  const keep = new Set<number>();
+  for (let pid = process.pid; pid > 0 && !keep.has(pid); pid = (await statusOf(pid)).parent) keep.add(pid);
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+  const found: number[] = [];
+  for (const pid of pids) {
+    if (keep.has(pid)) continue;
+    const status = await statusOf(pid);
+    if (status.uid === uid && status.state !== 'Z') found.push(pid);
+  }
+  return found;
 }

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
-import { invocationOf, serveInvocations } from './lambda-runtime';
+import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
@@ -45,7 +45,7 @@ composeServer();
 containTools();
 // The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH));
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH), clearInvocation);
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
@@ -69,7 +69,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
     const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
-  });
+  }, clearInvocation);
 }
 
 const work = task();
