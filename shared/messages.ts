@@ -196,6 +196,8 @@ export function uploadTooLarge(maxMegabytes: number): string {
 export const JOB_DATA_NOT_FOUND = 'Job data not found';
 export const NO_RENDERED_FILES = 'No rendered files found';
 export const RESULT_PAYMENT_TAKEN_BACK = 'The card payment for this render was taken back through your bank, so its files are not available. If the dispute is settled in our favour they will be again; contact support with questions.';
+/** A job whose price was given back: its files are not delivered (refundedAt is the server's own record). */
+export const RESULT_REFUNDED = 'The price of this render was refunded, so its files are not available. Contact support if you think this is wrong.';
 export const NO_IMAGE_FOR_STILL = 'No image found for still render';
 export const NO_VIDEO_FOR_ANIMATION = 'No video found for animation render';
 export const OUTPUT_NOT_FOUND = 'Could not find rendered output';

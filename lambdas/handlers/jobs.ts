@@ -99,6 +99,8 @@ export async function resumeJob(event: ApiEvent): Promise<{ job: JobView }> {
 
 async function outputFiles(job: JobRecord): Promise<OutputFileView[]> {
   if (!outputsAvailable(job)) return [];
+  // A done status is the worker's word; a refund is the server's: a refunded job is not delivered.
+  if (job.refundedAt) throw new PaymentRequiredError(messages.RESULT_REFUNDED);
   if (await renderPaymentTakenBack(job)) throw new PaymentRequiredError(messages.RESULT_PAYMENT_TAKEN_BACK);
   const stored = await listOutputs(job.userId, job.jobId);
   const typeOf = (name: string) => job.fileMetadata?.find((f) => f.name === name)?.contentType ?? guessContentType(name);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor } from '../../shared/catalogue';
 import { frameFile } from '../../shared/render-contract';
+import { RESULT_REFUNDED } from '../../shared/messages';
 import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
 import { createJobItem, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
 import { uploadOutput } from '../../core/storage/storage';
@@ -222,7 +223,17 @@ describe('outputs of a job that did not complete', () => {
     expect((await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body).toEqual({ files: [] });
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);
 
-    // The same stored file is served once the job is done (a resume that completes).
+    // A worker that sets the refunded job done (its status is the worker's to write) gets it no file.
+    await updateJob(job.jobId, { set: { status: 'done' } });
+    const refunded = await api(`/api/jobs/${job.jobId}/files`, { token: user.token });
+    expect(refunded.status).toBe(402);
+    expect(refunded.body.message).toBe(RESULT_REFUNDED);
+    expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(402);
+
+    // The same stored file is served once the job is done (a resume, paid again, that completes).
+    await updateJob(job.jobId, { set: { status: 'failed' } });
+    expect((await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} })).status).toBe(200);
+    await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
     await updateJob(job.jobId, { set: { status: 'done' } });
     const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
     expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
