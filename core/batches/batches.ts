@@ -18,7 +18,7 @@ import { isConditionFailure } from '../db/transaction';
 import { ConflictError, DomainError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { getJobOfUser, type JobRecord } from '../jobs/jobs';
-import { serverPriceOf, startRenderJob, type Requester } from '../jobs/render-jobs';
+import { floorPriceOf, isMeasured, serverPriceOf, startRenderJob, type Requester } from '../jobs/render-jobs';
 import { InsufficientCreditsError } from '../credits/credits';
 import { getUser } from '../users/users';
 import { listOutputs, presignDownload } from '../storage/storage';
@@ -28,17 +28,25 @@ import { zipStream } from './zip-stream';
 export type BatchRecord = BatchView;
 
 export class BatchCreditsError extends DomainError {
-  constructor(total: number, balance: number, started = 0) {
+  /** atLeast: `total` is the batch's least cost, before its uploads were measured. */
+  constructor(total: number, balance: number, started = 0, atLeast = false) {
     const message = started
       ? `Your balance ran out after ${started} rows of this batch were started (they are paid and rendering). The rest costs more than your balance of ${balance}. Please buy credits first.`
-      : `This batch costs ${total} credits and your balance is ${balance}. Please buy credits first.`;
+      : `This batch costs ${atLeast ? 'at least ' : ''}${total} credits and your balance is ${balance}. Please buy credits first.`;
     super('insufficient_credits', message, { total, balance, started });
   }
 }
 
-/** The price of each row, as the server will charge it (measured media, never a claimed duration). */
-export function batchPrices(requester: Requester, requests: readonly CreateJobRequest[]): Promise<number[]> {
-  return Promise.all(requests.map((request) => serverPriceOf(requester, request)));
+/** Uploads measured at once for one batch: the probe is shared by every user, and each measurement is kept. */
+const PROBES_AT_ONCE = 4;
+
+/** The price of each row, as the server will charge it (measured media, never a claimed duration), PROBES_AT_ONCE rows at a time. */
+export async function batchPrices(requester: Requester, requests: readonly CreateJobRequest[]): Promise<number[]> {
+  const prices: number[] = [];
+  for (let i = 0; i < requests.length; i += PROBES_AT_ONCE) {
+    prices.push(...(await Promise.all(requests.slice(i, i + PROBES_AT_ONCE).map((request) => serverPriceOf(requester, request)))));
+  }
+  return prices;
 }
 
 /**
@@ -95,6 +103,12 @@ export async function startBatch(requester: Requester, requests: readonly Create
 async function startBatchRows(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey: string | undefined, now: Date): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
   const batchId = idempotencyKey ? createHash('sha256').update(`${requester.userId}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
   const existing = idempotencyKey ? await findBatch(requester.userId, batchId) : undefined;
+  if (!existing) {
+    // Before any upload is measured: a batch the balance cannot cover even at its rows' least cost costs the probe nothing.
+    const floor = Number(requests.reduce((sum, request) => sum + floorPriceOf(request), 0).toFixed(2));
+    const balance = (await getUser(requester.userId))?.credits ?? 0;
+    if (balance < floor) throw new BatchCreditsError(floor, balance, 0, requests.some(isMeasured));
+  }
   const prices = await batchPrices(requester, requests);
   const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
   if (!existing) {

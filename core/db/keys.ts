@@ -25,6 +25,8 @@ export const keys = {
   metric: (kind: string, periodStart: string) => ({ PK: `ANALYTICS#${kind.toUpperCase()}`, SK: `PERIOD#${periodStart}` }),
   clientSession: (day: string, createdAt: string, sessionId: string) => ({ PK: `SESSIONS#${day}`, SK: `${createdAt}#${sessionId}` }),
   rateWindow: (scope: string, subject: string, window: number) => ({ PK: `RATE#${scope}#${subject}`, SK: `WINDOW#${window}` }),
+  /** What the media probe measured of one upload's content (its key and ETag: the same key posted again is another content). */
+  probedUpload: (key: string, etag: string) => ({ PK: `PROBE#${key}`, SK: `ETAG#${etag}` }),
   /** A client's Idempotency-Key, scoped to its user and to the operation it was sent to. */
   idempotencyKey: (userId: string, scope: string, key: string) => ({ PK: `IDEMPOTENCY#${userId}#${scope}`, SK: `KEY#${key}` }),
 

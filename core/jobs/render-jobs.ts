@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor, requiredUploadKind } from '../../shared/catalogue';
 import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
-import { MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
+import { FPS, MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-formats';
@@ -22,8 +22,8 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
-import { headInput, isOwnInputKey, measureInputDuration, MediaUnreadableError, storedFrames } from '../storage/storage';
-import { refuseUnsafeUpload } from '../uploads/stored-upload';
+import { headInput, isOwnInputKey, MediaUnreadableError, storedFrames } from '../storage/storage';
+import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
 import { addToLogScope } from '../../observability/logger';
@@ -127,7 +127,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
       throw new RateLimitedError('You have used all free test renders for today. Please try again tomorrow.', today.resetSeconds);
     }
   }
-  const { settings, mediaDurationSeconds } = await serverSettingsOf(request);
+  const { settings, mediaDurationSeconds } = await serverSettingsOf(requester.userId, request);
   const quote = planRender(scene, settings, request.isTest);
   const now = new Date();
   const price = request.isTest ? 0 : quote.finalPrice;
@@ -208,9 +208,8 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
  * The settings a render is priced and planned with: the frames and the price follow
  * the upload's measured duration; the duration the client claims is ignored.
  */
-async function serverSettingsOf(request: CreateJobRequest) {
-  const scene = getScene(request.sceneId)!;
-  const mediaDurationSeconds = isMediaDriven(scene) && request.mode === 'animation' && request.uploadKey ? await measuredDuration(request.uploadKey) : undefined;
+async function serverSettingsOf(userId: string, request: CreateJobRequest) {
+  const mediaDurationSeconds = isMeasured(request) ? await measuredDuration(userId, request.uploadKey!) : undefined;
   const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(mediaDurationSeconds ? { mediaDurationSeconds } : {}) };
   return { settings, mediaDurationSeconds };
 }
@@ -218,14 +217,25 @@ async function serverSettingsOf(request: CreateJobRequest) {
 /** What a paid render of `request` will be charged, as startRenderJob computes it (an upload that is not the requester's is missing). */
 export async function serverPriceOf(requester: Requester, request: CreateJobRequest): Promise<number> {
   if (request.uploadKey && !isOwnInputKey(requester.userId, request.uploadKey)) throw new InvalidRequestError(UPLOAD_MISSING);
-  return planRender(getScene(request.sceneId)!, (await serverSettingsOf(request)).settings, false).finalPrice;
+  return planRender(getScene(request.sceneId)!, (await serverSettingsOf(requester.userId, request)).settings, false).finalPrice;
+}
+
+/** Whether the price of `request` follows its upload's measured duration (a media-driven animation). */
+export function isMeasured(request: CreateJobRequest): boolean {
+  return isMediaDriven(getScene(request.sceneId)!) && request.mode === 'animation' && Boolean(request.uploadKey);
+}
+
+/** The least a paid render of `request` can cost, before its upload is measured: a measured one at a single frame's length. */
+export function floorPriceOf(request: CreateJobRequest): number {
+  const settings = { mode: request.mode, resolutionX: request.resolutionX, resolutionY: request.resolutionY, ...(isMeasured(request) ? { mediaDurationSeconds: 1 / FPS } : {}) };
+  return planRender(getScene(request.sceneId)!, settings, false).finalPrice;
 }
 
 /** The stored upload's duration, refused when it is not audio we can read or longer than a render accepts. */
-async function measuredDuration(uploadKey: string): Promise<number> {
+async function measuredDuration(userId: string, uploadKey: string): Promise<number> {
   let seconds: number;
   try {
-    seconds = await measureInputDuration(uploadKey);
+    seconds = await measuredUploadSeconds(userId, uploadKey);
   } catch (error) {
     if (error instanceof MediaUnreadableError) throw new InvalidRequestError(MEDIA_UNREADABLE, { field: 'uploadKey' });
     throw error;

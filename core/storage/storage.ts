@@ -54,10 +54,10 @@ export async function presignUpload(userId: string, fileName: string, contentTyp
   return { url, fields, key, maxBytes, fileName };
 }
 
-export async function headInput(key: string): Promise<{ size: number; contentType: string } | undefined> {
+export async function headInput(key: string): Promise<{ size: number; contentType: string; etag: string } | undefined> {
   try {
     const head = await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
-    return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? '' };
+    return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? '', etag: head.ETag ?? '' };
   } catch (error) {
     if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
     throw error;

@@ -23,6 +23,9 @@ export interface MediaProbeProps {
  * probe never holds a job's credentials; and it does not wait behind renders in the render
  * function's reserved concurrency while a user waits for "Create". Nothing runs while idle.
  */
+/** Probes running at once, across every user. */
+export const PROBE_CONCURRENCY = 20;
+
 export class MediaProbe extends Construct {
   readonly fn: lambda.DockerImageFunction;
 
@@ -35,6 +38,9 @@ export class MediaProbe extends Construct {
       memorySize: 1024,
       // The download and ffprobe have 7 s each (adapters/media-probe.ts); with a cold start (Init, at most 10 s) inside the API's 25-s wait.
       timeout: Duration.seconds(15),
+      // Its own share of the account's concurrency, and no more: one user's batch of audio rows cannot take the
+      // renders' or the API's (the API measures a batch's uploads a few at a time, each upload once).
+      reservedConcurrentExecutions: PROBE_CONCURRENCY,
       logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       environment: { ...props.environment, RENDER_STEP: 'probe' },
       description: "Measures an uploaded audio file's duration with ffprobe, from the render image",
