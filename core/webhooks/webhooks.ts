@@ -164,6 +164,8 @@ async function recordDelivery(jobId: string, delivery: WebhookDelivery): Promise
 
 interface RetryItem {
   jobId: string;
+  /** The job's owner: one account's receivers get a share of a run's senders, not all of them (absent on deliveries queued before it was kept). */
+  userId?: string;
   outcome: string;
   attempt: number;
   firstAttemptAt: string;
@@ -190,7 +192,7 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
     businessMetrics.webhookDeliveryFailed();
   }
   await recordDelivery(job.jobId, delivery);
-  if (next) await queueDelivery({ jobId: job.jobId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() });
+  if (next) await queueDelivery({ jobId: job.jobId, userId: job.userId, outcome: job.webhookOutcome!, attempt: attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), dueAt: next.toISOString() });
   return delivery;
 }
 
@@ -212,7 +214,7 @@ export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promis
   });
   if (!claimed) return false;
   // Sent by the retry function, not here: a slow receiver must not hold up what follows a job's end.
-  await queueDelivery({ jobId: job.jobId, outcome, attempt: 1, firstAttemptAt: now.toISOString(), dueAt: now.toISOString() });
+  await queueDelivery({ jobId: job.jobId, userId: job.userId, outcome, attempt: 1, firstAttemptAt: now.toISOString(), dueAt: now.toISOString() });
   return true;
 }
 
@@ -223,13 +225,19 @@ async function queueDelivery(retry: RetryItem): Promise<void> {
 /** How long a run holds a delivery it is sending: past it (the run died) another run sends it. */
 const LEASE_MS = 3 * SEND_TIMEOUT_MS;
 
+/** Deliveries one run sends at once, and of them at most PER_ACCOUNT to one account's receivers. */
+const SENDERS = 8;
+const PER_ACCOUNT = 2;
+
 /**
  * Sends every delivery that is due, first attempts included (EventBridge calls this
  * every minute on AWS, a timer locally). A run takes a delivery with a lease (a
  * conditional write), sends it, and only then deletes it: two runs at once send it
  * once, and a run that dies mid-send leaves it to the next run once the lease ends.
- * A run stops taking deliveries once `budgetMs` is spent, so it ends within its
- * function's timeout; what is left waits for the next run.
+ * Up to SENDERS deliveries go at once, at most PER_ACCOUNT of one account's, so a
+ * receiver that is slow or never answers holds its own account's share and nobody
+ * else's. A run stops taking deliveries once `budgetMs` is spent, so it ends within
+ * its function's timeout; what is left waits for the next run.
  */
 export async function retryDueWebhooks(now = new Date(), budgetMs = 30_000): Promise<number> {
   const stopAt = Date.now() + budgetMs;
@@ -241,34 +249,61 @@ export async function retryDueWebhooks(now = new Date(), budgetMs = 30_000): Pro
       Limit: 100,
     }),
   );
+  const waiting = [...(Items as RetryItem[])];
+  const accountOf = (item: RetryItem) => item.userId ?? item.jobId;
+  const busy = new Map<string, number>();
+  const running = new Set<Promise<void>>();
   let sent = 0;
-  for (const item of Items as (RetryItem & Record<string, unknown>)[]) {
-    if (Date.now() >= stopAt) break;
-    const key = keys.webhookRetry(item.dueAt, item.jobId);
-    const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: 'SET leaseUntil = :until',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-          ExpressionAttributeValues: { ':until': leaseUntil, ':now': new Date().toISOString() },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) continue;
-      throw error;
+  const failures: unknown[] = [];
+  // A failed send stops the run from taking more; those under way finish first.
+  while (failures.length === 0 && Date.now() < stopAt) {
+    const next = running.size < SENDERS ? waiting.findIndex((item) => (busy.get(accountOf(item)) ?? 0) < PER_ACCOUNT) : -1;
+    if (next < 0) {
+      if (running.size === 0) break;
+      await Promise.race(running);
+      continue;
     }
-    const job = await getJob(item.jobId);
-    // A job resumed since then has a new outcome of its own; the old one is not announced any more.
-    if (job && job.webhookOutcome === item.outcome) {
-      await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
-      sent += 1;
-    }
-    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'leaseUntil = :until', ExpressionAttributeValues: { ':until': leaseUntil } })).catch((error) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    const [item] = waiting.splice(next, 1);
+    const account = accountOf(item);
+    busy.set(account, (busy.get(account) ?? 0) + 1);
+    const run: Promise<void> = sendDue(item, now)
+      .then((delivered) => void (sent += delivered ? 1 : 0))
+      .catch((error: unknown) => void failures.push(error))
+      .finally(() => {
+        busy.set(account, busy.get(account)! - 1);
+        running.delete(run);
+      });
+    running.add(run);
   }
+  await Promise.all(running);
+  if (failures.length) throw failures[0];
   return sent;
+}
+
+/** One due delivery, under its lease: sent (when its outcome is still the job's), then taken off the queue. Whether it was sent. */
+async function sendDue(item: RetryItem, now: Date): Promise<boolean> {
+  const key = keys.webhookRetry(item.dueAt, item.jobId);
+  const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET leaseUntil = :until',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ExpressionAttributeValues: { ':until': leaseUntil, ':now': new Date().toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+  const job = await getJob(item.jobId);
+  // A job resumed since then has a new outcome of its own; the old one is not announced any more.
+  const current = job !== undefined && job.webhookOutcome === item.outcome;
+  if (current) await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
+  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'leaseUntil = :until', ExpressionAttributeValues: { ':until': leaseUntil } })).catch((error) => {
+    if (!isConditionFailure(error)) throw error;
+  });
+  return current;
 }

@@ -336,6 +336,42 @@ describe('webhook receivers that do not answer', () => {
   }, 60_000);
 });
 
+describe('webhook receivers of several accounts', () => {
+  let receivers: Server | undefined;
+  afterAll(() => new Promise<void>((resolve) => (receivers ? receivers.close(() => resolve()) : resolve())));
+
+  it('when one account\'s receivers never answer, another account\'s webhook due after theirs is delivered while they are still held', async () => {
+    const origin = new URL(inject('stackEnv').WEBHOOK_LOCAL_RECEIVER);
+    const held: import('node:http').ServerResponse[] = [];
+    let heldWhenFastArrived: number | undefined;
+    receivers = createServer((req, res) => {
+      if (req.url?.includes('tarpit')) return void held.push(res);
+      heldWhenFastArrived ??= held.length;
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => receivers!.listen(Number(origin.port), origin.hostname, () => resolve()));
+    const outcomeOf = async (user: TestUser, path: string, at: Date) => {
+      const job = { jobId: randomUUID(), userId: user.userId, status: 'done', attempts: 1, sceneId: 1, mode: 'still', created_at: at.toISOString(), webhook_url: `${origin.origin}${path}` } as JobRecord;
+      await createJob(job);
+      expect(await notifyJobOutcome(job, at)).toBe(true);
+      return job;
+    };
+    // Three outcomes of a tarpit account, due first; then one of another account.
+    const tarpit = await verifiedUser();
+    const early = Date.now() - 60_000;
+    for (const i of [0, 1, 2]) await outcomeOf(tarpit, `/hooks/tarpit-${i}`, new Date(early + i));
+    const fast = await outcomeOf(await verifiedUser(), '/hooks/fast', new Date(early + 10));
+
+    let ran = false;
+    const run = retryDueWebhooks().finally(() => (ran = true));
+    await until('the other account\'s delivery, or the end of the run', async () => (heldWhenFastArrived !== undefined || ran ? true : undefined), 60_000);
+    expect(heldWhenFastArrived, 'delivered while the tarpit receivers still held theirs').toBeGreaterThan(0);
+    held.forEach((res) => res.destroy());
+    await run;
+    expect((await getJob(fast.jobId))!.webhookDeliveries).toEqual([expect.objectContaining({ attempt: 1, ok: true, statusCode: 200 })]);
+  }, 90_000);
+});
+
 async function queuedDeliveriesOf(jobId: string) {
   const { Items = [] } = await documentClient().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'WEBHOOK_RETRIES' } }));
   return Items.filter((item) => item.jobId === jobId);
