@@ -33,7 +33,7 @@ import { frameFile, REGION_FILE, sceneContract, STILL_FILE } from '../shared/ren
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
 import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/files';
-import { prepareForTool, toolSpawnOptions } from './tool-environment';
+import { prepareForTool, toolProcess } from './tool-environment';
 import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
@@ -264,12 +264,12 @@ function runBlender(
   { onProgress, onLog, signal, threads, timeoutMs }: RunSceneOptions,
 ): Promise<{ outputs: string[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
+    const tool = toolProcess(
       blenderPath,
       // --python-exit-code makes an uncaught Python exception a non-zero exit (default: 0).
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
-      { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...toolSpawnOptions() },
     );
+    const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
     const control = child.stdio[3] as Duplex;
     const outputs: string[] = [];
     const logTail: string[] = [];

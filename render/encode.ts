@@ -8,7 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toolSpawnOptions } from './tool-environment';
+import { toolProcess } from './tool-environment';
 
 export const FFMPEG_MISSING_MESSAGE =
   'ffmpeg is not installed on this machine: install it with `apt-get install -y ffmpeg`, or set FFMPEG_PATH and FFPROBE_PATH.';
@@ -201,7 +201,8 @@ export async function encodeMp4FromStreams(
  */
 export async function encodeFramesFromStreams(frames: AsyncIterable<Readable>, fps: number, outputArgs: string[]): Promise<number> {
   const args = ['-y', '-v', 'error', ...PROTOCOL_WHITELIST, '-f', 'image2pipe', '-framerate', String(fps), '-c:v', 'png', '-i', 'pipe:0', ...outputArgs];
-  const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'ignore', 'pipe'], ...toolSpawnOptions() });
+  const tool = toolProcess(ffmpegPath(), args);
+  const child = spawn(tool.command, tool.args, { stdio: ['pipe', 'ignore', 'pipe'], ...tool.options });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)).length > 20_000 && (stderr = stderr.slice(-10_000)));
   const exited = new Promise<void>((resolve, reject) => {
@@ -325,7 +326,8 @@ function ffprobePath(): string {
 
 function runTool(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, ...toolSpawnOptions() }, (error, stdout, stderr) => {
+    const tool = toolProcess(command, args);
+    execFile(tool.command, tool.args, { maxBuffer: 64 * 1024 * 1024, ...tool.options }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         return reject(new MediaError('ffmpeg-missing', FFMPEG_MISSING_MESSAGE));

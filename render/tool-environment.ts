@@ -12,10 +12,11 @@
  *   whose runtime has no second user), they run as the worker's user and what holds
  *   is written in docs/security.md.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 
 const CREDENTIAL_VARIABLES = /^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|AWS_CONTAINER_CREDENTIALS_RELATIVE_URI|AWS_CONTAINER_CREDENTIALS_FULL_URI|AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE)?|AWS_WEB_IDENTITY_TOKEN_FILE|AWS_ROLE_ARN|ECS_CONTAINER_METADATA_URI(_V4)?|WORKER_SCOPE_ROLE_ARN|WORKER_SESSION_FUNCTION|WORKER_TICKET|AWS_LAMBDA_RUNTIME_API)$/;
 
@@ -65,11 +66,54 @@ export function workerToolIdentity(env: NodeJS.ProcessEnv = process.env): ToolId
   return { uid: base + slot, gid: base + slot };
 }
 
-/** The spawn options of a tool: its environment, its user, and a HOME it may write (its own user has none). */
-export function toolSpawnOptions(): { env: NodeJS.ProcessEnv; uid?: number; gid?: number } {
+export interface ToolProcess {
+  command: string;
+  args: string[];
+  options: { env: NodeJS.ProcessEnv; uid?: number; gid?: number };
+}
+
+/**
+ * How a tool is started: its environment, its user and a HOME it may write (its own user has
+ * none); and where the worker may make one (root, with util-linux's unshare: locally and in CI),
+ * in a network namespace of its own, whose loopback is down, so a taken-over tool reaches
+ * neither the local stack's services on 127.0.0.1 nor the internet. The namespace is made as
+ * root and the tool's user taken (setpriv, supplementary groups cleared) before it runs, in the
+ * same process: signals reach the tool itself. A command that cannot be found is started
+ * as it is, so its absence is reported as before (ENOENT).
+ */
+export function toolProcess(command: string, args: string[]): ToolProcess {
   const identity = toolIdentity();
   const env = toolEnvironment();
-  return identity ? { env: { ...env, HOME: '/tmp' }, uid: identity.uid, gid: identity.gid } : { env };
+  if (!identity) return { command, args, options: { env } };
+  const options = { env: { ...env, HOME: '/tmp' }, uid: identity.uid, gid: identity.gid };
+  const found = executable(command);
+  if (!found || !canIsolateNetwork()) return { command, args, options };
+  return {
+    command: 'unshare',
+    args: ['--net', '--', 'setpriv', `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--', found, ...args],
+    options: { env: options.env },
+  };
+}
+
+let networkIsolation: boolean | undefined;
+
+/** Whether this machine lets the worker give a tool a network namespace of its own (asked once; Fargate and Lambda do not). */
+function canIsolateNetwork(): boolean {
+  networkIsolation ??= spawnSync('unshare', ['--net', '--', 'setpriv', '--clear-groups', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  return networkIsolation;
+}
+
+/** The command's file: as given when it is a path, else the first on PATH; undefined when there is none to run. */
+function executable(command: string): string | undefined {
+  const candidates = isAbsolute(command) || command.includes('/') ? [command] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  return candidates.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

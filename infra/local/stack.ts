@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
@@ -51,6 +51,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const siteUrl = options.siteUrl ?? `http://localhost:${ports.api}`;
   const mailDir = join(dataDir, 'mail');
   for (const dir of ['cognito', 'mail', 's3', 'jobs']) mkdirSync(join(dataDir, dir), { recursive: true });
+  // The stores (the table, the buckets' files, the mail, the workers' logs) are the stack's alone: a render tool, which
+  // runs as a user of its own when the stack runs as root, cannot open them, wherever the data folder lives.
+  chmodSync(dataDir, 0o700);
 
   const services: Service[] = [];
   const stop = async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
 import { containTools, DEFAULT_TOOL_UID } from '../../render/tool-environment';
@@ -103,5 +104,26 @@ describe('the tools\' own user', () => {
     );
     expect(logs).toContain(`uid ${DEFAULT_TOOL_UID}`);
     expect(logs).toContain('environ refused: PermissionError');
+  });
+
+  test.runIf(process.getuid?.() === 0)('when a contained tool tries the local stack\'s services on 127.0.0.1, it cannot connect: it has no network', async () => {
+    containTools();
+    const accepted: string[] = [];
+    const service = createServer((socket) => {
+      accepted.push('connection');
+      socket.end();
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = service.address() as AddressInfo;
+      const { logs } = await runScript(
+        'reach-loopback',
+        `import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${port}), timeout=5).close()\n    protocol.log("connected")\nexcept OSError as error:\n    protocol.log(f"refused: {type(error).__name__}")\nfinish()`,
+      );
+      expect(logs.find((line) => line === 'connected' || line.startsWith('refused: '))).toMatch(/^refused: /);
+      expect(accepted).toEqual([]);
+    } finally {
+      service.close();
+    }
   });
 });
