@@ -37,7 +37,7 @@ BLEND_MODES = {"normal": "MIX", "multiply": "MULTIPLY", "difference": "DIFFERENC
 
 def build(scene, args):
     template_only = bool(args.raw.get("posterTemplate"))
-    image = None if template_only else media.load_image(media.require_input(args, "an image"))
+    image = None if template_only else media.load_image(media.require_input(args, "an image"), args.raw["imageLimits"])
 
     building.set_world((0.09, 0.055, 0.06, 1), 1.0, top_color=(0.012, 0.018, 0.05, 1))
     materials = make_materials()

@@ -25,7 +25,7 @@ SPIN_PER_SECOND = math.radians(240)
 
 
 def build(scene, args):
-    image = media.load_image(media.require_input(args, "an image"))
+    image = media.load_image(media.require_input(args, "an image"), args.raw["imageLimits"])
     background = args.option_color("backgroundColor")
 
     building.set_world(background, 0.6)  # the room's colour also tints the balls' reflections

@@ -22,7 +22,7 @@ ORBIT_DEGREES = 70
 
 
 def build(scene, args):
-    image = media.load_image(media.require_input(args, "an image"))
+    image = media.load_image(media.require_input(args, "an image"), args.raw["imageLimits"])
     width, height = image.size
     aspect = width / height
     size_x = min(MAX_WIDTH, MAX_HEIGHT * aspect)

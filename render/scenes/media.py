@@ -8,7 +8,7 @@ import subprocess
 
 import bpy
 
-from protocol import UserError, log
+from protocol import UserError, log, memory_limit
 
 IMAGE_ERROR = "The uploaded file is not a readable image."
 AUDIO_ERROR = "The uploaded file is not a readable audio file."
@@ -22,16 +22,35 @@ def require_input(args, what):
     return args.input_file
 
 
-def load_image(path):
-    """Loads and checks an image by content, whatever its file name says."""
+# Address space the decode may add: an image at the caps as 8-bit RGBA, its float copy and the decoder's own.
+BYTES_PER_PIXEL_DECODED = 24
+DECODER_SLACK_BYTES = 256 * 1024 * 1024
+
+
+def load_image(path, limits):
+    """Loads and checks an image by content, whatever its file name says. It is decoded here, under a
+    memory limit sized to the caps (limits: the worker's imageLimits, the API's), and its decoded size
+    is checked against them: the API read a header, and a crafted file may declare one size there and
+    decode to another."""
+    max_pixels, max_side = limits["maxPixels"], limits["maxSide"]
     try:
         image = bpy.data.images.load(path, check_existing=False)
     except RuntimeError:
         raise UserError(IMAGE_ERROR)
-    # Blender loads lazily and gives a 0x0 image for data it cannot decode.
-    width, height = image.size
-    if width <= 0 or height <= 0 or not image.has_data:
+    try:
+        # Blender loads lazily: reading the size decodes the pixels (a 0x0 image when it cannot).
+        with memory_limit(max_pixels * BYTES_PER_PIXEL_DECODED + DECODER_SLACK_BYTES):
+            width, height = image.size
+            decoded = image.has_data
+    except MemoryError:
         raise UserError(IMAGE_ERROR)
+    if width <= 0 or height <= 0 or not decoded:
+        raise UserError(IMAGE_ERROR)
+    if width * height > max_pixels or max(width, height) > max_side:
+        raise UserError(
+            f"The uploaded image is {width:,} x {height:,} pixels. Images may have at most "
+            f"{max_pixels // 1_000_000:,} megapixels and {max_side:,} pixels a side: please upload a smaller one."
+        )
     log(f"image {width}x{height}")
     return image
 

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { encodeMp4FromStreams, MediaError, probeMedia } from '../../render/encode';
 import { RenderError, runScene } from '../../render/blender';
 import { TINY } from './fixtures';
+import { imageTooLarge } from '../../shared/upload-limits';
 
 const run = promisify(execFile);
 let dir: string;
@@ -81,5 +82,33 @@ describe('audio longer than its header says', () => {
     const logs: string[] = [];
     await runScene({ sceneId: 3, mode: 'still', inputFile: wav, maxAudioSeconds: 1, ...TINY, outputDir: path.join(dir, 'bounded') }, { onLog: (line) => logs.push(line) });
     expect(logs).toContain('audio 1.00 s');
+  });
+});
+
+describe('an image past the API\'s check', () => {
+  const failureOf = (inputFile: string) =>
+    runScene({ sceneId: 2, mode: 'still', inputFile, ...TINY, outputDir: path.join(dir, `image-${path.basename(inputFile)}`) }).then(
+      () => new Error('the render succeeded'),
+      (error: unknown) => error,
+    );
+
+  test('when an image decodes to more than the caps (20,000 px a side), the scene stops with its size as the user\'s error', async () => {
+    const wide = path.join(dir, 'work', 'wide.png');
+    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=red:s=20000x100', '-frames:v', '1', wide]);
+    const failure = await failureOf(wide);
+    expect(failure).toBeInstanceOf(RenderError);
+    expect((failure as RenderError).kind).toBe('invalid-input');
+    expect((failure as RenderError).userMessage).toBe(imageTooLarge(20_000, 100, 'upload'));
+  });
+
+  test('when a JPEG\'s first frame declares 30,000 px a side (SOF9), Blender does not allocate it: the image is refused', async () => {
+    const components = [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+    const frame = (marker: number, width: number, height: number) => [0xff, marker, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, ...components];
+    const forged = path.join(dir, 'work', 'forged.jpg');
+    await writeFile(forged, Buffer.from([0xff, 0xd8, ...frame(0xc9, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]));
+    const failure = await failureOf(forged);
+    expect(failure).toBeInstanceOf(RenderError);
+    expect((failure as RenderError).kind).toBe('invalid-input');
+    expect([imageTooLarge(30_000, 30_000, 'upload'), 'The uploaded file is not a readable image.']).toContain((failure as RenderError).userMessage);
   });
 });
