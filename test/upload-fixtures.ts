@@ -41,6 +41,21 @@ export function pngClaiming(width: number, height: number): Buffer {
   return Buffer.concat([PNG_SIGNATURE, ihdr(width, height), pngChunk('IDAT', deflateSync(Buffer.alloc(1024))), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
+// ---------------------------------------------------------------- JPEG
+
+/** A JPEG frame header (SOF0-SOF15 by `marker`): 8 bits, height, width, three components. */
+export function jpegFrameHeader(marker: number, width: number, height: number): number[] {
+  return [0xff, marker, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+}
+
+/**
+ * A JPEG whose first frame header (`marker`) declares width x height, then its end, then two
+ * bytes that image-size takes for a segment's length and a 16 x 16 baseline header it reads instead.
+ */
+export function jpegWithPlantedHeader(marker: number, width: number, height: number): Buffer {
+  return Buffer.from([0xff, 0xd8, ...jpegFrameHeader(marker, width, height), 0xff, 0xd9, 0x00, 0x02, ...jpegFrameHeader(0xc0, 16, 16), 0xff, 0xd9]);
+}
+
 // ---------------------------------------------------------------- glTF
 
 export type GltfJson = Record<string, any>;

@@ -15,6 +15,7 @@ import { encodeMp4FromStreams, MediaError, probeMedia } from '../../render/encod
 import { RenderError, runScene } from '../../render/blender';
 import { TINY } from './fixtures';
 import { imageTooLarge } from '../../shared/upload-limits';
+import { jpegWithPlantedHeader } from '../upload-fixtures';
 
 const run = promisify(execFile);
 let dir: string;
@@ -102,10 +103,8 @@ describe('an image past the API\'s check', () => {
   });
 
   test('when a JPEG\'s first frame declares 30,000 px a side (SOF9), Blender does not allocate it: the image is refused', async () => {
-    const components = [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
-    const frame = (marker: number, width: number, height: number) => [0xff, marker, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, ...components];
     const forged = path.join(dir, 'work', 'forged.jpg');
-    await writeFile(forged, Buffer.from([0xff, 0xd8, ...frame(0xc9, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]));
+    await writeFile(forged, jpegWithPlantedHeader(0xc9, 30_000, 30_000));
     const failure = await failureOf(forged);
     expect(failure).toBeInstanceOf(RenderError);
     expect((failure as RenderError).kind).toBe('invalid-input');

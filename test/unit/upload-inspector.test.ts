@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inspectImage, inspectModel, UploadRefusedError } from '../../core/uploads/upload-inspector';
 import { EMBEDDED_IMAGE_UNREADABLE, IMAGE_UNREADABLE, imageTooLarge, MAX_MODEL_FACES, MAX_MODEL_VERTICES, modelRefersOutside, modelTooDetailed, modelUnreadable } from '../../shared/upload-limits';
-import { asGlb, asGltf, pngClaiming, solidPng, texturedCube, withJson } from '../upload-fixtures';
+import { asGlb, asGltf, jpegFrameHeader, jpegWithPlantedHeader, pngClaiming, solidPng, texturedCube, withJson } from '../upload-fixtures';
 
 const cube = texturedCube(solidPng(16, 16, [20, 180, 40]));
 
@@ -204,14 +204,12 @@ describe('images: header only', () => {
   });
 
   it('when a JPEG\'s first frame is arithmetic-coded (SOF9, 30,000 px a side) and a small baseline header follows its end, it is refused; its size is its first frame\'s', () => {
-    const components = [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
-    const frame = (marker: number, width: number, height: number) => [0xff, marker, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, ...components];
-    // After the image's end, two bytes that image-size takes for a segment's length, then a 16 x 16 baseline header it reads instead.
-    const forged = Buffer.from([0xff, 0xd8, ...frame(0xc9, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]);
+    const frame = jpegFrameHeader;
+    const forged = jpegWithPlantedHeader(0xc9, 30_000, 30_000);
     expect(forged.length).toBeLessThan(111);
     expect(refusal(() => inspectImage(forged, 'upload'))).toBe(IMAGE_UNREADABLE);
     // The same planted header after a real baseline frame: the size is the first frame's, and over the cap.
-    const baseline = Buffer.from([0xff, 0xd8, ...frame(0xc0, 30_000, 30_000), 0xff, 0xd9, 0x00, 0x02, ...frame(0xc0, 16, 16), 0xff, 0xd9]);
+    const baseline = jpegWithPlantedHeader(0xc0, 30_000, 30_000);
     expect(refusal(() => inspectImage(baseline, 'upload'))).toBe(imageTooLarge(30_000, 30_000, 'upload'));
     // Lossless and hierarchical frames are refused too; extended and progressive ones are read.
     for (const marker of [0xc3, 0xc5, 0xca, 0xcf]) expect(refusal(() => inspectImage(Buffer.from([0xff, 0xd8, ...frame(marker, 16, 16), 0xff, 0xd9]), 'upload'))).toBe(IMAGE_UNREADABLE);
