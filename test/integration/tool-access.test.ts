@@ -14,7 +14,7 @@ import { keys } from '../../core/db/keys';
 import { planOrResumeChunks } from '../../core/jobs/chunks';
 import { updateJob } from '../../core/jobs/jobs';
 import { log } from '../../observability/logger';
-import { abandonAndWaitForWorker, api, grantCredits, smallTextStill, storedJobOnce, until, verifiedUser } from './helpers';
+import { abandonAndWaitForWorker, abandonedPaidStill, api, smallTextStill, storedJobOnce, until, verifiedUser } from './helpers';
 
 const home = mkdtempSync(join(tmpdir(), 'private-home-'));
 const privateTemporary = join(home, 'tmp');
@@ -50,13 +50,7 @@ async function runWhereToolsCannotReach(jobId: string) {
 
 describe.runIf(process.getuid?.() === 0)('a render machine whose tools cannot reach a job\'s folder', () => {
   it('when a paid still is run there, the worker names the path, the user and the fix before rendering, and the job fails as ours with the credits back', async () => {
-    const user = await verifiedUser();
-    await grantCredits(user, 10);
-    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const { jobId } = created.body.job;
-    await abandonAndWaitForWorker(user, jobId);
-
+    const { user, jobId } = await abandonedPaidStill();
     const { said, RENDER_SETUP_FAILED } = await runWhereToolsCannotReach(jobId);
     expect(said.join('\n')).toMatch(new RegExp(`user id \\d+ .*cannot enter ${home} \\(owner uid 0, group 0, mode 0700\\).*chmod o\\+x ${home}.*TMPDIR`));
 
