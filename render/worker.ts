@@ -43,9 +43,12 @@ composeServer();
 // This process holds credentials (or the ticket for them): Blender and ffmpeg run as another user whenever it can switch
 // (on Lambda it cannot: the runtime has one user; see docs/security.md).
 containTools();
+// In a Lambda environment (Lambda sets AWS_LAMBDA_FUNCTION_NAME; a test's stand-in for the Runtime API does not), its user's
+// processes and its /tmp are its own: what an invocation leaves there is cleared before the next (render/lambda-runtime.ts).
+const betweenInvocations = process.env.AWS_LAMBDA_FUNCTION_NAME ? clearInvocation : undefined;
 // The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH), clearInvocation);
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH), betweenInvocations);
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
@@ -69,7 +72,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
     const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
-  }, clearInvocation);
+  }, betweenInvocations);
 }
 
 const work = task();
