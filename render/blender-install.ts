@@ -3,8 +3,7 @@
  * the API's health check can ask without loading the renderer (or its denoiser).
  */
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
 export const BLENDER_MISSING_MESSAGE =
@@ -22,7 +21,7 @@ export interface BlenderInstall {
  */
 export async function findBlender(): Promise<BlenderInstall | null> {
   const configured = process.env.BLENDER_PATH?.trim();
-  const candidate = configured || (await findOnPath('blender'));
+  const candidate = configured || findExecutable('blender');
   if (!candidate) return null;
   return new Promise((resolve) => {
     execFile(candidate, ['--version'], { timeout: 60_000 }, (error, stdout) => {
@@ -32,15 +31,17 @@ export async function findBlender(): Promise<BlenderInstall | null> {
   });
 }
 
-async function findOnPath(command: string): Promise<string | null> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const file = path.join(dir, command);
-    try {
-      await access(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
+/** A command's file: as given when it is a path, else the first on PATH that may be run; null when there is none. */
+export function findExecutable(command: string): string | null {
+  const candidates = command.includes('/') ? [command] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+  return (
+    candidates.find((file) => {
+      try {
+        accessSync(file, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
 }

@@ -13,10 +13,10 @@
  *   is written in docs/security.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { findExecutable } from './blender-install';
 
 const CREDENTIAL_VARIABLES = /^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|AWS_CONTAINER_CREDENTIALS_RELATIVE_URI|AWS_CONTAINER_CREDENTIALS_FULL_URI|AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE)?|AWS_WEB_IDENTITY_TOKEN_FILE|AWS_ROLE_ARN|ECS_CONTAINER_METADATA_URI(_V4)?|WORKER_SCOPE_ROLE_ARN|WORKER_SESSION_FUNCTION|WORKER_TICKET|AWS_LAMBDA_RUNTIME_API)$/;
 
@@ -86,7 +86,7 @@ export function toolProcess(command: string, args: string[]): ToolProcess {
   const env = toolEnvironment();
   if (!identity) return { command, args, options: { env } };
   const options = { env: { ...env, HOME: '/tmp' }, uid: identity.uid, gid: identity.gid };
-  const found = executable(command);
+  const found = findExecutable(command);
   if (!found || !canIsolateNetwork()) return { command, args, options };
   return {
     command: 'unshare',
@@ -101,19 +101,6 @@ let networkIsolation: boolean | undefined;
 function canIsolateNetwork(): boolean {
   networkIsolation ??= spawnSync('unshare', ['--net', '--', 'setpriv', '--clear-groups', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
   return networkIsolation;
-}
-
-/** The command's file: as given when it is a path, else the first on PATH; undefined when there is none to run. */
-function executable(command: string): string | undefined {
-  const candidates = isAbsolute(command) || command.includes('/') ? [command] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

@@ -103,16 +103,16 @@ export async function startBatch(requester: Requester, requests: readonly Create
 async function startBatchRows(requester: Requester, requests: readonly CreateJobRequest[], idempotencyKey: string | undefined, now: Date): Promise<{ batch: BatchRecord; jobs: JobRecord[] }> {
   const batchId = idempotencyKey ? createHash('sha256').update(`${requester.userId}\n${idempotencyKey}`).digest('hex').slice(0, 32) : randomUUID();
   const existing = idempotencyKey ? await findBatch(requester.userId, batchId) : undefined;
+  // Read once: each row's conditional debit is the real check, this one refuses early what cannot be afforded.
+  const balance = existing ? 0 : ((await getUser(requester.userId))?.credits ?? 0);
   if (!existing) {
     // Before any upload is measured: a batch the balance cannot cover even at its rows' least cost costs the probe nothing.
     const floor = Number(requests.reduce((sum, request) => sum + floorPriceOf(request), 0).toFixed(2));
-    const balance = (await getUser(requester.userId))?.credits ?? 0;
     if (balance < floor) throw new BatchCreditsError(floor, balance, 0, requests.some(isMeasured));
   }
   const prices = await batchPrices(requester, requests);
   const total = Number(prices.reduce((sum, price) => sum + price, 0).toFixed(2));
   if (!existing) {
-    const balance = (await getUser(requester.userId))?.credits ?? 0;
     if (balance < total) throw new BatchCreditsError(total, balance);
     const batch: BatchRecord = { batchId, sceneId: requests[0].sceneId, createdAt: now.toISOString(), rows: requests.length, jobIds: [], totalPrice: total };
     await documentClient().send(new PutCommand({ TableName: tableName(), Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' }));

@@ -87,16 +87,13 @@ export async function listOutputs(userId: string, jobId: string): Promise<Stored
 export async function storedFrames(userId: string, jobId: string): Promise<number[]> {
   const base = outputPrefix(userId, jobId);
   const frames: number[] = [];
-  let ContinuationToken: string | undefined;
-  do {
-    const page = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `${base}frames/`, ContinuationToken }));
-    for (const object of page.Contents ?? []) {
+  for await (const page of outputPagesUnder(userId, jobId, 'frames/')) {
+    for (const object of page) {
       const name = object.Key!.slice(base.length);
       const frame = Number(/(\d+)\.png$/.exec(name)?.[1]);
       if (frame && frameFile(frame) === name && (object.Size ?? 0) > 0) frames.push(frame);
     }
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
+  }
   return frames;
 }
 
@@ -174,20 +171,26 @@ export async function uploadLargeOutput(userId: string, jobId: string, name: str
   return { key, size };
 }
 
-/** Deletes every output under a folder of the job's prefix (e.g. 'frames/'); returns how many. */
-export async function deleteOutputsUnder(userId: string, jobId: string, folder: string): Promise<number> {
-  const prefix = `${outputPrefix(userId, jobId)}${folder}`;
-  let deleted = 0;
+/** The stored outputs under a folder of the job's prefix (e.g. 'frames/'), a listing page at a time. */
+async function* outputPagesUnder(userId: string, jobId: string, folder: string): AsyncGenerator<{ Key?: string; Size?: number }[]> {
   let ContinuationToken: string | undefined;
   do {
-    const page = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: prefix, ContinuationToken }));
-    const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+    const page = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `${outputPrefix(userId, jobId)}${folder}`, ContinuationToken }));
+    yield page.Contents ?? [];
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+}
+
+/** Deletes every output under a folder of the job's prefix (e.g. 'frames/'); returns how many. */
+export async function deleteOutputsUnder(userId: string, jobId: string, folder: string): Promise<number> {
+  let deleted = 0;
+  for await (const page of outputPagesUnder(userId, jobId, folder)) {
+    const objects = page.map((o) => ({ Key: o.Key! }));
     if (objects.length > 0) {
       await s3Client().send(new DeleteObjectsCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Delete: { Objects: objects, Quiet: true } }));
       deleted += objects.length;
     }
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
+  }
   return deleted;
 }
 
