@@ -73,28 +73,36 @@ function checkedUrl({ key, url }: UploadToProbe): URL {
 }
 
 /**
- * Downloads one upload through its presigned URL (no redirect followed, at most an audio
- * upload's size, within a deadline) into a folder of its own, measures it and removes it.
- * Both homes run this: the local stack in its own process, AWS in the probe function.
+ * Downloads one upload through its presigned URL into `file`: no redirect followed, at most
+ * `maxBytes`, within `deadlineMs`. Whoever reads it needs no storage rights of its own.
+ */
+export async function fetchUpload(upload: UploadToProbe, file: string, maxBytes: number, deadlineMs: number, what = 'an upload of its kind'): Promise<void> {
+  const url = checkedUrl(upload);
+  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(deadlineMs) });
+  if (!response.ok || !response.body) throw new Error(`Reading the upload answered ${response.status}`);
+  let bytes = 0;
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > maxBytes ? new Error(`The upload is larger than ${what} may be (${maxBytes} bytes)`) : null, chunk);
+    },
+  });
+  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), capped, createWriteStream(file));
+}
+
+/**
+ * Downloads one upload (at most an audio upload's size, within a deadline) into a folder of
+ * its own, measures it and removes it. Both homes run this: the local stack in its own
+ * process, AWS in the probe function.
  */
 export async function probeUpload(upload: UploadToProbe, ffprobePath: string): Promise<ProbedDuration> {
   const extension = extname(upload.key).toLowerCase();
   if (!FORMATS[extension]) return { unreadable: `No demuxer for ${extension || 'a file without extension'}` };
-  const url = checkedUrl(upload);
+  checkedUrl(upload);
   const dir = await mkdtemp(join(tmpdir(), 'probe-'));
   try {
     const file = join(dir, `input${extension}`);
-    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(PROBE_DOWNLOAD_MS) });
-    if (!response.ok || !response.body) throw new Error(`Reading the upload for its duration answered ${response.status}`);
-    const limit = ACCEPTED_UPLOADS.audio.maxBytes;
-    let bytes = 0;
-    const capped = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        bytes += chunk.length;
-        done(bytes > limit ? new Error(`The upload is larger than an audio upload may be (${limit} bytes)`) : null, chunk);
-      },
-    });
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), capped, createWriteStream(file));
+    await fetchUpload(upload, file, ACCEPTED_UPLOADS.audio.maxBytes, PROBE_DOWNLOAD_MS, 'an audio upload');
     return await probeMediaDuration(file, ffprobePath);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -18,6 +18,13 @@ export type paths = {
     /** A presigned POST for an input file; send its key as the render's uploadKey */
     post: operations["createUpload"];
   };
+  "/api/v1/previews": {
+    /**
+     * A live preview of a render's settings: a small picture of the scene's still, made in about a second; nothing is charged and no render is created
+     * @description A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`). A preview that cannot be made in time answers 503 with `Retry-After`.
+     */
+    post: operations["createPreview"];
+  };
   "/api/v1/renders": {
     /** Your renders, newest first */
     get: operations["listRenders"];
@@ -117,6 +124,26 @@ export type components = {
       contentType: string;
       size: number;
     };
+    PreviewRequest: {
+      sceneId: number;
+      resolutionX: number;
+      resolutionY: number;
+      customText?: string;
+      /** @default */
+      options?: string | ({
+        [key: string]: string | number;
+      });
+      uploadKey?: string;
+      alignment?: {
+        scale: number;
+        x: number;
+        y: number;
+        opacity: number;
+        /** @enum {string} */
+        blendMode: "normal" | "multiply" | "difference" | "overlay";
+        aspectRatioMatch?: boolean;
+      };
+    };
     Error: {
       /** @description Stable, machine-readable: invalid_request, unauthenticated, insufficient_credits, not_found, conflict, too_large, unsupported_media_type, rate_limited, unavailable, internal... */
       code: string;
@@ -124,6 +151,14 @@ export type components = {
       message: string;
       /** @description The request field an invalid_request is about. */
       field?: string;
+    };
+    Preview: {
+      /** @description The picture as a data: URL of a JPEG, at most 320 pixels a side, marked PREVIEW in a corner. */
+      image: string;
+      /** @description True when the same settings were previewed before and the kept picture is answered. */
+      cached: boolean;
+      /** @description How long the render took, when one was made. */
+      renderMs?: number;
     };
     Scene: {
       id: number;
@@ -514,6 +549,127 @@ export type operations = {
         };
         content: {
           "application/json": components["schemas"]["UploadTicket"];
+        };
+      };
+      /** @description Invalid request: a field breaks its rule (`field` names it), an unknown field or query parameter, an unknown scene (`field: sceneId`), a malformed Idempotency-Key, or a body that is not JSON. */
+      400: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown, revoked or malformed API key (a web sign-in token is not a key). */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The body is larger than 64 KB. */
+      413: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The body is not `application/json`; nothing is charged. */
+      415: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Over the key's budget (code `rate_limited`): wait `Retry-After` seconds. Also the daily free test renders. */
+      429: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected error on our side; nothing is charged. */
+      500: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A part of the service is down (code `unavailable`): retry after `Retry-After` seconds; nothing is charged. */
+      503: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * A live preview of a render's settings: a small picture of the scene's still, made in about a second; nothing is charged and no render is created
+   * @description A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`). A preview that cannot be made in time answers 503 with `Retry-After`.
+   */
+  createPreview: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PreviewRequest"];
+      };
+    };
+    responses: {
+      /** @description The picture */
+      200: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Preview"];
         };
       };
       /** @description Invalid request: a field breaks its rule (`field` names it), an unknown field or query parameter, an unknown scene (`field: sceneId`), a malformed Idempotency-Key, or a body that is not JSON. */

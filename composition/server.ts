@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, type Config } from '../core/config';
-import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider, type Ports } from '../core/ports';
+import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider, type Ports, type Previewer } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
@@ -14,6 +14,7 @@ import { functionMediaProbe, probeUpload } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
 import { BatchFarm } from '../adapters/batch-farm';
 import { FunctionFarm } from '../adapters/function-farm';
+import { functionPreviewer } from '../adapters/preview-function';
 import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
 
 /**
@@ -23,7 +24,7 @@ import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
  * Adapters are made on first use and kept until the configuration they were made
  * from is reset (tests and the local stack set the environment after import).
  */
-let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration'] } | undefined;
+let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer } | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
 
@@ -81,7 +82,23 @@ export function composeServer(): void {
         calls: callSettings(config),
       }));
     },
+    previewer: () => {
+      const adapters = current();
+      const { config } = adapters;
+      if (config.PREVIEW_FUNCTION) {
+        return (adapters.previewer ??= functionPreviewer({ region: config.AWS_REGION, functionName: config.PREVIEW_FUNCTION, calls: callSettings(config), endpoint: config.LAMBDA_ENDPOINT }));
+      }
+      if (!localPreviews) throw Object.defineProperty(new Error('No previewer: PREVIEW_FUNCTION is not set and no local one is bound'), 'dependency', { value: 'farm' });
+      return localPreviews;
+    },
   });
+}
+
+/** The local stack's previewer (render/preview-step.ts's warm scene servers, in its own process): bound by infra/local/stack.ts. */
+let localPreviews: Previewer | undefined;
+
+export function bindLocalPreviewer(previewer: Previewer | undefined): void {
+  localPreviews = previewer;
 }
 
 function awsSettings(): AwsClientSettings {

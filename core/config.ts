@@ -60,6 +60,8 @@ const configSchema = z.object({
   FFPROBE_PATH: z.string().default('ffprobe'),
   // On AWS: the probe function (the render image, adapters/media-probe.ts) that measures uploads; unset, this process runs ffprobe.
   MEDIA_PROBE_FUNCTION: z.string().optional(),
+  /** On AWS: the preview function (the render image, RENDER_STEP=preview); locally previews render in the API's process. */
+  PREVIEW_FUNCTION: z.string().optional(),
   // On AWS, the worker session broker only: the role it takes for one job; the job (and its owner and input,
   // from the job item) become session tags and a session policy that narrow the role to them.
   WORKER_SCOPE_ROLE_ARN: z.string().optional(),

@@ -111,6 +111,27 @@ export interface Farm {
   cancel(job: FarmJob, farmJobIds: string[], reason: string): Promise<void>;
 }
 
+/** A live preview to render: settings already checked, the upload (if any) as a presigned GET for its key alone. */
+export interface PreviewToRender {
+  sceneId: number;
+  customText?: string;
+  options: string;
+  alignment?: { scale: number; x: number; y: number; opacity: number; blendMode: string; aspectRatioMatch?: boolean };
+  resolutionX: number;
+  resolutionY: number;
+  input?: UploadToMeasure;
+}
+
+/** The picture (base64 JPEG), or why the customer's own input cannot be previewed. */
+export type RenderedPreview = { image: string; renderMs: number } | { userError: string };
+
+/** Renders live previews: warm scene servers in this process locally, the preview function on AWS. */
+export interface Previewer {
+  render(preview: PreviewToRender): Promise<RenderedPreview>;
+  /** Starts the scene's warm server (or a warm environment of the function) without rendering. */
+  warm(sceneId: number): Promise<void>;
+}
+
 export interface Ports {
   documentClient(): DynamoDBDocumentClient;
   s3Client(): S3Client;
@@ -121,6 +142,7 @@ export interface Ports {
   payments(): PaymentProvider;
   /** The farm of that engine: one adapter per engine, made on first use. */
   farm(engine: FarmEngine): Farm;
+  previewer(): Previewer;
 }
 
 let bound: Ports | undefined;

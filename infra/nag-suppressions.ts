@@ -31,6 +31,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   { path: 'Api/HttpApi/GET--api--health', id: 'AwsSolutions-APIG4', reason: 'Health check for monitors and the smoke test; reports component status only, no data.' },
   { path: 'Api/HttpApi/GET--api--scenes', id: 'AwsSolutions-APIG4', reason: 'The public scene catalogue, browsed before signing in.' },
   { path: 'Api/HttpApi/POST--api--quotes', id: 'AwsSolutions-APIG4', reason: 'Price quotes for visitors; computes a price, stores nothing.' },
+  { path: 'Api/HttpApi/POST--api--visitor-previews', id: 'AwsSolutions-APIG4', reason: 'Live previews for visitors before signing in: no upload, rate-limited per visitor (salted address hash), stores only the picture.' },
   { path: 'Api/HttpApi/POST--api--payments--webhook', id: 'AwsSolutions-APIG4', reason: "Stripe's webhook: authenticated by its signature header, verified in the handler." },
   { path: 'Api/HttpApi/POST--api--sessions', id: 'AwsSolutions-APIG4', reason: 'Anonymous visitor analytics; validated, throttled, no personal data.' },
   { path: 'Api/HttpApi/POST--api--page-views', id: 'AwsSolutions-APIG4', reason: 'Anonymous visitor analytics; validated, throttled, no personal data.' },
@@ -82,6 +83,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
     reason: "SES authorises each sandbox recipient's identity too; the policy is narrowed by the ses:FromAddress condition.",
   },
+  { path: '', id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/previews/*]`, reason: 'Live previews kept by the hash of what they show (the API functions that answer previews); nothing else of the outputs.' },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${OUTPUTS}.Arn>/*]`, reason: 'Outputs of any job: the worker writes them, the API presigns downloads after checking the owner.' },
   {
     path: 'Render/WorkerJobScopeRole',

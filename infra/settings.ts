@@ -55,6 +55,11 @@ export interface DeploySettings {
    * library all ship for arm64). The Batch tasks keep renderArchitecture.
    */
   renderFunctionArchitecture: 'x86_64' | 'arm64';
+  /**
+   * Environments of the preview function kept initialised (provisioned concurrency): 0 by default,
+   * nothing runs or is billed while idle; each one kept costs its memory's provisioned rate all month.
+   */
+  previewProvisionedConcurrency: number;
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -76,6 +81,7 @@ export const settingDefaults = {
   renderFunctionArchitecture: 'arm64',
   webDistDir: 'web/dist',
   allowNoWaf: false,
+  previewProvisionedConcurrency: 0,
 } as const;
 
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
@@ -177,8 +183,15 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     );
   }
 
+  const provisioned = text(node, 'previewProvisionedConcurrency');
+  const previewProvisionedConcurrency = provisioned === undefined ? settingDefaults.previewProvisionedConcurrency : Number(provisioned);
+  if (!Number.isInteger(previewProvisionedConcurrency) || previewProvisionedConcurrency < 0 || previewProvisionedConcurrency > 10) {
+    throw new SettingsError('previewProvisionedConcurrency', `must be an integer from 0 to 10, got '${provisioned}'`);
+  }
+
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
+    previewProvisionedConcurrency,
     stage,
     stackName: `cloud-render-${stage}`,
     siteDomain,

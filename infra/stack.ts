@@ -12,10 +12,11 @@ import { Monitoring } from './constructs/monitoring';
 import { RenderFarm } from './constructs/render-farm';
 import { RenderFunction } from './constructs/render-function';
 import { MediaProbe } from './constructs/media-probe';
+import { LivePreviews } from './constructs/live-previews';
 import { Schedules } from './constructs/schedules';
 import { ServerFunction } from './constructs/server-function';
 import { Site } from './constructs/site';
-import { Storage, UPLOADS_PREFIX } from './constructs/storage';
+import { PREVIEWS_PREFIX, Storage, UPLOADS_PREFIX } from './constructs/storage';
 
 export interface CloudRenderStackProps extends StackProps {
   settings: DeploySettings;
@@ -165,6 +166,12 @@ export class CloudRenderStack extends Stack {
       renderFunction.grantSubmit(creator);
       // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: the render image has it.
       mediaProbe.grantProbe(creator);
+    }
+    // Live previews: the customise page's (jobs), the render API's (developer) and a visitor's (analytics, which knows visitors); each keeps the pictures it made under previews/.
+    const previews = new LivePreviews(this, 'LivePreviews', { environment: sharedEnvironment, image: renderFunction.image, architecture: renderFunction.architecture, provisionedConcurrency: settings.previewProvisionedConcurrency });
+    for (const previewer of [apiFunctions.jobs.fn, apiFunctions.developer.fn, apiFunctions.analytics.fn]) {
+      previews.grantPreview(previewer);
+      outputsBucket.grantReadWrite(previewer, `${PREVIEWS_PREFIX}*`);
     }
     const jobs = apiFunctions.jobs.fn;
     outputsBucket.grantRead(jobs);

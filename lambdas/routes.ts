@@ -37,6 +37,7 @@ export const routes = [
   { method: 'GET', path: '/api/credits/history', access: 'user', fn: 'accounts' },
 
   { method: 'POST', path: '/api/uploads', access: 'user', fn: 'jobs' },
+  { method: 'POST', path: '/api/previews', access: 'user', fn: 'jobs' },
   { method: 'POST', path: '/api/jobs', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs/{jobId}', access: 'user', fn: 'jobs' },
@@ -55,6 +56,7 @@ export const routes = [
 
   { method: 'POST', path: '/api/sessions', access: 'public', fn: 'analytics' },
   { method: 'POST', path: '/api/page-views', access: 'public', fn: 'analytics' },
+  { method: 'POST', path: '/api/visitor-previews', access: 'public', fn: 'analytics' },
   { method: 'GET', path: '/api/admin/analytics', access: 'admin', fn: 'analytics' },
   { method: 'GET', path: '/api/admin/client-analytics', access: 'admin', fn: 'analytics' },
   { method: 'GET', path: '/api/analytics/import/{kind}', access: 'admin', fn: 'analytics' },
@@ -72,6 +74,7 @@ export const routes = [
   { method: 'GET', path: '/api/v1/scenes', access: 'apiKey', fn: 'developer' },
   { method: 'POST', path: '/api/v1/quotes', access: 'apiKey', fn: 'developer' },
   { method: 'POST', path: '/api/v1/uploads', access: 'apiKey', fn: 'developer' },
+  { method: 'POST', path: '/api/v1/previews', access: 'apiKey', fn: 'developer' },
   { method: 'POST', path: '/api/v1/renders', access: 'apiKey', fn: 'developer' },
   { method: 'GET', path: '/api/v1/renders', access: 'apiKey', fn: 'developer' },
   { method: 'GET', path: '/api/v1/renders/{renderId}', access: 'apiKey', fn: 'developer' },

@@ -78,6 +78,8 @@ export interface SceneArgs {
   alignment?: PosterAlignment | null;
   /** Test render: longer side capped (the manifest's test size), few samples, PREVIEW watermark. */
   isTest?: boolean;
+  /** A live preview: its PREVIEW mark in a corner instead of across the picture. */
+  cornerMark?: boolean;
   /** Cycles samples (the maximum, with adaptive sampling); default from the render manifest. */
   samples?: number;
   /** Adaptive sampling's noise threshold; default from the render manifest (0: Blender's automatic one). */

@@ -99,11 +99,13 @@ const CLEAR_LIMIT_MS = 3_000;
  * invocation every other process of this user (but those this one runs under) is killed, detached ones
  * included, and the temporary folder is emptied. Throws when that does not hold (serveInvocations then
  * ends the environment). Never as root: on a machine of many users' processes it would kill theirs.
+ * The preview function keeps its warm scene servers (`servers`): they are not dumpable, so nothing an
+ * invocation ran could trace them or write their memory, and they read nothing from the folder.
  */
-export async function clearInvocation(scratch = tmpdir()): Promise<void> {
+export async function clearInvocation(scratch = tmpdir(), servers: number[] = []): Promise<void> {
   if (typeof process.getuid !== 'function' || process.getuid() === 0) throw new Error('clearInvocation runs only as a function\'s own unprivileged user');
   for (const started = Date.now(); ; ) {
-    const left = await otherProcessesOfThisUser();
+    const left = await otherProcessesOfThisUser(servers);
     if (left.length === 0) break;
     if (Date.now() - started > CLEAR_LIMIT_MS) throw new Error(`processes left after ${CLEAR_LIMIT_MS} ms: ${left.join(', ')}`);
     for (const pid of left) {
@@ -121,14 +123,14 @@ export async function clearInvocation(scratch = tmpdir()): Promise<void> {
 }
 
 /** Live processes of this user other than this one and those it runs under (a zombie runs nothing and holds nothing). */
-async function otherProcessesOfThisUser(): Promise<number[]> {
+async function otherProcessesOfThisUser(kept: number[]): Promise<number[]> {
   const uid = process.getuid!();
   const statusOf = async (pid: number) => {
     const text = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const field = (name: string) => new RegExp(`^${name}:\\s+(\\S+)`, 'm').exec(text)?.[1];
     return { uid: Number(field('Uid')), parent: Number(field('PPid')), state: field('State') };
   };
-  const keep = new Set<number>();
+  const keep = new Set<number>(kept);
   for (let pid = process.pid; pid > 0 && !keep.has(pid); pid = (await statusOf(pid)).parent) keep.add(pid);
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
   const found: number[] = [];

@@ -95,6 +95,18 @@ export function toolProcess(command: string, args: string[]): ToolProcess {
   };
 }
 
+/**
+ * How a warm scene server (render/warm-scene.ts) is started: as this process's user, since as
+ * root its children take a tool user of their own per request, in a network namespace of its
+ * own where the worker may make one, with the tools' environment (no credentials).
+ */
+export function serverProcess(command: string, args: string[]): ToolProcess {
+  const env = toolEnvironment();
+  const found = findExecutable(command);
+  if (process.getuid?.() !== 0 || !found || !canIsolateNetwork()) return { command, args, options: { env } };
+  return { command: 'unshare', args: ['--net', '--', found, ...args], options: { env: { ...env, HOME: '/tmp' } } };
+}
+
 let networkIsolation: boolean | undefined;
 
 /** Whether this machine lets the worker give a tool a network namespace of its own (asked once; Fargate and Lambda do not). */

@@ -14,13 +14,17 @@
  * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
  * or finishing step per invocation, so every render goes through the same chunk runner.
  * With RENDER_STEP=probe the image is the probe function instead: it measures one upload
- * per invocation through a presigned URL (adapters/media-probe.ts) and renders nothing.
+ * per invocation through a presigned URL (adapters/media-probe.ts) and renders nothing; with
+ * RENDER_STEP=preview it is the preview function: one live preview (or a warm-up) per
+ * invocation, from warm scene servers it keeps between invocations (render/preview-step.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
+import { previewInvocation } from './preview-step';
+import { WarmScenes } from './warm-scene';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
 import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
@@ -49,6 +53,11 @@ const betweenInvocations = process.env.AWS_LAMBDA_FUNCTION_NAME ? clearInvocatio
 // The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH), betweenInvocations);
+}
+// The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
+if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview') {
+  const servers = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined });
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {

@@ -67,6 +67,15 @@ export interface LedgerEntryView {
   status?: 'processing';
 }
 
+/** What POST /api/previews answers: the picture as a data: URL (a JPEG, at most LIVE_PREVIEW.maxSide a side, marked PREVIEW). */
+export interface LivePreview {
+  image: string;
+  /** True when the same settings were previewed before and the kept picture is answered. */
+  cached: boolean;
+  /** How long the render took, when one was made. */
+  renderMs?: number;
+}
+
 export interface Quote extends RenderCostResult {
   frames: number;
 }

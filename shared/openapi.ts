@@ -5,11 +5,11 @@
  */
 import { z } from './zod';
 import {
-  createdRenderAnswer, errorAnswer, listRendersQuery, outputFileAnswer, quoteAnswer, renderAnswer, renderDetailAnswer, renderListAnswer, renderRequest, sceneAnswer,
+  apiPreviewRequest, createdRenderAnswer, errorAnswer, previewAnswer, listRendersQuery, outputFileAnswer, quoteAnswer, renderAnswer, renderDetailAnswer, renderListAnswer, renderRequest, sceneAnswer,
   scenesAnswer, uploadTicketAnswer, uploadTicketRequest, webhookEventAnswer,
 } from './render-api';
 import { idempotencyKey, quoteRequest } from './schemas';
-import { API_KEY_REQUESTS_PER_SECOND, RATE_LIMIT_HEADERS, RENDERS_AT_ONCE_PER_ACCOUNT } from './rate-limit';
+import { API_KEY_REQUESTS_PER_SECOND, PREVIEWS_PER_MINUTE, RATE_LIMIT_HEADERS, RENDERS_AT_ONCE_PER_ACCOUNT } from './rate-limit';
 
 /** zod writes the safe-integer range on every integer; it says nothing a reader needs, so it goes. */
 function withoutSafeIntegerBounds(value: unknown): unknown {
@@ -156,10 +156,10 @@ export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: rk_live_ followed by 43 characters.' } },
       schemas: {
-        ...components({ RenderRequest: renderRequest, QuoteRequest: quoteRequest, UploadRequest: uploadTicketRequest }, 'input'),
+        ...components({ RenderRequest: renderRequest, QuoteRequest: quoteRequest, UploadRequest: uploadTicketRequest, PreviewRequest: apiPreviewRequest }, 'input'),
         ...components(
           {
-            Error: errorAnswer, Scene: sceneAnswer, SceneList: scenesAnswer, Quote: quoteAnswer, UploadTicket: uploadTicketAnswer, Render: renderAnswer, CreatedRender: createdRenderAnswer,
+            Error: errorAnswer, Preview: previewAnswer, Scene: sceneAnswer, SceneList: scenesAnswer, Quote: quoteAnswer, UploadTicket: uploadTicketAnswer, Render: renderAnswer, CreatedRender: createdRenderAnswer,
             RenderList: renderListAnswer, OutputFile: outputFileAnswer, RenderDetail: renderDetailAnswer, WebhookEvent: webhookEventAnswer,
           },
           'output',
@@ -186,6 +186,16 @@ export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_
           security,
           requestBody: jsonBody('UploadRequest'),
           responses: { 200: success('The upload ticket', 'UploadTicket'), ...errorResponses([...WITH_BODY, ...ALWAYS]) },
+        },
+      },
+      '/api/v1/previews': {
+        post: {
+          operationId: 'createPreview',
+          summary: 'A live preview of a render\'s settings: a small picture of the scene\'s still, made in about a second; nothing is charged and no render is created',
+          description: `A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for ${PREVIEWS_PER_MINUTE} previews a minute (over it, 429 with \`Retry-After\`). A preview that cannot be made in time answers 503 with \`Retry-After\`.`,
+          security,
+          requestBody: jsonBody('PreviewRequest'),
+          responses: { 200: success('The picture', 'Preview'), ...errorResponses([...WITH_BODY, ...ALWAYS]) },
         },
       },
       '/api/v1/renders': {

@@ -7,7 +7,7 @@ import { z } from './zod';
 import { ACCEPTED_UPLOADS, BACKGROUND_STYLE_OPTION, requiredUploadKind, type Scene } from './catalogue';
 import { MAX_RESOLUTION, MIN_RESOLUTION } from './files';
 import { serializeOptions } from './options';
-import { createJobRequest, MAX_CUSTOM_TEXT_LENGTH, type CreateJobRequest } from './schemas';
+import { createJobRequest, MAX_CUSTOM_TEXT_LENGTH, previewRequest, type CreateJobRequest, type PreviewRequest } from './schemas';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** A CSV batch makes at most this many jobs. */
@@ -56,6 +56,18 @@ export function toJobRequest(request: RenderSettingsRequest, isTest = false): Cr
   return parsed.data;
 }
 
+/** POST /api/v1/previews: what a live preview shows (the render's own fields; variables as an object or in the job's form). */
+export const apiPreviewRequest = z.strictObject({ ...previewRequest.shape, options: variablesField.default('') });
+export type ApiPreviewRequest = z.infer<typeof apiPreviewRequest>;
+
+/** The preview request the web app sends, checked again with every rule it has. */
+export function toPreviewRequest(request: ApiPreviewRequest): PreviewRequest {
+  const { options, ...rest } = request;
+  const parsed = previewRequest.safeParse({ ...rest, options: typeof options === 'string' ? options : serializeOptions(options) });
+  if (!parsed.success) throw parsed.error;
+  return parsed.data;
+}
+
 export const listRendersQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 export const apiKeyRequest = z.strictObject({ name: z.string().trim().min(1, 'Please give the key a name.').max(60, 'A key name is at most 60 characters.') });
@@ -78,6 +90,12 @@ export const uploadTicketRequest = z.strictObject({
  */
 
 const isoTime = z.string().describe('ISO 8601 time');
+
+export const previewAnswer = z.object({
+  image: z.string().describe('The picture as a data: URL of a JPEG, at most 320 pixels a side, marked PREVIEW in a corner.'),
+  cached: z.boolean().describe('True when the same settings were previewed before and the kept picture is answered.'),
+  renderMs: z.number().optional().describe('How long the render took, when one was made.'),
+});
 
 export const errorAnswer = z
   .object({

@@ -53,6 +53,12 @@ export interface ScenePolicy {
 const DENOISED_FINAL: FinalSampling = { maxSamples: 32, noiseThreshold: 0.05 };
 /** Test renders are for judging the result before paying, not for keeping (their size cap is shared/files.ts', which the web's preview and the worker apply). */
 const TEST = { samples: 12, maxSide: TEST_RENDER_MAX_SIDE } as const;
+/**
+ * The customise page's live preview (POST /api/previews): a warm scene's forked child renders it
+ * on one core (a forked Blender's thread pool does not follow it), so it is small and sampled
+ * little, measured by `npm run bench:live-preview`; its PREVIEW mark sits in a corner.
+ */
+export const LIVE_PREVIEW = { maxSide: 320, samples: 3, deadlineMs: 4_000 } as const;
 export const TEXT_LIMIT = 200;
 const UNDENOISED_SAMPLES = 96;
 

@@ -210,17 +210,29 @@ const uploadKeyField = z
 
 const pixelSize = z.number().int().positive().max(100_000);
 
+const customTextField = z
+  .string()
+  .max(MAX_CUSTOM_TEXT_LENGTH, textTooLong('Custom text', MAX_CUSTOM_TEXT_LENGTH))
+  // Line breaks are fine in a title; other control characters only break the renderer.
+  .regex(/^(?:[^\p{Cc}]|\n)*$/u, CUSTOM_TEXT_INVALID_CHARACTERS);
+
+const optionsField = z.string().max(MAX_OPTIONS_LENGTH, textTooLong('Options', MAX_OPTIONS_LENGTH));
+
+/** Checks of the scene's options and upload that a job and a live preview share. */
+function checkSceneInputs(ctx: Ctx, scene: Scene, value: { options: string; uploadKey?: string }): void {
+  const optionsProblem = validateOptions(scene, value.options);
+  if (optionsProblem) fail(ctx, 'options', optionsProblem);
+  const uploadKind = requiredUploadKind(scene);
+  if (uploadKind && !value.uploadKey) fail(ctx, 'uploadKey', missingUploadMessage(uploadKind));
+  if (!uploadKind && value.uploadKey) fail(ctx, 'uploadKey', UPLOAD_NOT_NEEDED);
+}
+
 export const createJobRequest = z
   .strictObject({
     sceneId: sceneIdField,
     ...renderSettingsShape,
-    customText: z
-      .string()
-      .max(MAX_CUSTOM_TEXT_LENGTH, textTooLong('Custom text', MAX_CUSTOM_TEXT_LENGTH))
-      // Line breaks are fine in a title; other control characters only break the renderer.
-      .regex(/^(?:[^\p{Cc}]|\n)*$/u, CUSTOM_TEXT_INVALID_CHARACTERS)
-      .optional(),
-    options: z.string().max(MAX_OPTIONS_LENGTH, textTooLong('Options', MAX_OPTIONS_LENGTH)),
+    customText: customTextField.optional(),
+    options: optionsField,
     uploadKey: uploadKeyField.optional(),
     fileWidth: pixelSize.optional(),
     fileHeight: pixelSize.optional(),
@@ -235,16 +247,34 @@ export const createJobRequest = z
     if (!scene) return;
     const formatProblem = job.outputFormat === undefined ? null : outputFormatProblem(scene, job.mode, job.outputFormat);
     if (formatProblem) fail(ctx, 'outputFormat', formatProblem);
-    const optionsProblem = validateOptions(scene, job.options);
-    if (optionsProblem) fail(ctx, 'options', optionsProblem);
-    const uploadKind = requiredUploadKind(scene);
-    if (uploadKind && !job.uploadKey) fail(ctx, 'uploadKey', missingUploadMessage(uploadKind));
-    if (!uploadKind && job.uploadKey) fail(ctx, 'uploadKey', UPLOAD_NOT_NEEDED);
+    checkSceneInputs(ctx, scene, job);
     // The charge depends on the media length, so a media-driven animation must state it.
     if (isMediaDriven(scene) && job.mode === 'animation' && job.mediaDurationSeconds === undefined) {
       fail(ctx, 'mediaDurationSeconds', MEDIA_DURATION_REQUIRED);
     }
   });
+
+/**
+ * A live preview (POST /api/previews): the job's own fields for what the picture shows; the
+ * frame's shape comes from the resolution, the mode from nothing (a preview is the scene's still).
+ */
+export const previewRequest = z
+  .strictObject({
+    sceneId: sceneIdField,
+    resolutionX: resolutionField,
+    resolutionY: resolutionField,
+    customText: customTextField.optional(),
+    options: optionsField,
+    uploadKey: uploadKeyField.optional(),
+    alignment: alignment.optional(),
+  })
+  .superRefine((preview, ctx) => {
+    const scene = getScene(preview.sceneId);
+    if (scene) checkSceneInputs(ctx, scene, preview);
+  });
+
+/** The warm-up a customise page sends when it opens: the scene's preview server is started. */
+export const previewWarmUp = z.strictObject({ sceneId: sceneIdField, warmUp: z.literal(true) });
 
 export const uploadRequest = z
   .strictObject({
@@ -338,6 +368,7 @@ export type RenderSettingsInput = z.infer<typeof renderSettings>;
 export type QuoteRequest = z.infer<typeof quoteRequest>;
 export type Alignment = z.infer<typeof alignment>;
 export type CreateJobRequest = z.infer<typeof createJobRequest>;
+export type PreviewRequest = z.infer<typeof previewRequest>;
 
 /** PUT /api/me/settings: the account page's switches. */
 export const userSettingsRequest = z.strictObject({ notifyByEmail: z.boolean() });

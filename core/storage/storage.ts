@@ -145,8 +145,7 @@ const PROBE_URL_SECONDS = 120;
  * it is the user's own), so it reads that object and nothing else.
  */
 export async function measureInputDuration(key: string): Promise<number> {
-  const url = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }), { expiresIn: PROBE_URL_SECONDS });
-  const measured = await ports().mediaDuration({ key, url });
+  const measured = await ports().mediaDuration({ key, url: await presignInputRead(key) });
   if ('unreadable' in measured) throw new MediaUnreadableError(measured.unreadable);
   return measured.seconds;
 }
@@ -228,4 +227,27 @@ export async function outputExists(key: string): Promise<boolean> {
 /** A time-limited link to show an output inline (an <img> of a frame's preview, the picture in an e-mail). */
 export async function presignInline(key: string, contentType: string, expiresIn = DOWNLOAD_URL_SECONDS): Promise<string> {
   return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, ResponseContentType: contentType }), { expiresIn });
+}
+
+/** Where a live preview is kept, by the hash of what it shows (a lifecycle rule removes it after a day). */
+const previewKey = (hash: string) => `previews/${hash}.jpg`;
+
+/** A presigned GET of one upload for whoever renders it (the caller checked it is the user's own): that object and nothing else. */
+export function presignInputRead(key: string): Promise<string> {
+  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }), { expiresIn: PROBE_URL_SECONDS });
+}
+
+/** A kept preview's JPEG, or undefined. */
+export async function readKeptPreview(hash: string): Promise<Buffer | undefined> {
+  try {
+    const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: previewKey(hash) }));
+    return Buffer.from(await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
+
+export async function keepPreview(hash: string, jpeg: Buffer): Promise<void> {
+  await s3Client().send(new PutObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: previewKey(hash), Body: jpeg, ContentType: 'image/jpeg' }));
 }

@@ -6,6 +6,8 @@ import { tableDefinition } from '../../core/db/table';
 
 /** Key prefix of uploaded inputs in the uploads bucket (the jobs API presigns POSTs under it). */
 export const UPLOADS_PREFIX = 'uploads/';
+/** Live previews kept by the hash of what they show (core/storage/storage.ts). */
+export const PREVIEWS_PREFIX = 'previews/';
 
 /** Settings every private bucket of the product shares. */
 export const privateBucketProps = {
@@ -67,7 +69,11 @@ export class Storage extends Construct {
     this.outputsBucket = new s3.Bucket(this, 'OutputsBucket', {
       ...privateBucketProps,
       cors: cors([s3.HttpMethods.GET, s3.HttpMethods.HEAD]),
-      lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Live previews are kept by the hash of what they show, for a day (core/previews/previews.ts).
+        { id: 'expire-previews', prefix: PREVIEWS_PREFIX, expiration: Duration.days(1) },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
-import { composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
+import { bindLocalPreviewer, composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
+import { localPreviewer } from '../../render/preview-step';
 import { startDynamoDbLocal } from './dynamodb';
 import { relaunchUnfinishedJobs } from '../../core/jobs/launch';
 import { startCognitoLocal } from './cognito';
@@ -56,8 +57,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   chmodSync(dataDir, 0o700);
 
   const services: Service[] = [];
+  const previews = localPreviewer();
   const stop = async () => {
     await stopLocalWorkers();
+    bindLocalPreviewer(undefined);
+    await previews.stop();
     for (const service of services.reverse()) await service.stop().catch(() => {});
     services.length = 0;
     if (!persistent) rmSync(dataDir, { recursive: true, force: true });
@@ -111,6 +115,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     resetClients();
     // The handlers, the stream poller and the schedules run in this process: it is their entry point.
     composeServer();
+    // Live previews render here too, by warm scene servers (on AWS, the preview function).
+    bindLocalPreviewer(previews);
     // What follows a job's done or failed state runs off the table's stream, as on AWS.
     services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 

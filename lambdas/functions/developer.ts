@@ -1,6 +1,6 @@
 import { createFunction } from '../lib/http';
 import {
-  apiQuote, apiScenes, apiUpload, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
+  apiPreview, apiQuote, apiScenes, apiUpload, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
 } from '../handlers/developer';
 import { composeServer } from '../../composition/server';
 
@@ -19,6 +19,7 @@ export const handler = createFunction('developer', {
   'GET /api/v1/scenes': apiScenes,
   'POST /api/v1/quotes': apiQuote,
   'POST /api/v1/uploads': apiUpload,
+  'POST /api/v1/previews': apiPreview,
   'POST /api/v1/renders': createApiRender,
   'GET /api/v1/renders': listApiRenders,
   'GET /api/v1/renders/{renderId}': getApiRender,

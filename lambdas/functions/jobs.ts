@@ -1,5 +1,6 @@
 import { createFunction } from '../lib/http';
 import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob, jobFrames, jobQueuePlace } from '../handlers/jobs';
+import { customerPreview } from '../handlers/previews';
 import { composeServer } from '../../composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
@@ -7,6 +8,7 @@ composeServer();
 
 export const handler = createFunction('jobs', {
   'POST /api/uploads': createUpload,
+  'POST /api/previews': customerPreview,
   'POST /api/jobs': createRenderJob,
   'GET /api/jobs': listJobs,
   'GET /api/jobs/{jobId}': getJobDetail,

@@ -68,7 +68,7 @@ async function daySalt(now: Date): Promise<string> {
 }
 
 /** A salted hash that changes every day: counts a visitor once a day without being able to follow them. */
-async function anonymousClientKey(event: ApiEvent, now: Date, withUserAgent: boolean): Promise<string> {
+export async function anonymousClientKey(event: ApiEvent, now: Date, withUserAgent: boolean): Promise<string> {
   const userAgent = withUserAgent ? (event.headers?.['user-agent'] ?? event.requestContext.http.userAgent ?? '') : '';
   return createHash('sha256').update(`${await daySalt(now)}\n${clientAddress(event)}\n${userAgent}`).digest('hex').slice(0, 32);
 }

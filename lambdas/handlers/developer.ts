@@ -1,7 +1,7 @@
 import { scenes } from '../../shared/catalogue';
 import { z } from 'zod';
 import {
-  apiKeyRequest, apiScene, batchRequest, createdRenderAnswer, listRendersQuery, quoteAnswer, renderDetailAnswer, renderListAnswer, renderRequest, scenesAnswer, toJobRequest, uploadTicketAnswer,
+  apiKeyRequest, apiScene, batchRequest, createdRenderAnswer, listRendersQuery, quoteAnswer, renderDetailAnswer, renderListAnswer, renderRequest, scenesAnswer, toJobRequest, uploadTicketAnswer, apiPreviewRequest, previewAnswer, toPreviewRequest,
 } from '../../shared/render-api';
 import { buildOpenApiDocument } from '../../shared/openapi';
 import type { JobView } from '../../shared/api-types';
@@ -17,6 +17,7 @@ import { listJobsNewestFirst } from '../../core/jobs/jobs';
 import { ownJob, startRenderJob } from '../../core/jobs/render-jobs';
 import { archiveBatch, getBatch, startBatch, type BatchRecord } from '../../core/batches/batches';
 import { jobView, listJobFiles } from './jobs';
+import { livePreview } from '../../core/previews/previews';
 
 // ---------------------------------------------------------------- keys and the signing secret (web app, signed in)
 
@@ -102,6 +103,12 @@ export async function apiQuote(event: ApiEvent) {
 export async function apiUpload(event: ApiEvent) {
   queryParams(event, noQuery);
   return uploadTicketAnswer.parse(await createUpload(event));
+}
+
+/** POST /api/v1/previews: a live preview of the settings, for the key's owner (their uploads only). */
+export async function apiPreview(event: ApiEvent) {
+  queryParams(event, noQuery);
+  return previewAnswer.parse(await livePreview({ userId: caller(event).userId }, toPreviewRequest(jsonBody(event, apiPreviewRequest))));
 }
 
 /** POST /api/v1/renders: the web app's job creation (same checks, price, debit and Idempotency-Key), paid with credits. */

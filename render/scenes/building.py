@@ -42,6 +42,9 @@ def parse_hex(value):
 
 
 TRANSPARENT = False
+# The world's light map: Cycles' automatic one (1024 wide) costs about a second of one core to
+# build per render; a test render's or preview's few samples see no difference with a small one.
+WORLD_MAP_RESOLUTION = None
 
 
 def reset_scene():
@@ -84,8 +87,9 @@ def configure_render(scene, args):
     render.image_settings.color_mode = "RGBA" if args.transparent else "RGB"
     render.image_settings.color_depth = "8"
     render.film_transparent = args.transparent
-    global TRANSPARENT
+    global TRANSPARENT, WORLD_MAP_RESOLUTION
     TRANSPARENT = args.transparent
+    WORLD_MAP_RESOLUTION = 64 if args.is_test else None
     scene.view_settings.view_transform = "Filmic"
     scene.view_settings.look = "Medium High Contrast"
 
@@ -160,6 +164,9 @@ def set_world(color, strength=1.0, top_color=None):
     """A flat world colour, or a vertical gradient from color (horizon) to top_color."""
     world = bpy.data.worlds.new("World")
     bpy.context.scene.world = world
+    if WORLD_MAP_RESOLUTION:
+        world.cycles.sampling_method = "MANUAL"
+        world.cycles.sample_map_resolution = WORLD_MAP_RESOLUTION
     world.use_nodes = True
     nodes, links = world.node_tree.nodes, world.node_tree.links
     background = nodes["Background"]
@@ -386,19 +393,25 @@ def key_transform(obj, frame, location=None, rotation=None, scale=None):
 # --------------------------------------------------------------------------- watermark
 
 
-def add_preview_watermark(scene):
-    """A semi-transparent PREVIEW across the middle of test renders, parented to the camera
-    so it follows camera moves; hidden from light paths so the scene itself is unchanged."""
+def add_preview_watermark(scene, corner=False):
+    """A semi-transparent PREVIEW across the middle of test renders (or, for a live preview,
+    small in the bottom-right corner, so the customer's own text stays readable), parented to
+    the camera so it follows camera moves; hidden from light paths so the scene is unchanged."""
     camera = scene.camera
     distance = camera.data.clip_start * 4
     width, height = view_size_at(camera, distance)
     text = add_text("PreviewWatermark", "PREVIEW", size=1.0, extrude=0.0)
     dims = object_dimensions(text)
-    factor = min(0.6 * width / dims.x, 0.3 * height / dims.y)
-    text.scale = (factor, factor, factor)
     text.parent = camera
-    text.location = (0, 0, -distance)
-    text.rotation_euler = (0, 0, math.radians(12))
+    if corner:
+        factor = min(0.2 * width / dims.x, 0.1 * height / dims.y)
+        margin = 0.04 * height
+        text.location = (width / 2 - factor * dims.x / 2 - margin, -height / 2 + factor * dims.y / 2 + margin, -distance)
+    else:
+        factor = min(0.6 * width / dims.x, 0.3 * height / dims.y)
+        text.location = (0, 0, -distance)
+        text.rotation_euler = (0, 0, math.radians(12))
+    text.scale = (factor, factor, factor)
     material = bpy.data.materials.new("PreviewWatermark")
     material.use_nodes = True
     nodes, links = material.node_tree.nodes, material.node_tree.links

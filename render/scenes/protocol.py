@@ -134,6 +134,8 @@ class Args:
         if self.mode not in ("still", "animation"):
             raise ValueError(f"mode must be still or animation, got {self.mode!r}")
         self.is_test = bool(raw.get("isTest"))
+        # A live preview's PREVIEW mark sits in a corner (a test render's goes across the picture).
+        self.corner_mark = bool(raw.get("cornerMark"))
         # Sizes and sampling come from the worker, a test render's already capped (the render manifest).
         self.resolution_x = max(16, int(_required(raw, "resolutionX")))
         self.resolution_y = max(16, int(_required(raw, "resolutionY")))
@@ -203,11 +205,15 @@ def _required(raw, key):
     return raw[key]
 
 
-def read_args():
+def args_file():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     if not argv:
         raise ValueError("usage: blender -b --python <scene>.py -- <args.json>")
-    with open(argv[0], encoding="utf-8") as handle:
+    return argv[0]
+
+
+def read_args():
+    with open(args_file(), encoding="utf-8") as handle:
         return Args(json.load(handle))
 
 
@@ -350,22 +356,34 @@ def save_clean(scene, raw, target):
     image.save_render(target, scene=scene)
 
 
+def render_request(args, build):
+    """Builds the scene for args and renders what they ask for (a still, frames, a region or a
+    stitched still): the whole of a scene script's work once its arguments are read."""
+    scene = building.reset_scene()
+    building.configure_render(scene, args)
+    log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
+    still_frame = build(scene, args)
+    if args.is_test:
+        building.add_preview_watermark(scene, corner=args.corner_mark)
+    if args.denoised_file:
+        save_stitched(scene, args)
+    elif args.region:
+        render_region(scene, args, still_frame)
+    else:
+        render_frames(scene, args, still_frame)
+
+
+# Set by a warm scene server (render/scenes/warm.py) before it loads a scene script: the
+# script's run(build) then hands its build to the server instead of rendering once.
+serve = None
+
+
 def run(build):
     """Entry point of every scene script: see the module docstring."""
+    if serve is not None:
+        return serve(build)
     try:
-        args = read_args()
-        scene = building.reset_scene()
-        building.configure_render(scene, args)
-        log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
-        still_frame = build(scene, args)
-        if args.is_test:
-            building.add_preview_watermark(scene)
-        if args.denoised_file:
-            save_stitched(scene, args)
-        elif args.region:
-            render_region(scene, args, still_frame)
-        else:
-            render_frames(scene, args, still_frame)
+        render_request(read_args(), build)
     except UserError as error:
         control("ERROR", error)
         sys.exit(2)

@@ -69,7 +69,11 @@ describe('Lambda functions', () => {
       const background = entry === streamEntry || scheduledEntries.includes(entry);
       // The functions that create jobs also name the media probe they measure uploads with.
       const creator = entry === 'lambdas/functions/jobs.ts' || entry === 'lambdas/functions/developer.ts';
-      expect(Object.keys(variables).sort(), entry).toEqual([...SERVER_ENVIRONMENT, 'NODE_OPTIONS', ...(background ? ['CALL_BUDGET'] : []), ...(creator ? ['MEDIA_PROBE_FUNCTION'] : [])].sort());
+      // The functions that answer live previews (the customer's, the render API's, a visitor's) name the preview function.
+      const previewer = creator || entry === 'lambdas/functions/analytics.ts';
+      expect(Object.keys(variables).sort(), entry).toEqual(
+        [...SERVER_ENVIRONMENT, 'NODE_OPTIONS', ...(background ? ['CALL_BUDGET'] : []), ...(creator ? ['MEDIA_PROBE_FUNCTION'] : []), ...(previewer ? ['PREVIEW_FUNCTION'] : [])].sort(),
+      );
       if (background) expect(variables.CALL_BUDGET, entry).toBe('background');
       expect(variables.MAIL_MODE).toBe('ses');
       expect(variables.PAYMENTS_MODE).toBe('stripe');

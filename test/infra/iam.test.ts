@@ -79,10 +79,12 @@ describe('IAM', () => {
     expect(actions).not.toContain('s3:PutObject');
   });
 
-  it('when the jobs function presigns an upload, it may put objects under the uploads prefix only', () => {
+  it('when the jobs function presigns an upload, it may put objects under the uploads prefix only (and keep live previews under previews/ of the outputs)', () => {
     const puts = statementsOf('lambdas/functions/jobs.ts').filter((statement) => list(statement.Action).includes('s3:PutObject'));
-    expect(puts).toHaveLength(1);
-    expect(JSON.stringify(puts[0].Resource)).toMatch(/Uploads.*\/uploads\/\*"/);
+    expect(puts).toHaveLength(2);
+    const resources = puts.map((statement) => JSON.stringify(statement.Resource));
+    expect(resources.filter((resource) => /Uploads.*\/uploads\/\*"/.test(resource))).toHaveLength(1);
+    expect(resources.filter((resource) => /Outputs.*\/previews\/\*"/.test(resource))).toHaveLength(1);
   });
 
   it('when the API starts a render, it may submit Batch jobs only to the render queue with the render and encode definitions', () => {

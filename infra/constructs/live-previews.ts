@@ -1,0 +1,61 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+export interface LivePreviewsProps {
+  /** The settings core/config.ts requires at start (names only: no rights come with them). */
+  environment: Record<string, string>;
+  /** The render function's image and processor (RenderFunction.image, .architecture). */
+  image: lambda.DockerImageCode;
+  architecture: lambda.Architecture;
+  /** Environments kept initialised (the previewProvisionedConcurrency setting; 0: none, nothing billed while idle). */
+  provisionedConcurrency: number;
+}
+
+/** Previews rendering at once, across every customer. */
+export const PREVIEW_CONCURRENCY = 20;
+/**
+ * One vCPU's share (Lambda gives 1 vCPU per 1,769 MB): a preview's forked child renders on one
+ * core (render/warm-scene.ts), and the warm server with one child fits in about 600 MB.
+ */
+export const PREVIEW_MEMORY_MB = 1769;
+
+/**
+ * The live previews on AWS (render/preview-step.ts): the render image (render/Dockerfile; the
+ * render function's asset, built once) with RENDER_STEP=preview, invoked synchronously by the
+ * API functions (adapters/preview-function.ts) with a 5-s deadline. An environment keeps its
+ * warm scene servers between invocations (they are not dumpable; everything else an invocation
+ * left is cleared: render/lambda-runtime.ts). Its role grants nothing: the upload comes as a
+ * presigned GET for its key alone, the picture goes back in the answer.
+ */
+export class LivePreviews extends Construct {
+  readonly fn: lambda.DockerImageFunction;
+  /** What the API invokes: the function, or its alias with provisioned concurrency. */
+  readonly target: lambda.IFunction;
+
+  constructor(scope: Construct, id: string, props: LivePreviewsProps) {
+    super(scope, id);
+    this.fn = new lambda.DockerImageFunction(this, 'Function', {
+      code: props.image,
+      architecture: props.architecture,
+      memorySize: PREVIEW_MEMORY_MB,
+      // A cold environment starts Blender and renders the scene's defaults (about 6 s of one vCPU here), then the preview.
+      timeout: Duration.seconds(20),
+      reservedConcurrentExecutions: PREVIEW_CONCURRENCY,
+      logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+      environment: { ...props.environment, RENDER_STEP: 'preview', RENDER_THREADS: '1' },
+      description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
+    });
+    this.target = props.provisionedConcurrency > 0
+      ? new lambda.Alias(this, 'Live', { aliasName: 'live', version: this.fn.currentVersion, provisionedConcurrentExecutions: props.provisionedConcurrency })
+      : this.fn;
+  }
+
+  /** Invoking the previews, and where they are (core/config.ts: PREVIEW_FUNCTION). */
+  grantPreview(grantee: iam.IGrantable & { addEnvironment(key: string, value: string): unknown }): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.target.functionArn] }));
+    grantee.addEnvironment('PREVIEW_FUNCTION', this.target.functionArn);
+  }
+}

@@ -1,0 +1,218 @@
+"""A warm scene server: one Blender that has loaded a scene script and rendered once, and then
+renders each request in a child it forks, so a request pays neither Blender's start nor its
+first render's set-up (render/warm-scene.ts drives it):
+
+    blender -b --factory-startup -noaudio --python warm.py -- warm-up.json
+
+warm-up.json holds the scene script's path ("script") and the arguments of a render with the
+scene's defaults and no upload: the parent builds and renders that, and never opens a
+customer's file. Then it speaks on file descriptor 3, its only channel:
+
+    READY <pid>                        (parent) warmed up, waiting for requests
+    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null}
+    DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
+
+Each request is rendered by a forked child, which first leaves everything of the parent's:
+a session of its own (the parent kills it whole), the request's user when the parent is
+root (before anything of the request is read), and the request's folder for its output,
+its log (log.txt) and its control lines (control.txt, the protocol of render/blender.ts):
+the parent's channel is closed in the child, so nothing the child runs can read the next
+request or answer for the parent. The parent is not dumpable, so a child running as the
+same user (where there is no second one) cannot trace it or read its memory. Past the
+deadline the child's session is killed; after every child, its session is killed and, when
+it ran as its own user, every process of that user, so nothing it started outlives it.
+The parent exits on anything unexpected: the worker then starts a fresh one.
+"""
+
+import ctypes
+import importlib.util
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import building  # noqa: E402
+import protocol  # noqa: E402
+
+PR_SET_DUMPABLE = 4
+SWEEP_LIMIT_SECONDS = 2.0
+EXIT_USER_ERROR = 2
+
+
+def load_build(script):
+    """The scene script's build function: its run(build) hands it over instead of rendering."""
+    builds = []
+    protocol.serve = builds.append
+    spec = importlib.util.spec_from_file_location("scene", script)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    protocol.serve = None
+    if len(builds) != 1:
+        raise RuntimeError(f"{script} did not end with protocol.run(build)")
+    return builds[0]
+
+
+def warm_up(raw, build):
+    """Renders the scene's defaults once, so Cycles, its kernels and the fonts are loaded before
+    the first fork. A scene that needs an upload renders an empty stage instead."""
+    args = protocol.Args(raw)
+    try:
+        protocol.render_request(args, build)
+    except protocol.UserError:
+        scene = building.reset_scene()
+        building.configure_render(scene, args)
+        scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))
+        scene.render.filepath = os.path.join(args.output_dir, "stage.png")
+        import bpy
+        bpy.ops.render.render(write_still=True)
+    # An empty file again: a render's persistent data keeps threads that a forked child would wait for.
+    building.reset_scene()
+
+
+def serve(channel_in, channel_out, build):
+    for line in channel_in:
+        kind, _, body = line.strip().partition(" ")
+        if kind != "RENDER":
+            raise RuntimeError(f"unexpected request {line[:80]!r}")
+        request = json.loads(body)
+        status = render_in_child(request, channel_in, build)
+        channel_out.write(f"DONE {request['id']} {status}\n")
+        channel_out.flush()
+
+
+def render_in_child(request, channel_in, build):
+    user = request.get("user")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        child(request, channel_in, build, user)
+    deadline = time.monotonic() + float(request["deadline"])
+    status = None
+    while status is None:
+        done, code = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = exit_status(code)
+        elif time.monotonic() > deadline:
+            kill_group(pid)
+            os.waitpid(pid, 0)
+            status = "timeout"
+        else:
+            time.sleep(0.004)
+    kill_group(pid)
+    if user:
+        sweep_user(user[0])
+    return status
+
+
+def exit_status(code):
+    if os.WIFEXITED(code):
+        return "ok" if os.WEXITSTATUS(code) == 0 else f"error {os.WEXITSTATUS(code)}"
+    return f"signal {os.WTERMSIG(code)}"
+
+
+def child(request, channel_in, build, user):
+    """Never returns: renders the request and exits with 0, 2 (the user's error) or 1."""
+    code = 1
+    try:
+        os.setsid()
+        if user:
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
+        os.umask(0o077)
+        raw = request["args"]
+        folder = raw["outputDir"]
+        os.chdir(folder)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        log = os.open(os.path.join(folder, "log.txt"), flags, 0o600)
+        control = os.open(os.path.join(folder, "control.txt"), flags, 0o600)
+        null = os.open(os.devnull, os.O_RDONLY)
+        channel_in.close()
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.dup2(control, 3)
+        for fd in (null, log, control):
+            os.close(fd)
+        try:
+            protocol.render_request(protocol.Args(raw), build)
+            code = 0
+        except protocol.UserError as error:
+            protocol.control("ERROR", error)
+            code = EXIT_USER_ERROR
+    except BaseException:  # noqa: BLE001 - the child reports through its exit code and log
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def sweep_user(uid):
+    """Kills every process of the request's user (only a child and what it started run as it)."""
+    started = time.monotonic()
+    while True:
+        left = [pid for pid in processes() if owner(pid) == uid]
+        if not left:
+            return
+        if time.monotonic() - started > SWEEP_LIMIT_SECONDS:
+            raise RuntimeError(f"processes of uid {uid} outlived their request: {left}")
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+
+
+def processes():
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def owner(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("State:") and line.split()[1] in ("Z", "X"):
+                    return None
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def main():
+    with open(protocol.args_file(), encoding="utf-8") as handle:
+        raw = json.load(handle)
+    build = load_build(raw.pop("script"))
+    warm_up(raw, build)
+    # Not dumpable: a process of the same user (a child, where there is no second user) can neither trace this one nor read its memory.
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
+    channel_in = os.fdopen(os.dup(3), "r")
+    channel_out = os.fdopen(3, "w", closefd=False)
+    channel_out.write(f"READY {os.getpid()}\n")
+    channel_out.flush()
+    serve(channel_in, channel_out, build)
+
+
+try:
+    main()
+except BaseException:  # noqa: BLE001 - any failure ends the server; the worker starts another
+    traceback.print_exc()
+    sys.stderr.flush()
+    os._exit(1)
+os._exit(0)

@@ -1,0 +1,305 @@
+/**
+ * Warm scene servers: per scene, one Blender that has loaded the scene's script and rendered
+ * its defaults once (render/scenes/warm.py), forking a child per request. A request then pays
+ * neither Blender's start nor its first render's set-up: the child builds the customer's
+ * scene and renders it.
+ *
+ * Containment per request, as a fresh Blender's (docs/security.md):
+ * - the parent never opens a customer's file: it renders the scene's defaults, then only forks;
+ * - where this process is root, the parent runs as root in a network namespace of its own and
+ *   each child takes the scene's own tool user before it reads anything of the request; the
+ *   request's folder is that user's alone, and every process of that user is killed after it;
+ * - where there is no second user (a developer's account, a Lambda environment), the parent
+ *   is not dumpable, so a child cannot trace it or read its memory; what a child started is
+ *   killed with its session (and on Lambda, every other process between invocations);
+ * - a child past its deadline is killed, and the server serves the next request;
+ * - the parent is replaced after MAX_FORKS requests, on anything unexpected, and when idle.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
+import { getScene, type SceneDefinition } from '../shared/catalogue';
+import type { SceneContract } from '../shared/render-contract';
+import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
+import { RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
+import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
+import { openToRead } from '../core/storage/no-follow';
+import { log } from '../observability/logger';
+
+/** Requests one parent serves before it is replaced: its memory cannot drift for long. */
+export const MAX_FORKS = 200;
+/** A server with no request for this long is stopped (its memory goes back to the machine). */
+export const IDLE_MS = 10 * 60_000;
+/** Blender's start and the defaults' first render, at most. */
+const START_MS = 60_000;
+
+const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
+
+type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
+
+export interface WarmRender {
+  /** The request's folder, the child's own: its outputs, log.txt and control.txt. Removed by `done`. */
+  folder: string;
+  /** The child's INFO lines. */
+  log: string[];
+  done(): Promise<void>;
+}
+
+export interface WarmSceneOptions {
+  scene: ScriptScene;
+  /** Blender's render threads (-t), shared by the children. */
+  threads?: number;
+  /** Where this process is root: the user the children run as (the scene's own). */
+  identity?: ToolIdentity;
+  maxForks?: number;
+  idleMs?: number;
+}
+
+interface Parent {
+  process: ChildProcess;
+  pid: number;
+  channel: Duplex;
+  pending: Map<string, (status: string) => void>;
+  forks: number;
+  /** Why it is gone, once it is. */
+  ended?: string;
+}
+
+/**
+ * One scene's server. Requests are rendered one at a time, in order (a child uses every
+ * thread it is given); the parent is started on first use and again after it was replaced.
+ */
+export class WarmScene {
+  private parent: Promise<Parent> | undefined;
+  private line: Promise<unknown> = Promise.resolve();
+  private idle: NodeJS.Timeout | undefined;
+  /** Parents started so far (tests and the bench read it). */
+  starts = 0;
+  /** The pid of the parent that is ready, if one is. */
+  readyPid: number | undefined;
+
+  constructor(private readonly options: WarmSceneOptions) {}
+
+  /** The running parent's pid, if one runs (tests read its memory). */
+  async parentPid(): Promise<number | undefined> {
+    const parent = await this.parent?.catch(() => undefined);
+    return parent && !parent.ended ? parent.pid : undefined;
+  }
+
+  /** Starts the parent now (a page that opens sends a warm-up), without a request. */
+  async warm(): Promise<void> {
+    await this.running();
+  }
+
+  /**
+   * Renders one request in a forked child within deadlineMs. The args' outputDir and
+   * inputFile are replaced: the child writes into a folder of its own, and reads the input
+   * from there (copied in, so it is the child's user's to read).
+   */
+  render(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract> = {}): Promise<WarmRender> {
+    const turn = this.line.then(() => this.renderNow(args, deadlineMs, contract));
+    this.line = turn.catch(() => {});
+    return turn;
+  }
+
+  private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>): Promise<WarmRender> {
+    clearTimeout(this.idle);
+    const parent = await this.running();
+    const folder = await mkdtemp(path.join(tmpdir(), 'warm-request-'));
+    const done = () => rm(folder, { recursive: true, force: true });
+    try {
+      const outputDir = path.join(folder, 'out');
+      await mkdir(outputDir);
+      let inputFile: string | undefined;
+      if (args.inputFile) {
+        inputFile = path.join(outputDir, `input${path.extname(args.inputFile).toLowerCase()}`);
+        await copyFile(args.inputFile, inputFile);
+      }
+      await prepareForTool([outputDir], [], this.options.identity);
+      const id = randomUUID();
+      const made = scriptArgsOf({ ...args, inputFile, outputDir }, this.options.scene);
+      const raw = { ...made, scene: { ...made.scene, ...contract } };
+      const status = await new Promise<string>((resolve) => {
+        parent.pending.set(id, resolve);
+        const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
+        parent.channel.write(`RENDER ${JSON.stringify({ id, args: raw, deadline: deadlineMs / 1000, user })}\n`);
+      });
+      parent.forks += 1;
+      if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
+      const control = await readSmall(path.join(outputDir, 'control.txt'));
+      const lines = control.split('\n');
+      const info = lines.filter((line) => line.startsWith('INFO ')).map((line) => line.slice(5));
+      const userError = lines.find((line) => line.startsWith('ERROR '))?.slice(6).trim();
+      if (status === 'ok') return { folder: outputDir, log: info, done };
+      const logTail = [...info, ...(await readSmall(path.join(outputDir, 'log.txt'))).split('\n').slice(-40)];
+      if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
+      if (status === 'timeout') throw new RenderError('timed-out', `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.`, { logTail });
+      throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}`, ...logTail] });
+    } catch (error) {
+      await done();
+      throw error;
+    } finally {
+      this.idle = setTimeout(() => void this.stop('idle'), this.options.idleMs ?? IDLE_MS);
+      this.idle.unref();
+    }
+  }
+
+  /** Stops the parent (the next request starts another). */
+  async stop(why = 'stopped'): Promise<void> {
+    clearTimeout(this.idle);
+    const parent = await this.parent?.catch(() => undefined);
+    if (parent) this.replace(parent, why);
+  }
+
+  private running(): Promise<Parent> {
+    if (!this.parent) {
+      this.parent = this.start();
+      this.parent.catch(() => (this.parent = undefined));
+    }
+    return this.parent;
+  }
+
+  private replace(parent: Parent, why: string): void {
+    if (!parent.ended) {
+      parent.ended = why;
+      parent.process.kill('SIGKILL');
+    }
+    if (this.parent) {
+      const current = this.parent;
+      void current.then((running) => running === parent && this.parent === current && (this.parent = undefined), () => {});
+    }
+  }
+
+  private async start(): Promise<Parent> {
+    const blender = await findBlender();
+    if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
+    const { scene, threads } = this.options;
+    this.starts += 1;
+    // The parent's own folder: the scene scripts (copied, as for a fresh render) and its warm-up render.
+    const home = await mkdtemp(path.join(tmpdir(), `warm-${scene.slug}-`));
+    const scripts = path.join(home, 'scenes');
+    await mkdir(scripts);
+    const from = path.dirname(sceneScriptPath(scene.slug));
+    const names = (await readdir(from)).filter((name) => name.endsWith('.py'));
+    await Promise.all(names.map((name) => copyFile(path.join(from, name), path.join(scripts, name))));
+    const warmUp = path.join(home, 'warm-up.json');
+    const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 480, resolutionY: 270, isTest: true, outputDir: path.join(home, 'out') }, scene);
+    await writeFile(warmUp, JSON.stringify({ ...defaults, script: path.join(scripts, `${scene.slug}.py`) }));
+    const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(scripts, 'warm.py'), '--', warmUp]);
+    const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
+    const channel = child.stdio[3] as Duplex;
+    channel.on('error', () => {});
+    const tail: string[] = [];
+    const remember = (line: string) => {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+    };
+    createInterface({ input: child.stdout! }).on('line', remember);
+    createInterface({ input: child.stderr! }).on('line', remember);
+    const parent: Parent = { process: child, pid: 0, channel, pending: new Map(), forks: 0 };
+    const ready = new Promise<Parent>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${scene.slug} server did not start in ${START_MS / 1000} s`, ...tail] }));
+      }, START_MS);
+      createInterface({ input: channel }).on('line', (line) => {
+        const [kind, id, ...status] = line.split(' ');
+        if (kind === 'READY') {
+          clearTimeout(timer);
+          parent.pid = Number(id);
+          this.readyPid = parent.pid;
+          resolve(parent);
+        } else if (kind === 'DONE' && parent.pending.has(id)) {
+          parent.pending.get(id)!(status.join(' '));
+          parent.pending.delete(id);
+        } else if (kind !== 'INFO' && kind !== 'PROGRESS') {
+          // Only the parent writes here (a child's channel is closed): anything else is an anomaly.
+          this.replace(parent, `unexpected line on its channel: ${line.slice(0, 80)}`);
+        }
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new RenderError('blender-missing', BLENDER_MISSING_MESSAGE, { logTail: [String(error)] }));
+      });
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        if (this.readyPid === parent.pid) this.readyPid = undefined;
+        void rm(home, { recursive: true, force: true });
+        const why = parent.ended ?? `exited with ${signal ?? `code ${code}`}`;
+        if (!parent.ended) log.error(`The ${scene.slug} scene server ended`, { why, tail });
+        parent.ended = why;
+        for (const answer of parent.pending.values()) answer(`server ended: ${why}`);
+        parent.pending.clear();
+        reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${scene.slug} server ${why}`, ...tail] }));
+        this.replace(parent, why);
+      });
+    });
+    return ready;
+  }
+}
+
+/** A small text file a child wrote in its folder, read without following a link it may have planted. */
+async function readSmall(file: string, limit = 64 * 1024): Promise<string> {
+  const handle = await openToRead(file).catch(() => undefined);
+  if (!handle) return '';
+  try {
+    const buffer = Buffer.alloc(limit);
+    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A request's output, read without following a link: at most `limit` bytes. */
+export async function readOutput(file: string, limit: number): Promise<Buffer> {
+  const handle = await openToRead(file);
+  try {
+    const { size } = await handle.stat();
+    if (size > limit) throw new Error(`${path.basename(file)} is ${size} bytes, more than ${limit}`);
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The tool user of a scene's server, where this process is root: slots from the top of the
+ * tool users' range, one per scene, below none of the local pool's workers (which count from 0).
+ */
+export function sceneToolIdentity(sceneId: number, env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
+  return workerToolIdentity({ ...env, RENDER_TOOL_SLOT: String(MAX_TOOL_SLOTS - 1 - (sceneId % 16)) });
+}
+
+/** The servers of this process, one per scene, made on first use. */
+export class WarmScenes {
+  private readonly servers = new Map<number, WarmScene>();
+
+  constructor(private readonly settings: { threads?: number; maxForks?: number; idleMs?: number } = {}) {}
+
+  scene(sceneId: number): WarmScene {
+    let server = this.servers.get(sceneId);
+    if (!server) {
+      const scene = getScene(sceneId);
+      if (!scene) throw new RenderError('invalid-input', `Unknown scene ${sceneId}.`);
+      server = new WarmScene({ scene, identity: sceneToolIdentity(sceneId), ...this.settings });
+      this.servers.set(sceneId, server);
+    }
+    return server;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.servers.values()].map((server) => server.stop()));
+  }
+
+  /** The parents that are running (the preview function keeps them between invocations). */
+  pids(): number[] {
+    return [...this.servers.values()].flatMap((server) => (server.readyPid ? [server.readyPid] : []));
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Warm scene servers (render/warm-scene.ts, render/scenes/warm.py) with real Blender: a parent
+ * forks a child per request; the parent stays as it was (its memory, its pid) over hundreds of
+ * forks; a child past its deadline is killed and the next request is served; what one
+ * customer's child did (their model, a process it started, a look at the parent) reaches
+ * neither the parent nor the next customer's picture.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { getScene } from '../../shared/catalogue';
+import { framePreviewFile } from '../../shared/render-contract';
+import { RenderError, sceneScriptPath } from '../../render/blender';
+import { readOutput, WarmScene, sceneToolIdentity } from '../../render/warm-scene';
+import { createFixtures, type Fixtures } from './fixtures';
+import { psnr, readRgb } from '../../render/image-quality';
+
+let fixtures: Fixtures;
+beforeAll(async () => {
+  fixtures = await createFixtures();
+});
+afterAll(() => fixtures?.remove());
+
+const TINY_PREVIEW = { mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, cornerMark: true } as const;
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+
+async function picture(server: WarmScene, args: Parameters<WarmScene['render']>[0], deadlineMs = 30_000): Promise<Buffer> {
+  const result = await server.render(args, deadlineMs, { previewWidth: 320 });
+  try {
+    return await readOutput(path.join(result.folder, framePreviewFile(1)), 1024 * 1024);
+  } finally {
+    await result.done();
+  }
+}
+
+describe('a warm scene server', () => {
+  test('when it serves 200 requests in a row, every child renders, the parent is the same process and its memory stays flat', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1), maxForks: 1000 });
+    try {
+      await server.warm();
+      const pid = (await server.parentPid())!;
+      const times: number[] = [];
+      let before = 0;
+      for (let i = 0; i < 200; i += 1) {
+        const started = performance.now();
+        const jpeg = await picture(server, { sceneId: 1, customText: `Fork ${i}`, options: { textColor: i % 2 ? '#ff3300' : '#33aaff' }, ...TINY_PREVIEW });
+        times.push(performance.now() - started);
+        expect(jpeg.subarray(0, 2).toString('hex'), `request ${i}`).toBe('ffd8');
+        // Measured after the first requests, once the allocator has settled.
+        if (i === 9) before = rssKb(pid);
+      }
+      expect(await server.parentPid()).toBe(pid);
+      expect(server.starts).toBe(1);
+      const growthKb = rssKb(pid) - before;
+      // The parent renders nothing after its warm-up: its memory may move by the allocator's noise only.
+      expect(growthKb, `parent grew ${growthKb} kB over 190 forks`).toBeLessThan(8 * 1024);
+      console.log(`200 forks: median ${times.sort((a, b) => a - b)[100].toFixed(0)} ms, max ${times[199].toFixed(0)} ms, parent memory ${growthKb} kB over 190 forks`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('when a child runs past its deadline, it is killed, the customer is told, and the same parent serves the next request', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    try {
+      await server.warm();
+      const pid = await server.parentPid();
+      const late = server.render({ sceneId: 1, customText: 'Too slow', ...TINY_PREVIEW, resolutionX: 480, resolutionY: 270, samples: 4096 }, 300);
+      await expect(late).rejects.toMatchObject({ kind: 'timed-out' });
+      await expect(late).rejects.toBeInstanceOf(RenderError);
+      const jpeg = await picture(server, { sceneId: 1, customText: 'Next', ...TINY_PREVIEW });
+      expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+      expect(await server.parentPid()).toBe(pid);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("when one customer's model was previewed, the next customer's picture is what a fresh server makes of it", async () => {
+    const scene = getScene(4)!;
+    const other = path.join(fixtures.dir, 'other.obj');
+    writeFileSync(other, 'v -1 0 -1\nv 1 0 -1\nv 0 0 1\nv 0 1.5 0\nf 1 2 3\nf 1 2 4\nf 2 3 4\nf 3 1 4\n');
+    const next = { sceneId: 4, inputFile: other, ...TINY_PREVIEW, resolutionX: 160, resolutionY: 90, samples: 8 } as const;
+    const fresh = new WarmScene({ scene, identity: sceneToolIdentity(4) });
+    const used = new WarmScene({ scene, identity: sceneToolIdentity(4) });
+    const saved = (name: string, jpeg: Buffer) => {
+      const file = path.join(fixtures.dir, `${name}.jpg`);
+      writeFileSync(file, jpeg);
+      return readRgb(file);
+    };
+    try {
+      const expected = await saved('expected', await picture(fresh, next));
+      const knot = await saved('knot', await picture(used, { ...next, inputFile: fixtures.modelObj }));
+      const after = await saved('after', await picture(used, next));
+      // The same scene again (Cycles' noise differs a little from one child to the next); the knot is another picture.
+      const same = psnr(after, expected);
+      const another = psnr(knot, expected);
+      console.log(`next customer's picture against a fresh server's: ${same.toFixed(1)} dB; the previous customer's: ${another.toFixed(1)} dB`);
+      expect(same).toBeGreaterThan(another + 6);
+      expect(used.starts).toBe(1);
+    } finally {
+      await Promise.all([fresh.stop(), used.stop()]);
+    }
+  });
+
+  // As root (CI, the render image), a child runs as the scene's own user: every process of that user is killed after it.
+  test.skipIf(process.getuid?.() !== 0)('when a child runs code of its own, it can read neither the parent nor the next request, and nothing it started outlives it', async () => {
+    // A scene script standing for a customer's file that got code running in Blender.
+    const scripts = mkdtempSync(path.join(tmpdir(), 'hostile-scenes-'));
+    const real = path.dirname(sceneScriptPath('text-animation'));
+    for (const name of readdirSync(real).filter((entry) => entry.endsWith('.py'))) copyFileSync(path.join(real, name), path.join(scripts, name));
+    writeFileSync(
+      path.join(scripts, 'hostile.py'),
+      [
+        'import os, subprocess, sys',
+        'sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))',
+        'import protocol',
+        'import building',
+        'def build(scene, args):',
+        '    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))',
+        '    if not args.custom_text:',
+        '        return None',
+        '    seen = []',
+        '    for name in ("mem", "environ"):',
+        '        try:',
+        '            open(f"/proc/{os.getppid()}/{name}", "rb").read(16)',
+        '            seen.append(name + " read")',
+        '        except OSError:',
+        '            seen.append(name + " refused")',
+        '    def link(n):',
+        '        try:',
+        '            return os.readlink(f"/proc/self/fd/{n}")',
+        '        except OSError:',
+        '            return None',
+        '    held = [n for n in os.listdir("/proc/self/fd") if link(n) == args.custom_text]',
+        '    seen.append("channel held" if held else "channel not held")',
+        '    subprocess.Popen(["sleep", "300"], start_new_session=True)',
+        '    raise protocol.UserError(", ".join(seen))',
+        'protocol.run(build)',
+        '',
+      ].join('\n'),
+    );
+    const saved = process.env.RENDER_SCENES_DIR;
+    process.env.RENDER_SCENES_DIR = scripts;
+    const identity = sceneToolIdentity(1);
+    const server = new WarmScene({ scene: { id: 1, slug: 'hostile', optionsConfig: getScene(1)!.optionsConfig }, identity });
+    try {
+      await server.warm();
+      const pid = (await server.parentPid())!;
+      // What the parent's channel is (its file descriptor 3): the child looks for it among its own.
+      const channel = readlinkSync(`/proc/${pid}/fd/3`);
+      expect(channel).toMatch(/^socket:\[\d+\]$/);
+      const attempt = server.render({ sceneId: 1, customText: channel, ...TINY_PREVIEW }, 10_000);
+      const refused = (await attempt.catch((error: unknown) => error)) as RenderError;
+      expect(refused).toBeInstanceOf(RenderError);
+      expect(refused.userMessage, JSON.stringify(refused.details)).toBe('mem refused, environ refused, channel not held');
+      expect(await server.parentPid()).toBe(pid);
+      const sleepers = execFileSync('ps', ['-eo', 'pid,uid,args'], { encoding: 'utf8' }).split('\n').filter((line) => /\bsleep 300\b/.test(line));
+      expect(sleepers).toEqual([]);
+    } finally {
+      await server.stop();
+      if (saved === undefined) delete process.env.RENDER_SCENES_DIR;
+      else process.env.RENDER_SCENES_DIR = saved;
+      rmSync(scripts, { recursive: true, force: true });
+    }
+  });
+});
