@@ -64,8 +64,9 @@ export function functionPreviewer(settings: FunctionPreviewSettings) {
       if ('warm' in answer) throw new PreviewFunctionError('The preview function answered a warm-up to a preview');
       return answer;
     },
+    /** Queued (an asynchronous Invoke): an environment starts its scene's server while the customer reads the page. */
     async warm(sceneId: number) {
-      await invoke({ step: 'warm', sceneId });
+      await lambda().send(new InvokeCommand({ FunctionName: settings.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify({ step: 'warm', sceneId })) }));
     },
   };
 }

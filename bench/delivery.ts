@@ -17,6 +17,10 @@
  *     cost of its rows are measured, not assumed away; the region EXR's size; and the
  *     finishing step's parts at Full HD: reading the regions' passes, one denoise, and
  *     Blender saving the stitched frame (start, scene build, PNG).
+ *   - the live preview's parts (render/warm-scene.ts): a warm scene server's start (Blender and
+ *     the scene's defaults rendered once), a forked child's preview of Text Animation, and the
+ *     serial part of a render from a warm scene (a child's 16x16, 1-sample frame) against a
+ *     fresh Blender's (the figure above);
  * From the render manifest: each scene's measured Full-HD frame (npm run bench:frame-costs).
  * Simulated: the AWS figures below, each with its published source; where AWS publishes
  * nothing, the figure says "assumed".
@@ -50,6 +54,10 @@ import { FPS } from '../shared/files';
 import { fileURLToPath } from 'node:url';
 import { COST_RESOLUTION, scenePolicy, type FrameCost } from '../shared/render-manifest';
 import { watchChildCpu } from './frame-costs';
+import { sceneToolIdentity, WarmScene } from '../render/warm-scene';
+import { LIVE_PREVIEW } from '../shared/render-manifest';
+import { PREVIEW_MEMORY_MB } from '../infra/constructs/live-previews';
+import { PREVIEW_INVOKE_MS } from '../adapters/preview-function';
 
 /**
  * AWS's published figures (research notes: ../shared/research/aws-fast-path-facts.md in the
@@ -77,6 +85,8 @@ const AWS = {
   s3MegabytesPerSecond: 85,
   /** From the API's Invoke (asynchronous) to the handler starting: not published; 0.5 s assumed. */
   dispatchSeconds: 0.5,
+  /** A synchronous Invoke's own overhead on a warm environment (request, routing, answer): not published; 0.05 s assumed. */
+  syncInvokeSeconds: 0.05,
   /** One DynamoDB write: DynamoDB advertises single-digit milliseconds; 4 writes a chunk (claim, frame, segment, done) at 10 ms assumed. */
   chunkRecordSeconds: 0.04,
   /**
@@ -123,6 +133,30 @@ async function measureScaling(dir: string) {
   // Threads that spin or wait burn CPU without rendering: the parallel part's CPU grows by 1/efficiency.
   const efficiency = Math.min(1, (one - serial) / Math.max(1e-6, two - serial));
   return { serial, one, two, efficiency };
+}
+
+/** The live preview's parts on this machine: a warm server's start, a child's preview, and a child's serial part. */
+async function measureLivePreview() {
+  const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1), maxForks: 1000 });
+  try {
+    const started = performance.now();
+    await server.warm();
+    const startSeconds = (performance.now() - started) / 1000;
+    const child = async (args: Partial<SceneArgs>) => {
+      const at = performance.now();
+      const result = await server.render({ sceneId: 1, customText: `Preview ${at}`, mode: 'still', isTest: true, cornerMark: true, resolutionX: 320, resolutionY: 180, samples: LIVE_PREVIEW.samples, ...args }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
+      await result.done();
+      return (performance.now() - at) / 1000;
+    };
+    const previews: number[] = [];
+    for (let i = 0; i < 10; i += 1) previews.push(await child({}));
+    const serial: number[] = [];
+    for (let i = 0; i < 5; i += 1) serial.push(await child({ resolutionX: 16, resolutionY: 16, samples: 1 }));
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    return { startSeconds, previewSeconds: median(previews), serialSeconds: median(serial) };
+  } finally {
+    await server.stop();
+  }
 }
 
 async function measureSegments(dir: string) {
@@ -330,6 +364,11 @@ async function main() {
     console.log(`  concat of 120 Full-HD segments (stream copy): ${segments.join.wallSeconds.toFixed(2)} s (${segments.join.cpuSeconds.toFixed(2)} CPU-s), ${segments.videoMb.toFixed(1)} MB`);
     const testRender = await measureLocalTestRender();
     console.log(`  free test render of Text Animation, local pool, job created -> image stored: ${testRender.toFixed(1)} s`);
+    const live = await measureLivePreview();
+    console.log(
+      `  live preview (Text Animation, ${LIVE_PREVIEW.maxSide} px, ${LIVE_PREVIEW.samples} samples, a forked child on one core): warm server start ${live.startSeconds.toFixed(2)} s, a preview ${live.previewSeconds.toFixed(2)} s (median of 10); ` +
+        `a render's serial part from a warm scene ${live.serialSeconds.toFixed(2)} s wall on one core (a child's 16x16, 1-sample frame), against ${scaling.serial.toFixed(2)} CPU-s from a fresh Blender`,
+    );
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;
     const regionCount = Math.max(2, textStillRegions);
     const split = await measureRegions(work, regionCount, scaling.serial);
@@ -374,6 +413,15 @@ async function main() {
     const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
     const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor, model) + transferSeconds(0.3) + AWS.chunkRecordSeconds;
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${testSeconds.toFixed(1)} s`);
+    // The preview function (infra/constructs/live-previews.ts): 1,769 MB is one vCPU, which is all a forked child uses.
+    const previewOnVcpu = live.previewSeconds / AWS.arm64SpeedAssumed;
+    const warmPreview = AWS.syncInvokeSeconds + AWS.s3RequestSeconds /* the kept-picture lookup, a miss */ + previewOnVcpu + AWS.s3RequestSeconds /* keeping it */;
+    const coldPreview = warmPreview + AWS.coldStartSeconds + live.startSeconds / AWS.arm64SpeedAssumed;
+    console.log(
+      `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${AWS.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${AWS.s3RequestSeconds} s); ` +
+        `cold ${coldPreview.toFixed(1)} s (+ Init ${AWS.coldStartSeconds} s + the server's start ${live.startSeconds.toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
+        `a render chunk from a warm scene would save ${Math.max(0, scaling.serial - live.serialSeconds).toFixed(2)} s of its serial part`,
+    );
     // A still's billed seconds come from its simulation (its regions and finishing step); an animation's from its frames, as npm run costs counts them.
     const billed = (scene: Scene, mode: RenderMode) => (mode === 'still' ? simulate(scene, 1, cpuSecondsOf(scene), figures, 'direct', concurrency).billedSeconds : undefined);
     const costs = fastPathCosts(frameSeconds, billed);

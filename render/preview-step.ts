@@ -5,7 +5,7 @@
  * function (RENDER_STEP=preview, the render image) runs it per invocation.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '../shared/catalogue';
@@ -76,6 +76,7 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes): Promi
       },
       LIVE_PREVIEW.deadlineMs,
       { previewWidth: LIVE_PREVIEW.maxSide },
+      servers.bands,
     );
     try {
       const jpeg = await readOutput(path.join(render.folder, framePreviewFile(1)), MAX_PREVIEW_BYTES);
@@ -110,7 +111,7 @@ export async function previewInvocation(event: unknown, servers: WarmScenes): Pr
 }
 
 /** The local stack's previewer: warm scene servers in its own process (the port's shape, core/ports.ts's Previewer). */
-export function localPreviewer(servers = new WarmScenes()) {
+export function localPreviewer(servers = new WarmScenes({ bands: Math.min(4, availableParallelism()) })) {
   return {
     render: (preview: Omit<PreviewJob, 'step'>) => renderPreview(previewJob.parse({ step: 'preview', ...preview }), servers),
     warm: (sceneId: number) => warmPreview(sceneId, servers),

@@ -57,6 +57,11 @@ export interface WarmSceneOptions {
   identity?: ToolIdentity;
   maxForks?: number;
   idleMs?: number;
+  /**
+   * A preview's bands of rows rendered side by side (a forked child renders on one core: Blender's
+   * thread pool stays in the parent), then joined: the cores a preview may use. 1 by default.
+   */
+  bands?: number;
 }
 
 interface Parent {
@@ -100,13 +105,13 @@ export class WarmScene {
    * inputFile are replaced: the child writes into a folder of its own, and reads the input
    * from there (copied in, so it is the child's user's to read).
    */
-  render(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract> = {}): Promise<WarmRender> {
-    const turn = this.line.then(() => this.renderNow(args, deadlineMs, contract));
+  render(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract> = {}, bands = 1): Promise<WarmRender> {
+    const turn = this.line.then(() => this.renderNow(args, deadlineMs, contract, bands));
     this.line = turn.catch(() => {});
     return turn;
   }
 
-  private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>): Promise<WarmRender> {
+  private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>, bands: number): Promise<WarmRender> {
     clearTimeout(this.idle);
     const parent = await this.running();
     const folder = await mkdtemp(path.join(tmpdir(), 'warm-request-'));
@@ -126,16 +131,19 @@ export class WarmScene {
       const status = await new Promise<string>((resolve) => {
         parent.pending.set(id, resolve);
         const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
-        parent.channel.write(`RENDER ${JSON.stringify({ id, args: raw, deadline: deadlineMs / 1000, user })}\n`);
+        parent.channel.write(`RENDER ${JSON.stringify({ id, args: raw, deadline: deadlineMs / 1000, user, bands })}\n`);
       });
       parent.forks += 1;
       if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
-      const control = await readSmall(path.join(outputDir, 'control.txt'));
-      const lines = control.split('\n');
+      // One child's control lines (control.txt), or each band's and the join's (band-<i>-control.txt, join-control.txt).
+      const written = await readdir(outputDir);
+      const controls = await Promise.all(written.filter((name) => name.endsWith('control.txt')).map((name) => readSmall(path.join(outputDir, name))));
+      const logs = await Promise.all(written.filter((name) => name.endsWith('log.txt')).map((name) => readSmall(path.join(outputDir, name))));
+      const lines = controls.join('\n').split('\n');
       const info = lines.filter((line) => line.startsWith('INFO ')).map((line) => line.slice(5));
       const userError = lines.find((line) => line.startsWith('ERROR '))?.slice(6).trim();
       if (status === 'ok') return { folder: outputDir, log: info, done };
-      const logTail = [...info, ...(await readSmall(path.join(outputDir, 'log.txt'))).split('\n').slice(-40)];
+      const logTail = [...info, ...logs.join('\n').split('\n').slice(-40)];
       if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
       if (status === 'timeout') throw new RenderError('timed-out', `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.`, { logTail });
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}`, ...logTail] });
@@ -187,7 +195,8 @@ export class WarmScene {
     const names = (await readdir(from)).filter((name) => name.endsWith('.py'));
     await Promise.all(names.map((name) => copyFile(path.join(from, name), path.join(scripts, name))));
     const warmUp = path.join(home, 'warm-up.json');
-    const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 480, resolutionY: 270, isTest: true, outputDir: path.join(home, 'out') }, scene);
+    // Tiny: the warm-up is for loading Blender's modules, Cycles and the fonts, not for its picture.
+    const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, outputDir: path.join(home, 'out') }, scene);
     await writeFile(warmUp, JSON.stringify({ ...defaults, script: path.join(scripts, `${scene.slug}.py`) }));
     const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(scripts, 'warm.py'), '--', warmUp]);
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
@@ -270,18 +279,27 @@ export async function readOutput(file: string, limit: number): Promise<Buffer> {
 }
 
 /**
- * The tool user of a scene's server, where this process is root: slots from the top of the
- * tool users' range, one per scene, below none of the local pool's workers (which count from 0).
+ * The tool user of a scene's server, where this process is root: above the local pool's slots
+ * (RENDER_TOOL_UID plus 0 to MAX_TOOL_SLOTS - 1), one per scene and per process (by its pid), so
+ * two stacks on one machine (a developer's and a test run) never sweep each other's children.
  */
 export function sceneToolIdentity(sceneId: number, env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
-  return workerToolIdentity({ ...env, RENDER_TOOL_SLOT: String(MAX_TOOL_SLOTS - 1 - (sceneId % 16)) });
+  const base = workerToolIdentity({ ...env, RENDER_TOOL_SLOT: '0' })?.uid;
+  if (base === undefined) return undefined;
+  const uid = base + MAX_TOOL_SLOTS + (process.pid % 64) * 8 + (sceneId % 8);
+  return { uid, gid: uid };
 }
 
 /** The servers of this process, one per scene, made on first use. */
 export class WarmScenes {
   private readonly servers = new Map<number, WarmScene>();
 
-  constructor(private readonly settings: { threads?: number; maxForks?: number; idleMs?: number } = {}) {}
+  constructor(private readonly settings: { threads?: number; maxForks?: number; idleMs?: number; bands?: number } = {}) {}
+
+  /** A preview's bands: the cores it may use (WarmSceneOptions.bands). */
+  get bands(): number {
+    return this.settings.bands ?? 1;
+  }
 
   scene(sceneId: number): WarmScene {
     let server = this.servers.get(sceneId);

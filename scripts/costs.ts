@@ -11,6 +11,7 @@
  * prices from the catalogue, the task size from the deploy settings' defaults and
  * the idle inventory from the synthesised stack, so the tables follow the code.
  */
+import { PREVIEW_MEMORY_MB } from '../infra/constructs/live-previews';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
@@ -277,12 +278,33 @@ export function costTables(): string {
     `At that rate its ${quoted.frames}-frame animation renders for ${measuredMinutes.toFixed(0)} minutes, not the calculator's ${quoted.renderMinutes.toFixed(2)}: ` +
     `it would cost ${usd(measured.fargateSpot + measured.other)} on Spot, ${usd(measured.fargateOnDemand + measured.other)} on demand, against ${usd(measured.price)} charged.`);
   out.push('');
+  const preview = livePreviewCost();
+  out.push(`A live preview (the preview function, ${PREVIEW_MEMORY_MB} MB on arm64, about ${PREVIEW_SECONDS} s a preview as \`npm run bench:live-preview\` measures a warm one; a kept picture answers identical settings): ` +
+    `per thousand previews, ${perThousand(preview.function)} of function time, ${perThousand(preview.requests)} of requests (the API's function, the preview's Invoke, HTTP API) and ${perThousand(preview.storage)} to look for and keep the picture: ${perThousand(preview.total)}. ` +
+    `Nothing runs while idle; each environment kept warm with the previewProvisionedConcurrency setting (0 by default) would add about ${usd(preview.provisionedMonth)} a month.`);
+  out.push('');
   const idle = idleCosts();
   out.push('| idle deployment, per month | count | cost | why |');
   out.push('|---|---:|---:|---|');
   for (const line of idle) out.push(`| ${line.item} | ${line.count} | ${usd(line.monthly)} | ${line.note} |`);
   out.push(`| **total** | | **${usd(idle.reduce((sum, line) => sum + line.monthly, 0))}** | |`);
   return out.join('\n');
+}
+
+/** A warm live preview's function time, measured locally (npm run bench:live-preview: a forked child on one core, about 0.7 s, plus the server's own work). */
+const PREVIEW_SECONDS = 1;
+/** Provisioned concurrency's rate, arm64 (Lambda pricing): per GB-second kept, whether used or not. */
+const PROVISIONED_ARM_GB_SECOND = 0.0000033334;
+
+const perThousand = (value: number) => `$${(value * 1000).toFixed(4)}`;
+
+export function livePreviewCost() {
+  const p = AWS_PRICES;
+  const gb = PREVIEW_MEMORY_MB / 1024;
+  const fn = gb * PREVIEW_SECONDS * p.lambdaArmGbSecond;
+  const requests = (2 * p.lambdaPerMillionRequests + p.httpApiPerMillionRequests) / 1e6;
+  const storage = p.s3PerThousandGets / 1000 + p.s3PerThousandPuts / 1000;
+  return { function: fn, requests, storage, total: fn + requests + storage, provisionedMonth: gb * PROVISIONED_ARM_GB_SECOND * 30 * 86_400 };
 }
 
 const BEGIN = '<!-- costs:begin (npm run costs -- --write) -->';

@@ -68,11 +68,14 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest):
   return { image: dataUrl(jpeg), cached: false, renderMs: rendered.renderMs };
 }
 
-/** A customise page opened: its scene's server is started, so the first change finds it warm. */
+/**
+ * A customise page opened: its scene's server is started, so the customer's first change finds it
+ * warm. Not waited for (a cold start takes longer than a preview may): the page goes on at once.
+ */
 export async function warmPreviews(asker: PreviewAsker, sceneId: number): Promise<void> {
   const allowed = await consumeWindow('preview-warm-up', subjectOf(asker), WARM_UPS_PER_HOUR, 3600);
   if (!allowed.allowed) throw new RateLimitedError('Too many previews started in the last hour. Please try again later.', allowed.resetSeconds);
-  await withinDeadline(() => ports().previewer().warm(sceneId));
+  void withinDeadline(() => ports().previewer().warm(sceneId)).catch(() => {});
 }
 
 /** The frame's shape, which is all a preview keeps of the resolution (its size is the preview's own). */

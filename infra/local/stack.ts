@@ -30,6 +30,8 @@ export interface LocalStack {
   accounts: SeededAccount[];
   services: Service[];
   dataDir: string;
+  /** The warm scene servers of the live previews (a benchmark stops them to measure a cold start). */
+  previews: { stop(): Promise<void> };
   stop: () => Promise<void>;
 }
 
@@ -129,7 +131,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const relaunched = await relaunchUnfinishedJobs();
       if (relaunched.length) log(`Unfinished renders of the previous run taken up again: ${relaunched.length}`);
     }
-    return { env, apiUrl: api.endpoint, accounts, services, dataDir, stop };
+    return { env, apiUrl: api.endpoint, accounts, services, dataDir, previews, stop };
   } catch (error) {
     await stop();
     throw error;

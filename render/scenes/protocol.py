@@ -158,6 +158,9 @@ class Args:
         self.region = (int(region["top"]), int(region["bottom"])) if region else None
         if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.denoise):
             raise ValueError(f"region {self.region} must be rows of the frame, of a denoised final")
+        # A live preview's band of rows: [index, count] (render/scenes/warm.py).
+        band = raw.get("band")
+        self.band = (int(band[0]), int(band[1])) if band else None
         # The finishing step of a split still: the stitched, denoised frame to save as the still.
         self.denoised_file = raw.get("denoisedFile") or None
         self.output_dir = raw.get("outputDir")
@@ -233,11 +236,9 @@ def output_path(args, frame):
     return os.path.join(args.output_dir, name)
 
 
-def render_region(scene, args, still_frame):
-    """Renders one region of a still (Cycles' border, cropped to it) and writes its noisy
-    passes as region.exr, for the finishing step to stitch with the others and denoise once."""
-    top, bottom = args.region
-    height = args.resolution_y
+def crop_to_rows(scene, top, bottom):
+    """Cycles renders only these rows of the frame (from the top, the bottom one excluded), cropped to them."""
+    height = scene.render.resolution_y
     render = scene.render
     render.use_border = True
     render.use_crop_to_border = True
@@ -246,6 +247,14 @@ def render_region(scene, args, still_frame):
     # row in puts each edge on its row whatever the rounding of the fraction.
     render.border_min_y = (height - bottom + 0.5) / height
     render.border_max_y = min(1.0, (height - top + 0.5) / height)
+
+
+def render_region(scene, args, still_frame):
+    """Renders one region of a still (Cycles' border, cropped to it) and writes its noisy
+    passes as region.exr, for the finishing step to stitch with the others and denoise once."""
+    top, bottom = args.region
+    height = args.resolution_y
+    crop_to_rows(scene, top, bottom)
     scene.frame_set(still_frame if still_frame is not None else args.frame_start)
     log(f"rendering rows {top}-{bottom} of {args.resolution_x}x{height}, up to {args.samples} samples, "
         f"noise threshold {args.noise_threshold or 'auto'}, passes kept for the finishing step's denoiser")
@@ -254,6 +263,46 @@ def render_region(scene, args, still_frame):
     render_passes(scene, partial)
     os.replace(partial, final)
     control("PROGRESS", "frame=1 done=1 total=1")
+
+
+def band_rows(height, index, count):
+    return (height * index // count, height * (index + 1) // count)
+
+
+def render_band(scene, args, still_frame):
+    """A live preview's band of rows (render/scenes/warm.py renders a preview's bands side by
+    side, one core each, then joins them): band-<index>.png, cropped to its rows."""
+    index, count = args.band
+    top, bottom = band_rows(args.resolution_y, index, count)
+    crop_to_rows(scene, top, bottom)
+    scene.frame_set(still_frame if still_frame is not None else args.frame_start)
+    scene.render.filepath = os.path.join(args.output_dir, f"band-{index}.png")
+    bpy.ops.render.render(write_still=True)
+
+
+def join_bands(args, count):
+    """Joins a preview's bands (band-0.png at the top) into its JPEG preview, and the still."""
+    import numpy
+
+    width, height = args.resolution_x, args.resolution_y
+    rows = []
+    for index in range(count):
+        top, bottom = band_rows(height, index, count)
+        image = bpy.data.images.load(os.path.join(args.output_dir, f"band-{index}.png"))
+        if tuple(image.size) != (width, bottom - top):
+            raise RuntimeError(f"band {index} is {tuple(image.size)}, not {width}x{bottom - top}")
+        pixels = numpy.empty(width * (bottom - top) * 4, dtype=numpy.float32)
+        image.pixels.foreach_get(pixels)
+        rows.append(pixels)
+        bpy.data.images.remove(image)
+    # Blender's pixels run from the bottom row up: the last band comes first.
+    joined = bpy.data.images.new("Preview", width, height, alpha=False)
+    joined.pixels.foreach_set(numpy.concatenate(rows[::-1]))
+    joined.file_format = "JPEG"
+    target = os.path.join(args.output_dir, args.preview_pattern % 1)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    joined.filepath_raw = target
+    joined.save()
 
 
 def save_stitched(scene, args):
@@ -365,7 +414,9 @@ def render_request(args, build):
     still_frame = build(scene, args)
     if args.is_test:
         building.add_preview_watermark(scene, corner=args.corner_mark)
-    if args.denoised_file:
+    if args.band:
+        render_band(scene, args, still_frame)
+    elif args.denoised_file:
         save_stitched(scene, args)
     elif args.region:
         render_region(scene, args, still_frame)

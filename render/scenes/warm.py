@@ -9,7 +9,7 @@ scene's defaults and no upload: the parent builds and renders that, and never op
 customer's file. Then it speaks on file descriptor 3, its only channel:
 
     READY <pid>                        (parent) warmed up, waiting for requests
-    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null}
+    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null, "bands": n}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
 
 Each request is rendered by a forked child, which first leaves everything of the parent's:
@@ -22,6 +22,10 @@ same user (where there is no second one) cannot trace it or read its memory. Pas
 deadline the child's session is killed; after every child, its session is killed and, when
 it ran as its own user, every process of that user, so nothing it started outlives it.
 The parent exits on anything unexpected: the worker then starts a fresh one.
+
+A forked child renders on one core: Blender's thread pool (TBB) does not follow a fork, its
+workers stay in the parent. So a still may be asked in "bands": that many children render a
+band of rows each, side by side, then one more child joins them into the preview's JPEG.
 """
 
 import ctypes
@@ -35,6 +39,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import building  # noqa: E402
+import numpy  # noqa: E402,F401 - loaded once here, for the children that join a preview's bands
 import protocol  # noqa: E402
 
 PR_SET_DUMPABLE = 4
@@ -83,28 +88,58 @@ def serve(channel_in, channel_out, build):
 
 
 def render_in_child(request, channel_in, build):
+    """Forks the request's children (its bands side by side, then the one that joins them; or
+    one child), each under the request's deadline; answers the first status that is not ok."""
     user = request.get("user")
+    bands = int(request.get("bands") or 1)
+    deadline = time.monotonic() + float(request["deadline"])
+    try:
+        if bands < 2:
+            return run_children([lambda: child(request, channel_in, lambda: protocol.render_request(protocol.Args(request["args"]), build), user)], deadline)
+        def band(index):
+            raw = dict(request["args"], band=[index, bands])
+            return lambda: child(request, channel_in, lambda: protocol.render_request(protocol.Args(raw), build), user, f"band-{index}-")
+        status = run_children([band(index) for index in range(bands)], deadline)
+        if status != "ok":
+            return status
+        join = lambda: protocol.join_bands(protocol.Args(request["args"]), bands)
+        return run_children([lambda: child(request, channel_in, join, user, "join-")], deadline)
+    finally:
+        if user:
+            sweep_user(user[0])
+
+
+def run_children(starts, deadline):
+    """Forks one child per start and waits for them all (killing every one past the deadline)."""
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        child(request, channel_in, build, user)
-    deadline = time.monotonic() + float(request["deadline"])
-    status = None
-    while status is None:
-        done, code = os.waitpid(pid, os.WNOHANG)
-        if done:
-            status = exit_status(code)
-        elif time.monotonic() > deadline:
-            kill_group(pid)
-            os.waitpid(pid, 0)
-            status = "timeout"
-        else:
-            time.sleep(0.004)
-    kill_group(pid)
-    if user:
-        sweep_user(user[0])
-    return status
+    pids = []
+    for start in starts:
+        pid = os.fork()
+        if pid == 0:
+            start()
+        pids.append(pid)
+    statuses = {}
+    while len(statuses) < len(pids):
+        for pid in pids:
+            if pid in statuses:
+                continue
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                statuses[pid] = exit_status(code)
+        if len(statuses) < len(pids):
+            if time.monotonic() > deadline:
+                for pid in pids:
+                    kill_group(pid)
+                for pid in pids:
+                    if pid not in statuses:
+                        os.waitpid(pid, 0)
+                        statuses[pid] = "timeout"
+            else:
+                time.sleep(0.004)
+    for pid in pids:
+        kill_group(pid)
+    return next((statuses[pid] for pid in pids if statuses[pid] != "ok"), "ok")
 
 
 def exit_status(code):
@@ -113,8 +148,9 @@ def exit_status(code):
     return f"signal {os.WTERMSIG(code)}"
 
 
-def child(request, channel_in, build, user):
-    """Never returns: renders the request and exits with 0, 2 (the user's error) or 1."""
+def child(request, channel_in, work, user, prefix=""):
+    """Never returns: does the request's work and exits with 0, 2 (the user's error) or 1. Its
+    log and control lines go to <prefix>log.txt and <prefix>control.txt in the request's folder."""
     code = 1
     try:
         os.setsid()
@@ -123,12 +159,11 @@ def child(request, channel_in, build, user):
             os.setgid(user[1])
             os.setuid(user[0])
         os.umask(0o077)
-        raw = request["args"]
-        folder = raw["outputDir"]
+        folder = request["args"]["outputDir"]
         os.chdir(folder)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-        log = os.open(os.path.join(folder, "log.txt"), flags, 0o600)
-        control = os.open(os.path.join(folder, "control.txt"), flags, 0o600)
+        log = os.open(os.path.join(folder, f"{prefix}log.txt"), flags, 0o600)
+        control = os.open(os.path.join(folder, f"{prefix}control.txt"), flags, 0o600)
         null = os.open(os.devnull, os.O_RDONLY)
         channel_in.close()
         os.dup2(null, 0)
@@ -138,7 +173,7 @@ def child(request, channel_in, build, user):
         for fd in (null, log, control):
             os.close(fd)
         try:
-            protocol.render_request(protocol.Args(raw), build)
+            work()
             code = 0
         except protocol.UserError as error:
             protocol.control("ERROR", error)

@@ -26,8 +26,8 @@ afterAll(() => fixtures?.remove());
 const TINY_PREVIEW = { mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, cornerMark: true } as const;
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
-async function picture(server: WarmScene, args: Parameters<WarmScene['render']>[0], deadlineMs = 30_000): Promise<Buffer> {
-  const result = await server.render(args, deadlineMs, { previewWidth: 320 });
+async function picture(server: WarmScene, args: Parameters<WarmScene['render']>[0], deadlineMs = 30_000, bands = 1): Promise<Buffer> {
+  const result = await server.render(args, deadlineMs, { previewWidth: 320 }, bands);
   try {
     return await readOutput(path.join(result.folder, framePreviewFile(1)), 1024 * 1024);
   } finally {
@@ -57,6 +57,25 @@ describe('a warm scene server', () => {
       // The parent renders nothing after its warm-up: its memory may move by the allocator's noise only.
       expect(growthKb, `parent grew ${growthKb} kB over 190 forks`).toBeLessThan(8 * 1024);
       console.log(`200 forks: median ${times.sort((a, b) => a - b)[100].toFixed(0)} ms, max ${times[199].toFixed(0)} ms, parent memory ${growthKb} kB over 190 forks`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('when a preview is rendered in two bands side by side and joined, it is the picture one child makes', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    try {
+      const args = { sceneId: 1, customText: 'Bands', ...TINY_PREVIEW, resolutionX: 160, resolutionY: 90, samples: 4 } as const;
+      const file = (name: string, jpeg: Buffer) => {
+        const target = path.join(fixtures.dir, `${name}.jpg`);
+        writeFileSync(target, jpeg);
+        return readRgb(target);
+      };
+      const whole = await file('whole', await picture(server, args));
+      const joined = await file('joined', await picture(server, args, 30_000, 2));
+      expect([joined.width, joined.height]).toEqual([160, 90]);
+      // The same pixels sampled the same way: only the JPEG's blocks along the seam may differ.
+      expect(psnr(joined, whole)).toBeGreaterThan(30);
     } finally {
       await server.stop();
     }

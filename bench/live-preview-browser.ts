@@ -1,0 +1,136 @@
+/// <reference lib="dom" />
+/**
+ * The live preview as a customer sees it (bench/live-preview.ts runs it): Debian's Chromium
+ * (playwright-core, never a download) on the production build, served as CloudFront serves it
+ * (infra/local/production-site.ts), signed in as the demo account. Each change is made inside
+ * the page in one go (the value set and its input event dispatched, as a keystroke or a pick
+ * does), its time taken there; the new picture's time is taken when the live picture's `src`
+ * has changed, the image is decoded and the next frame is painted.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchChromium, signIn, whileLoading } from '../web/scripts/browser';
+import { writeSampleImage } from '../render/sample-inputs';
+
+export interface BrowserFigures {
+  warm: Record<'text' | 'colour' | 'option' | 'uploaded image', number[]>;
+  cold: number[];
+}
+
+/** What the page notes (on window.liveBench): the picture seen last, when the change was made, when its picture was on screen. */
+interface Noted {
+  seen?: string | null;
+  changedAt?: number;
+  swapAt?: number;
+}
+
+/** Runs in the page: watches the live picture and notes when a new one is on screen. */
+function watchLivePicture() {
+  const state: Noted = ((window as unknown as { liveBench: Noted }).liveBench = {});
+  const note = () => {
+    const image = document.querySelector<HTMLImageElement>('img.live-picture');
+    const src = image?.getAttribute('src') ?? null;
+    if (!image || src === state.seen) return;
+    state.seen = src;
+    void image
+      .decode()
+      .catch(() => {})
+      .then(() => requestAnimationFrame(() => (state.swapAt = performance.now())));
+  };
+  new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['src'] });
+}
+
+/** Sets an input's value as typing or picking does (React listens to the input event), and notes the time. */
+function change({ selector, value }: { selector: string; value: string }) {
+  const input = document.querySelector<HTMLInputElement>(selector);
+  if (!input) throw new Error(`no ${selector} on the page`);
+  const state = (window as unknown as { liveBench: Noted }).liveBench;
+  state.swapAt = undefined;
+  if (input.type === 'radio') {
+    state.changedAt = performance.now();
+    input.click();
+    return;
+  }
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, value);
+  state.changedAt = performance.now();
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/** The time from the change to the new picture on screen, in ms (throws past the limit). */
+async function untilNewPicture(page: Page, limitMs = 30_000): Promise<number> {
+  const handle = await page.waitForFunction(
+    () => {
+      const state = (window as unknown as { liveBench: Noted }).liveBench;
+      return state.swapAt !== undefined && state.changedAt !== undefined && state.swapAt > state.changedAt ? state.swapAt - state.changedAt : undefined;
+    },
+    undefined,
+    { timeout: limitMs, polling: 'raf' },
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+async function openCustomize(page: Page, site: string, sceneId: number, ready: string) {
+  await page.goto(`${site}/customize/${sceneId}`);
+  await whileLoading(page, 'the customise page', (timeout) => page.locator(ready).first().waitFor({ timeout }));
+  await page.evaluate(watchLivePicture);
+}
+
+export async function measureInBrowser(options: { site: string; email: string; password: string; changes: number; cold: number; uploadDir: string; stopPreviews: () => Promise<void> }): Promise<BrowserFigures> {
+  const { site, changes } = options;
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, options.email, options.password, site);
+    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, cold: [] };
+    const stamp = () => Date.now().toString(36);
+
+    await openCustomize(page, site, 1, '#custom-text');
+    // The first picture (the server warm since the page's warm-up), not counted.
+    await page.evaluate(change, { selector: '#custom-text', value: `First ${stamp()}` });
+    await untilNewPicture(page);
+    for (let i = 0; i < changes; i += 1) {
+      await page.evaluate(change, { selector: '#custom-text', value: `Text ${i} ${stamp()}` });
+      figures.warm.text.push(await untilNewPicture(page));
+    }
+    for (let i = 0; i < changes; i += 1) {
+      const colour = `#${((i * 0x2f5a3b + Date.now()) & 0xffffff).toString(16).padStart(6, '0')}`;
+      await page.evaluate(change, { selector: '#option-textColor', value: colour });
+      figures.warm.colour.push(await untilNewPicture(page));
+    }
+    for (let i = 0; i < changes; i += 1) {
+      // A new text first (not measured), so each style is a picture not made before.
+      await page.evaluate(change, { selector: '#custom-text', value: `Style ${i} ${stamp()}` });
+      await untilNewPicture(page);
+      const radios = 'input[type="radio"][name="1-backgroundStyle"]';
+      const other = await page.locator(`${radios}:not(:checked)`).first().getAttribute('value');
+      await page.evaluate(change, { selector: `${radios}[value="${other}"]`, value: '' });
+      figures.warm.option.push(await untilNewPicture(page));
+    }
+
+    // An uploaded image (Image Visualizer): from the file chosen to its picture, the upload included.
+    await openCustomize(page, site, 2, 'input[type="file"]');
+    for (let i = 0; i < changes; i += 1) {
+      const file = join(options.uploadDir, `browser-${i}.png`);
+      await writeSampleImage(file, 400 + (i % 9) * 24, 260);
+      await page.evaluate(() => {
+        const state = (window as unknown as { liveBench: Noted }).liveBench;
+        state.swapAt = undefined;
+        state.changedAt = performance.now();
+      });
+      await page.locator('input[type="file"]').setInputFiles(file);
+      figures.warm['uploaded image'].push(await untilNewPicture(page, 60_000));
+    }
+
+    // Cold: the scene's server stopped, the page opened again (its warm-up goes out after the first paint), the text changed at once.
+    for (let i = 0; i < options.cold; i += 1) {
+      await options.stopPreviews();
+      await openCustomize(page, site, 1, '#custom-text');
+      await page.evaluate(change, { selector: '#custom-text', value: `Cold ${i} ${stamp()}` });
+      figures.cold.push(await untilNewPicture(page, 60_000).catch(() => Number.NaN));
+    }
+    return figures;
+  } finally {
+    await browser.close();
+  }
+}

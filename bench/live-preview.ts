@@ -1,0 +1,201 @@
+/**
+ * Benchmark: the customise page's live preview, on the local stack (infra/local/stack.ts: the
+ * local API, DynamoDB Local, cognito-local, s3rver and the warm scene servers in this process).
+ *
+ *   npm run bench:live-preview [-- --changes 30 --cold 5 --tests 3 --forks 200]
+ *
+ * Prints, per kind of change (text, colour, option, uploaded image), over --changes changes
+ * each, p50 and p95 of:
+ * - in Chromium (the production build, served as CloudFront serves it, infra/local/production-site.ts):
+ *   the time from the customer's last keystroke (or pick) to the new picture on screen, the page's
+ *   own debounce included;
+ * - through the API alone: the time from the request to the picture (the browser's share is the difference);
+ * warm (the scene's server up) and cold (the server stopped, a change arriving as the page opens
+ * and sends its warm-up: retried as the page retries, on its next change); then a free test render
+ * end to end (the click's POST to the job done with its image in Job History), and a warm scene
+ * server's stability over --forks forks in a row (the parent's memory and pid).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { startLocalStack } from '../infra/local/stack';
+import { writeSampleImage } from '../render/sample-inputs';
+import { readOutput, sceneToolIdentity, WarmScene } from '../render/warm-scene';
+import { getScene } from '../shared/catalogue';
+import { framePreviewFile } from '../shared/render-contract';
+import { LIVE_PREVIEW } from '../shared/render-manifest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
+import { build } from 'vite';
+import { filesOf, productionSite } from '../infra/local/production-site';
+import { measureInBrowser } from './live-preview-browser';
+
+const { values } = parseArgs({
+  options: { changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, browser: { type: 'boolean', default: true } },
+  allowNegative: true,
+});
+const CHANGES = Number(values.changes);
+const COLD = Number(values.cold);
+const TESTS = Number(values.tests);
+const FORKS = Number(values.forks);
+
+const percentile = (samples: number[], p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+export const summary = (samples: number[]) => `p50 ${seconds(percentile(samples, 50))}, p95 ${seconds(percentile(samples, 95))} (n=${samples.length})`;
+
+// The stack's request lines would bury the figures.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// The production build, served as CloudFront serves it, with the stack behind /api (as bench/lighthouse.ts does).
+const webDir = await mkdtemp(join(tmpdir(), 'bench-live-preview-web-'));
+const site = createServer();
+await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
+const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+if (values.browser) await build({ configFile: resolvePath('web/vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true, sourcemap: false } });
+const stack = await startLocalStack({ siteUrl });
+site.on('request', productionSite(filesOf(webDir), stack.apiUrl, stack.env));
+try {
+  const demo = stack.accounts.find((account) => account.role === 'demo')!;
+  const cognito = new CognitoIdentityProviderClient({ endpoint: stack.env.COGNITO_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const signedIn = await cognito.send(
+    new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: stack.env.USER_POOL_CLIENT_ID, AuthParameters: { USERNAME: demo.email, PASSWORD: demo.password } }),
+  );
+  const token = signedIn.AuthenticationResult!.IdToken!;
+  const call = async (path: string, body?: unknown) => {
+    const response = await fetch(`${stack.apiUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+  };
+  // A customer's budget is 60 previews a minute: past it the bench waits for the window (not counted) and asks again.
+  const preview = async (body: object): Promise<number> => {
+    const started = performance.now();
+    const answer = await call('/api/previews', body);
+    if (answer.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Number(answer.retryAfter ?? 5) * 1000));
+      return preview(body);
+    }
+    if (answer.status !== 200) throw new Error(`preview answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return performance.now() - started;
+  };
+
+  console.log(`live preview: ${LIVE_PREVIEW.maxSide} px on the longer side, ${LIVE_PREVIEW.samples} samples, PREVIEW in a corner; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(2)} at start`);
+
+  // ------------------------------------------------------------------ through the API
+  const text = (i: number) => ({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, customText: `Change ${i} ${Date.now()}`, options: 'backgroundStyle:hot;textColor:#ff5500' });
+  const colour = (i: number) => ({ ...text(0), customText: 'Colour', options: `backgroundStyle:hot;textColor:#${(0x100000 + i * 4099 + (Date.now() % 4096)).toString(16).slice(-6)}` });
+  const option = (i: number) => ({ ...text(0), customText: `Option ${Date.now() % 100000}`, options: `backgroundStyle:${i % 2 ? 'cold' : 'hot'};textColor:#ff5500` });
+  await call('/api/previews', { sceneId: 1, warmUp: true });
+  await preview(text(-1)).catch(async () => preview(text(-1)));
+  const api: Record<string, number[]> = { text: [], colour: [], option: [], 'uploaded image': [] };
+  for (let i = 0; i < CHANGES; i += 1) api.text.push(await preview(text(i)));
+  for (let i = 0; i < CHANGES; i += 1) api.colour.push(await preview(colour(i)));
+  for (let i = 0; i < CHANGES; i += 1) api.option.push(await preview(option(i)));
+  // An uploaded image: the upload's POST to storage, then its preview (Image Visualizer), a new image each time.
+  const dir = await mkdtemp(join(tmpdir(), 'bench-live-preview-'));
+  await call('/api/previews', { sceneId: 2, warmUp: true });
+  const upload = async (i: number) => {
+    const file = join(dir, `photo-${i}.png`);
+    await writeSampleImage(file, 480 + (i % 7) * 16, 300);
+    const ticket = (await call('/api/uploads', { sceneId: 2, fileName: `photo-${i}.png`, contentType: 'image/png', size: statSync(file).size })).body;
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields as Record<string, string>)) form.append(name, value);
+    form.append('file', new Blob([readFileSync(file)], { type: 'image/png' }), `photo-${i}.png`);
+    const stored = await fetch(ticket.url, { method: 'POST', body: form });
+    if (stored.status >= 300) throw new Error(`storage answered ${stored.status}`);
+    return ticket.key as string;
+  };
+  await preview({ sceneId: 2, resolutionX: 1920, resolutionY: 1080, options: '', uploadKey: await upload(-1) }).catch(() => 0);
+  for (let i = 0; i < CHANGES; i += 1) {
+    const started = performance.now();
+    const key = await upload(i);
+    await preview({ sceneId: 2, resolutionX: 1920, resolutionY: 1080, options: '', uploadKey: key });
+    api['uploaded image'].push(performance.now() - started);
+  }
+
+  // Cold: the scene's server stopped; the page opens (its warm-up) and the customer's first change arrives at once.
+  const cold: number[] = [];
+  for (let i = 0; i < COLD; i += 1) {
+    await stack.previews.stop();
+    const started = performance.now();
+    await call('/api/previews', { sceneId: 1, warmUp: true });
+    for (let attempt = 0; ; attempt += 1) {
+      const answer = await call('/api/previews', text(1000 + i));
+      if (answer.status === 200) break;
+      if (answer.status !== 503 || attempt > 10) throw new Error(`cold preview answered ${answer.status}`);
+    }
+    cold.push(performance.now() - started);
+  }
+
+  console.log('\nthrough the API (request to picture):');
+  for (const [kind, samples] of Object.entries(api)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
+  console.log(`  ${'text'.padEnd(15)} cold ${summary(cold)}  (the page's warm-up and the first change at once; a 503 while the server starts is asked again)`);
+
+  // ------------------------------------------------------------------ in Chromium
+  if (values.browser) {
+    const browser = await measureInBrowser({ site: siteUrl, email: demo.email, password: demo.password, changes: CHANGES, cold: COLD, uploadDir: dir, stopPreviews: () => stack.previews.stop() });
+    console.log('\nin Chromium, production build (last keystroke or pick to the new picture on screen, the page\'s debounce included):');
+    for (const [kind, samples] of Object.entries(browser.warm)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
+    const failed = browser.cold.filter((ms) => Number.isNaN(ms)).length;
+    console.log(`  ${'text'.padEnd(15)} cold ${summary(browser.cold.filter((ms) => !Number.isNaN(ms)))}  (the page opened with its scene's server stopped, the text changed at once${failed ? `; ${failed} got no picture: a 503 waits for the next change` : ''})`);
+  }
+
+  // ------------------------------------------------------------------ the free test render
+  const tests: number[] = [];
+  for (let i = 0; i < TESTS; i += 1) {
+    const started = performance.now();
+    const created = await call('/api/jobs', { sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, customText: `Test ${i}`, options: 'backgroundStyle:hot;textColor:#ff5500', isTest: true, paymentMethod: 'credits' });
+    if (created.status !== 201 && created.status !== 200) throw new Error(`test render answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const jobId = created.body.job?.jobId ?? created.body.jobId;
+    for (;;) {
+      const job = (await call(`/api/jobs/${jobId}`)).body.job;
+      // Done, and its picture listed as Job History lists it.
+      if (job.status === 'done' && (await call(`/api/jobs/${jobId}/files`)).body.files?.length) break;
+      if (job.status === 'failed') throw new Error(`test render failed: ${job.crashReason}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    tests.push(performance.now() - started);
+  }
+  console.log(`\nfree test render, end to end (POST /api/jobs to done in Job History): ${summary(tests)} (a fresh Blender per render: not yet a warm child)`);
+
+  // ------------------------------------------------------------------ fork stability
+  await stack.previews.stop();
+  const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1), maxForks: FORKS + 1 });
+  try {
+    await server.warm();
+    const pid = (await server.parentPid())!;
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+    const forks: number[] = [];
+    const rssAt: number[] = [];
+    for (let i = 0; i < FORKS; i += 1) {
+      const started = performance.now();
+      const result = await server.render({ sceneId: 1, customText: `Fork ${i}`, mode: 'still', resolutionX: 320, resolutionY: 180, isTest: true, samples: LIVE_PREVIEW.samples, cornerMark: true }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
+      await readOutput(join(result.folder, framePreviewFile(1)), 1024 * 1024);
+      await result.done();
+      forks.push(performance.now() - started);
+      if (i % 50 === 0 || i === FORKS - 1) rssAt.push(rss());
+    }
+    const samePid = (await server.parentPid()) === pid && server.starts === 1;
+    console.log(
+      `\n${FORKS} forks in a row from one warm parent: all rendered, ${samePid ? 'the same parent throughout' : 'THE PARENT WAS REPLACED'}, ` +
+        `child ${summary(forks)}, max ${seconds(Math.max(...forks))}; parent memory (MB, every 50 forks) ${rssAt.map((kb) => (kb / 1024).toFixed(0)).join(' → ')}`,
+    );
+  } finally {
+    await server.stop();
+  }
+  await rm(dir, { recursive: true, force: true });
+} finally {
+  await stack.stop();
+  site.close();
+  await rm(webDir, { recursive: true, force: true });
+}
+process.exit(0);

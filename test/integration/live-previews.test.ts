@@ -1,0 +1,132 @@
+/**
+ * Live previews through the API (POST /api/previews, /api/visitor-previews, /api/v1/previews),
+ * rendered by the local stack's warm scene servers with real Blender: a picture and nothing
+ * else (no job, no ledger entry, no history row, no e-mail), kept for identical settings,
+ * rate-limited, a customer's own upload only; a previewer that fails or hangs is a 503 with
+ * Retry-After within the deadline.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { bindLocalPreviewer } from '../../composition/server';
+import { livePreview, PREVIEW_ANSWER_MS } from '../../core/previews/previews';
+import { ServiceUnavailableError } from '../../core/errors';
+import { VISITOR_PREVIEWS_PER_MINUTE } from '../../shared/rate-limit';
+import { api, grantCredits, postToStorage, until, verifiedUser } from './helpers';
+import { writeSampleImage } from '../../render/sample-inputs';
+
+const textPreview = (customText: string) => ({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, customText, options: 'backgroundStyle:hot;textColor:#33aaff' });
+const jpegOf = (image: string) => Buffer.from(image.replace(/^data:image\/jpeg;base64,/, ''), 'base64');
+const mails = () => readdirSync(join(inject('dataDir'), 'mail')).length;
+
+describe('live previews', () => {
+  it("when a customer previews their text, they get a small marked JPEG of it, and no job, ledger entry, history row or e-mail is made", async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const mailsBefore = mails();
+    // The page's warm-up, as when it opens: the scene's server starts (a cold start takes longer than a preview may).
+    expect((await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).status).toBe(202);
+    // Until it is warm, a preview may be a 503 (the page keeps its picture and asks again on the next change).
+    const first = await until('a warm preview', async () => {
+      const answer = await api('/api/previews', { token: user.token, body: textPreview(`Preview ${user.userId.slice(0, 6)}`) });
+      if (answer.status === 503) return undefined;
+      return answer;
+    }, 60_000);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.cached).toBe(false);
+    expect(first.body.image).toMatch(/^data:image\/jpeg;base64,/);
+    const jpeg = jpegOf(first.body.image);
+    expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+    // 320 x 180: the frame's shape, its longer side the live preview's (a JPEG's SOF0 holds height then width).
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([180, 320]);
+
+    const again = await api('/api/previews', { token: user.token, body: textPreview(`Preview ${user.userId.slice(0, 6)}`) });
+    expect(again.body).toMatchObject({ cached: true, image: first.body.image });
+
+    expect((await api('/api/jobs', { token: user.token })).body.jobs).toEqual([]);
+    const me = (await api('/api/me', { token: user.token })).body;
+    expect(me.credits).toBe(10);
+    const history = (await api('/api/credits/history', { token: user.token })).body;
+    expect(JSON.stringify(history)).not.toMatch(/preview/i);
+    expect(mails()).toBe(mailsBefore);
+  });
+
+  it('when a page opens, its warm-up is accepted without a picture; a request the job schema refuses is a 400 naming the field', async () => {
+    const user = await verifiedUser();
+    expect(await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).toMatchObject({ status: 202, body: { warm: true } });
+    const refused = await api('/api/previews', { token: user.token, body: { ...textPreview('x'), options: 'textColor:not-a-colour' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.field).toBe('options');
+    const unknown = await api('/api/previews', { token: user.token, body: { ...textPreview('x'), mode: 'still' } });
+    expect(unknown.status).toBe(400);
+    // An image scene without an upload: the job's own message.
+    const missing = await api('/api/previews', { token: user.token, body: { sceneId: 2, resolutionX: 1920, resolutionY: 1080, options: '' } });
+    expect(missing).toMatchObject({ status: 400, body: { field: 'uploadKey' } });
+  });
+
+  it("when a customer previews an image scene with another customer's upload, or a visitor sends an upload, it is refused as missing", async () => {
+    const [owner, other] = [await verifiedUser(), await verifiedUser()];
+    const image = join(inject('dataDir'), `preview-${owner.userId}.png`);
+    await writeSampleImage(image, 160, 100);
+    const ticket = await api('/api/uploads', { token: owner.token, body: { sceneId: 2, fileName: 'photo.png', contentType: 'image/png', size: statSync(image).size } });
+    expect(ticket.status, JSON.stringify(ticket.body)).toBe(200);
+    const stored = await postToStorage(ticket.body, readFileSync(image), 'photo.png');
+    expect(stored.status).toBeLessThan(300);
+    const body = { sceneId: 2, resolutionX: 1280, resolutionY: 720, options: '', uploadKey: ticket.body.key };
+
+    const own = await api('/api/previews', { token: owner.token, body });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(jpegOf(own.body.image).subarray(0, 2).toString('hex')).toBe('ffd8');
+    for (const refused of [await api('/api/previews', { token: other.token, body }), await api('/api/visitor-previews', { body })]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ field: 'uploadKey', message: 'The uploaded file was not found. Please upload it again.' });
+    }
+  });
+
+  it('when a visitor asks for more previews than a minute allows, the next is a 429 with Retry-After in the one error shape', async () => {
+    // The visitor's window may hold a request of another test already: at most the limit is served, then 429.
+    const statuses: number[] = [];
+    let last;
+    do {
+      last = await api('/api/visitor-previews', { body: textPreview('Visitor') });
+      statuses.push(last.status);
+    } while (last.status === 200 && statuses.length <= VISITOR_PREVIEWS_PER_MINUTE);
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses.length).toBeLessThanOrEqual(VISITOR_PREVIEWS_PER_MINUTE + 1);
+    expect(last!.status).toBe(429);
+    expect(last!.body).toMatchObject({ code: 'rate_limited' });
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it("when an API key's owner asks POST /api/v1/previews with variables as an object, the answer is the documented picture", async () => {
+    const user = await verifiedUser();
+    const key = (await api('/api/api-keys', { token: user.token, body: { name: 'previews' } })).body.secret as string;
+    const answer = await api('/api/v1/previews', { token: key, body: { sceneId: 1, resolutionX: 1080, resolutionY: 1080, customText: 'Square', options: { textColor: '#ff0055' } } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const jpeg = jpegOf(answer.body.image);
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([320, 320]);
+  });
+
+  it('when the previewer fails or does not answer, the customer gets a 503 with Retry-After within the deadline, and nothing is kept', async () => {
+    const user = await verifiedUser();
+    const request = { ...textPreview(`Down ${Date.now()}`), options: '' };
+    try {
+      bindLocalPreviewer({ render: () => Promise.reject(new Error('Blender is gone')), warm: async () => {} });
+      await expect(livePreview({ userId: user.userId }, request)).rejects.toBeInstanceOf(ServiceUnavailableError);
+      bindLocalPreviewer({ render: () => new Promise(() => {}), warm: async () => {} });
+      const started = Date.now();
+      const hung = await livePreview({ userId: user.userId }, request).catch((error: unknown) => error);
+      expect(hung).toBeInstanceOf(ServiceUnavailableError);
+      expect((hung as ServiceUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+      expect(Date.now() - started).toBeLessThan(PREVIEW_ANSWER_MS + 1_000);
+    } finally {
+      bindLocalPreviewer(undefined);
+    }
+    // The stack's own previewer (another process) renders it: nothing was kept by the failures.
+    const served = await api('/api/previews', { token: user.token, body: request });
+    expect(served.body.cached).toBe(false);
+  });
+});
