@@ -106,6 +106,12 @@ async function main() {
   await page.goto(`${BASE_URL}/customize/6`);
   await page.getByRole('heading', { name: 'Customize Scene 6' }).waitFor();
   await shot(page, '06-customize-visitor');
+  // The live preview: a small render of the visitor's own text replaces the example once they pause.
+  await page.goto(`${BASE_URL}/customize/1`);
+  await page.getByLabel('Custom Text').fill('Hello World');
+  await page.locator('img.live-picture[src^="data:image/jpeg"]').waitFor({ timeout: 60_000 });
+  await page.getByText('Live preview', { exact: true }).waitFor();
+  await shot(page, '41-customize-live-preview', false);
   await page.goto(`${BASE_URL}/customize/99`);
   await shot(page, '07-scene-not-found', false);
   await page.goto(`${BASE_URL}/signup`);

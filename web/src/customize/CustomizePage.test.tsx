@@ -21,6 +21,8 @@ vi.mock('../lib/api', () => ({
     jobs: vi.fn(async () => ({ jobs: [] })),
     favorites: vi.fn(async () => ({ favorites: [] })),
     createJob: vi.fn(async () => ({ job: { jobId: 'job-1' } })),
+    livePreview: vi.fn(async () => ({ image: 'data:image/jpeg;base64,', cached: false })),
+    warmPreviews: vi.fn(async () => ({ warm: true })),
   },
   uploadToStorage: vi.fn(),
 }));

@@ -1,7 +1,7 @@
 /**
- * /customize/{sceneId}: example images on the left third, the form on the right two
- * thirds. The form's state lives here; the render flow after it (confirm, pay, start)
- * in useRenderSubmission.
+ * /customize/{sceneId}: example images (then the live preview of the settings) on the
+ * left third, the form on the right two thirds. The form's state lives here; the render
+ * flow after it (confirm, pay, start) in useRenderSubmission.
  */
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
@@ -9,6 +9,7 @@ import type { Scene } from '../../../shared/catalogue';
 import { getScene, requiredUploadKind } from '../../../shared/catalogue';
 import { SCENE_NOT_FOUND } from '../../../shared/messages';
 import { Notice } from '../components/ui';
+import { useLivePreview } from '../data/previews';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { CustomizeHead } from './CustomizeIntro';
@@ -17,7 +18,7 @@ import { ConfirmRenderModal, RenderPaymentModal, summarizeOptions } from './Rend
 import { RenderSettingsForm } from './RenderSettingsForm';
 import { ScenePreview } from './ScenePreview';
 import { VerificationNotice } from './VerificationNotice';
-import { loadFormSettings, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
+import { buildPreviewRequest, loadFormSettings, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
 import { useRenderSubmission } from './use-render-submission';
 
 export default function CustomizePage() {
@@ -62,6 +63,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
   const update = (changes: Partial<FormState>) => setState((current) => ({ ...current, ...changes }));
   const setUpload = (fn: (current: UploadState | null) => UploadState | null) => setState((current) => ({ ...current, upload: fn(current.upload) }));
   const flow = useRenderSubmission(scene, state, update, price, templateRatio);
+  const live = useLivePreview(scene.id, buildPreviewRequest(scene, state, templateRatio));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -98,7 +100,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
       )}
 
       <div className="customize-layout">
-        <ScenePreview scene={scene} state={state} frames={quote.frames} />
+        <ScenePreview scene={scene} state={state} frames={quote.frames} live={live} />
         <RenderSettingsForm
           scene={scene}
           state={state}

@@ -1,4 +1,8 @@
-/** The customise page's left third: the scene's preview video or images and its facts. */
+/**
+ * The customise page's left third: the scene's preview video or images and its facts. Once
+ * the customer has changed something, the live preview of their own settings takes the
+ * example's place in the same box; when none can be had, the example stays with a quiet note.
+ */
 import { useState } from 'react';
 import type { Scene } from '../../../shared/catalogue';
 import { exampleImagesFor, previewVideoFor } from '../../../shared/catalogue';
@@ -7,32 +11,53 @@ import { formatUsd } from '../../../shared/pricing';
 import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Tooltip } from '../components/ui';
+import type { LivePreviewState } from '../data/previews';
 import { backgroundStyleOf, type FormState } from './form-state';
 
-export function ScenePreview({ scene, state, frames }: { scene: Scene; state: FormState; frames: number }) {
+export function ScenePreview({ scene, state, frames, live }: { scene: Scene; state: FormState; frames: number; live: LivePreviewState }) {
   const style = backgroundStyleOf(state);
   const images = exampleImagesFor(scene, style);
   const video = previewVideoFor(scene, style);
   const [selected, setSelected] = useState(0);
   const [videoFailed, setVideoFailed] = useState(false);
+  // An example picked from the thumbnails is shown over the live picture until a newer one arrives.
+  const [exampleOver, setExampleOver] = useState<string | null>(null);
+  const liveImage = live.image && live.image !== exampleOver ? live.image : null;
+  const chooseExample = (index: number) => {
+    setSelected(index);
+    setExampleOver(live.image);
+  };
   const showVideo = video && !videoFailed && selected === 0;
   const previewFrames = state.mode === 'still' ? (scene.endFrame ?? DEFAULT_END_FRAME) : frames;
   return (
     <aside className="customize-aside" aria-label="Scene preview">
       <div className="preview-area">
-        {showVideo ? (
+        {liveImage ? (
+          <img className="live-picture" src={liveImage} alt={`${scene.title} live preview`} />
+        ) : showVideo ? (
           <video key={video} src={video} poster={images[0]} autoPlay muted loop playsInline aria-label={`${scene.title} preview animation`} onError={() => setVideoFailed(true)} />
         ) : (
           <PreviewImage key={images[selected]} src={images[selected]} alt={`${scene.title} example`} />
         )}
-        <span className="preview-caption">
-          Preview · {previewFrames} frames at 30 fps
-        </span>
+        {liveImage ? (
+          <span className="preview-caption">
+            Live preview
+            {live.status === 'loading' && ' · Updating…'}
+          </span>
+        ) : (
+          <span className="preview-caption">
+            Preview · {previewFrames} frames at 30 fps
+          </span>
+        )}
       </div>
+      {/* Always there, so screen readers hear the note when it appears. */}
+      <p className="live-preview-note" role="status">
+        {live.status === 'failed' ? live.error : ''}
+      </p>
       {images.length > 1 && (
         <div className="thumbs" role="group" aria-label="Example images">
           {images.map((image, index) => (
-            <button key={image} type="button" aria-pressed={selected === index} aria-label={`Example ${index + 1}`} onClick={() => setSelected(index)}>
+            <button key={image} type="button" aria-pressed={!liveImage && selected === index} aria-label={`Example ${index + 1}`} onClick={() => chooseExample(index)}>
               <img src={image} alt="" />
             </button>
           ))}

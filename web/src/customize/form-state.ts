@@ -10,7 +10,7 @@ import { ALIGNMENT, aspectMismatch, clampResolution, type BlendMode } from '../.
 import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
 import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
 import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '../../../shared/pricing';
-import type { CreateJobRequest } from '../../../shared/schemas';
+import type { CreateJobRequest, PreviewRequest } from '../../../shared/schemas';
 import { formatsFor, type OutputFormat } from '../../../shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
 
@@ -292,6 +292,18 @@ export function buildJobRequest(scene: Scene, state: FormState, paymentMethod: P
     };
   }
   return request;
+}
+
+/**
+ * What a live preview shows: the job request's own fields (so the picture is of what the
+ * render would make), or null while the settings cannot be previewed yet: a text scene
+ * without its text, an upload scene whose file is not stored (a visitor's never is).
+ */
+export function buildPreviewRequest(scene: Scene, state: FormState, templateRatio: number | null): PreviewRequest | null {
+  if (validationErrors(scene, state, { signedIn: true, emailVerified: true }).length > 0) return null;
+  const { sceneId, resolutionX, resolutionY, customText, options, uploadKey, alignment } = buildJobRequest(scene, state, 'credits', templateRatio);
+  if (requiredUploadKind(scene) && !uploadKey) return null;
+  return { sceneId, resolutionX, resolutionY, options, ...(customText === undefined ? {} : { customText }), ...(uploadKey ? { uploadKey } : {}), ...(alignment ? { alignment } : {}) };
 }
 
 /** The background style drives the example images and preview video shown. */

@@ -4,7 +4,7 @@
  */
 import type { LiveFrames } from '../../../shared/live-preview';
 import type { QueuePlace } from '../../../shared/queue';
-import type { UserSettingsRequest } from '../../../shared/schemas';
+import type { PreviewRequest, UserSettingsRequest } from '../../../shared/schemas';
 import type {
   CreateJobResponse,
   ErrorBody,
@@ -14,6 +14,7 @@ import type {
   FavoriteView,
   JobView,
   LedgerEntryView,
+  LivePreview,
   MainOutput,
   OutputFileView,
   Profile,
@@ -31,6 +32,8 @@ export class ApiError extends Error {
   constructor(
     readonly code: ApiErrorCode,
     message: string,
+    /** The request field an invalid_request is about, and how long a 429 or 503 asks the client to wait. */
+    readonly details: { field?: string; retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -42,7 +45,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The seed's payment-function call time-out, applied to every API call: nothing waits forever. */
 export const API_TIMEOUT_MS = 70_000;
 
-export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean; idempotencyKey?: string } = {}): Promise<T> {
+export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
@@ -53,8 +56,10 @@ export async function apiRequest<T>(method: Method, path: string, body?: unknown
   }
   let response: Response;
   try {
-    response = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(API_TIMEOUT_MS) });
-  } catch {
+    response = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: withTimeout(options.signal) });
+  } catch (error) {
+    // A caller's own cancellation stays one, so it is not mistaken for being offline.
+    if (options.signal?.aborted) throw error;
     throw new ApiError('network', 'Network Error');
   }
   const text = await response.text();
@@ -70,9 +75,25 @@ export async function apiRequest<T>(method: Method, path: string, body?: unknown
     const error = data as Partial<ErrorBody> | undefined;
     // A body without a code comes from in front of the API: the gateway's authorizer (401), a proxy, the CDN.
     const code = error?.code ?? (response.status === 401 ? 'unauthenticated' : 'internal');
-    throw new ApiError(code, error?.message ?? (response.statusText || `HTTP ${response.status}`));
+    const retryAfter = Number(response.headers.get('Retry-After'));
+    throw new ApiError(code, error?.message ?? (response.statusText || `HTTP ${response.status}`), {
+      ...(error?.field ? { field: error.field } : {}),
+      ...(retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    });
   }
   return data as T;
+}
+
+/** API_TIMEOUT_MS, or the caller's cancellation, whichever comes first. */
+function withTimeout(signal: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(API_TIMEOUT_MS);
+  if (!signal) return timeout;
+  const both = new AbortController();
+  for (const one of [signal, timeout]) {
+    if (one.aborted) both.abort(one.reason);
+    else one.addEventListener('abort', () => both.abort(one.reason), { once: true });
+  }
+  return both.signal;
 }
 
 export const api = {
@@ -94,6 +115,11 @@ export const api = {
   jobFrames: (jobId: string) => apiRequest<LiveFrames>('GET', `/jobs/${encodeURIComponent(jobId)}/frames`),
   jobQueue: (jobId: string) => apiRequest<{ queue: QueuePlace | null }>('GET', `/jobs/${encodeURIComponent(jobId)}/queue`),
   updateSettings: (settings: UserSettingsRequest) => apiRequest<UserSettingsRequest>('PUT', '/me/settings', settings),
+  /** A live preview of the customise form's settings; the visitor's route when nobody is signed in (it takes no upload). */
+  livePreview: (request: PreviewRequest, signedIn: boolean, signal?: AbortSignal) =>
+    apiRequest<LivePreview>('POST', signedIn ? '/previews' : '/visitor-previews', request, { auth: signedIn, signal }),
+  /** Starts the scene's preview server, so the customer's first change finds it warm (202). */
+  warmPreviews: (sceneId: number, signedIn: boolean) => apiRequest<{ warm: true }>('POST', signedIn ? '/previews' : '/visitor-previews', { sceneId, warmUp: true }, { auth: signedIn }),
   jobPayment: (jobId: string) => apiRequest<PaymentTicket>('GET', `/jobs/${encodeURIComponent(jobId)}/payment`),
   reportProblem: (jobId: string, description: string) =>
     apiRequest<{ ok: true; message: string }>('POST', `/jobs/${encodeURIComponent(jobId)}/reports`, { description }),

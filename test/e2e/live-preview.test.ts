@@ -1,0 +1,79 @@
+/**
+ * The customise page's live preview in Chromium, against the local stack and its warm
+ * Blender: a visitor types a text, pauses, and the example picture gives way to a small
+ * render of their own text, labelled; a second text brings a second picture.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { LIVE_PREVIEW } from '../../shared/render-manifest';
+import { axeViolations, isSerious } from '../../web/scripts/browser';
+import { Visitors, imageInfo, launchChromium, webUrl, whileLoading } from './helpers';
+
+let browser: Browser;
+const visitors = new Visitors(() => browser);
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterEach(async (context) => {
+  await visitors.close(context.task.result?.state === 'fail' ? context.task.name : undefined);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (visitors.errors.length) console.log(`Browser errors seen:\n  ${[...new Set(visitors.errors)].join('\n  ')}`);
+});
+
+/** A cold scene server starts Blender: the first picture may take a while on a loaded machine. */
+const FIRST_PICTURE_MS = 120_000;
+
+const livePicture = (page: Page) => page.getByRole('img', { name: 'Text Animation live preview' });
+
+/** The picture's src once it is a JPEG data: URL other than `before`. */
+async function nextPicture(page: Page, before: string | null): Promise<string> {
+  const handle = await page.waitForFunction(
+    (previous) => {
+      const src = document.querySelector<HTMLImageElement>('img.live-picture')?.getAttribute('src');
+      return src?.startsWith('data:image/jpeg;base64,') && src !== previous ? src : null;
+    },
+    before,
+    { timeout: FIRST_PICTURE_MS, polling: 250 },
+  );
+  return (await handle.jsonValue()) as string;
+}
+
+describe('the live preview on the customise page', () => {
+  it('when a visitor types a text and pauses, a render of it replaces the example; a new text brings a new picture', async () => {
+    const page = await visitors.page();
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/visitor-previews')) asked.push(request.postData() ?? '');
+    });
+    await page.goto(`${webUrl()}/customize/1`);
+    await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+    // The page warms the scene's preview server once it has painted.
+    await expect.poll(() => asked.filter((body) => body.includes('"warmUp":true')).length, { timeout: 20_000 }).toBe(1);
+    await expect(livePicture(page).count()).resolves.toBe(0);
+
+    await page.getByLabel('Custom Text').fill('Hello Preview');
+    const first = await nextPicture(page, null);
+    await page.getByText('Live preview', { exact: true }).waitFor();
+    expect(await livePicture(page).isVisible()).toBe(true);
+    // A small JPEG of the visitor's own text, no longer side above the policy's.
+    const size = imageInfo(Buffer.from(first.split(',')[1], 'base64'));
+    expect(size?.type).toBe('jpeg');
+    expect(Math.max(size!.width, size!.height)).toBeLessThanOrEqual(LIVE_PREVIEW.maxSide);
+    expect(asked.some((body) => body.includes('"customText":"Hello Preview"'))).toBe(true);
+
+    await page.getByLabel('Custom Text').fill('Second Text');
+    const second = await nextPicture(page, first);
+    expect(second).not.toBe(first);
+    await page.getByText('Live preview', { exact: true }).waitFor();
+    // Typing is debounced: one request per pause, not one per key.
+    expect(asked.filter((body) => body.includes('"customText"')).length).toBe(2);
+    expect(await page.getByText(/Live preview unavailable/).count()).toBe(0);
+    // The label and picture keep the page's accessibility (the label's contrast included).
+    expect((await axeViolations(page)).filter(isSerious).map((violation) => violation.id)).toEqual([]);
+  });
+});
