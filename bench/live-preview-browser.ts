@@ -81,6 +81,8 @@ export async function measureInBrowser(options: { site: string; email: string; p
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // tsx (esbuild, keepNames) wraps the functions sent to the page in its __name helper, which the page lacks.
+    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await signIn(page, options.email, options.password, site);
     const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, cold: [] };
     const stamp = () => Date.now().toString(36);

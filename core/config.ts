@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_FAST_PATH_CONCURRENCY } from '../shared/fast-path';
-import { API_KEY_REQUESTS_PER_SECOND, RENDERS_AT_ONCE_PER_ACCOUNT } from '../shared/rate-limit';
+import { API_KEY_REQUESTS_PER_SECOND, PREVIEWS_PER_MINUTE, RENDERS_AT_ONCE_PER_ACCOUNT, VISITOR_PREVIEWS_PER_MINUTE } from '../shared/rate-limit';
 
 /**
  * Server configuration, read once from the environment and validated. On AWS the
@@ -48,6 +48,9 @@ const configSchema = z.object({
   RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(RENDERS_AT_ONCE_PER_ACCOUNT),
   /** The render API's budget per key; the served OpenAPI document states this value. */
   API_KEY_REQUESTS_PER_SECOND: z.coerce.number().int().min(1).default(API_KEY_REQUESTS_PER_SECOND),
+  /** Live previews a customer (and a visitor) may ask for in a minute; a benchmark of the preview's speed lifts them. */
+  PREVIEWS_PER_MINUTE: z.coerce.number().int().min(1).default(PREVIEWS_PER_MINUTE),
+  VISITOR_PREVIEWS_PER_MINUTE: z.coerce.number().int().min(1).default(VISITOR_PREVIEWS_PER_MINUTE),
   /** On AWS: chunk workers the farm runs at once (its vCPU ceiling over each worker's vCPUs); the queue's wait is estimated from it. */
   RENDER_FARM_WORKERS: z.coerce.number().int().min(1).optional(),
   LOCAL_RENDER_WORKERS: z.coerce.number().int().min(1).optional(), // local only: workers at once (default: the machine's cores)

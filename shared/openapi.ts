@@ -137,9 +137,10 @@ export interface DocumentOptions {
   /** The budget the server enforces (its configuration); the default is the shipped one. */
   requestsPerSecond?: number;
   rendersAtOnce?: number;
+  previewsPerMinute?: number;
 }
 
-export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_KEY_REQUESTS_PER_SECOND, rendersAtOnce = RENDERS_AT_ONCE_PER_ACCOUNT }: DocumentOptions = {}) {
+export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_KEY_REQUESTS_PER_SECOND, rendersAtOnce = RENDERS_AT_ONCE_PER_ACCOUNT, previewsPerMinute = PREVIEWS_PER_MINUTE }: DocumentOptions = {}) {
   const security = [{ apiKey: [] }];
   return {
     openapi: '3.1.0',
@@ -192,7 +193,7 @@ export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_
         post: {
           operationId: 'createPreview',
           summary: 'A live preview of a render\'s settings: a small picture of the scene\'s still, made in about a second; nothing is charged and no render is created',
-          description: `A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for ${PREVIEWS_PER_MINUTE} previews a minute (over it, 429 with \`Retry-After\`). A preview that cannot be made in time answers 503 with \`Retry-After\`.`,
+          description: `A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for ${previewsPerMinute} previews a minute (over it, 429 with \`Retry-After\`). A preview that cannot be made in time answers 503 with \`Retry-After\`.`,
           security,
           requestBody: jsonBody('PreviewRequest'),
           responses: { 200: success('The picture', 'Preview'), ...errorResponses([...WITH_BODY, ...ALWAYS]) },

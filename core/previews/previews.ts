@@ -16,7 +16,7 @@ import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPrevie
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { UPLOAD_MISSING } from '../jobs/render-jobs';
 import { log } from '../../observability/logger';
-import { PREVIEWS_PER_MINUTE, VISITOR_PREVIEWS_PER_MINUTE } from '../../shared/rate-limit';
+import { getConfig } from '../config';
 
 /** Warm-ups (a customise page that opens) one asker may send in an hour. */
 export const WARM_UPS_PER_HOUR = 120;
@@ -31,7 +31,8 @@ export type PreviewAsker = { userId: string } | { visitor: string };
 const subjectOf = (asker: PreviewAsker) => ('userId' in asker ? `user#${asker.userId}` : `visitor#${asker.visitor}`);
 
 export async function livePreview(asker: PreviewAsker, request: PreviewRequest): Promise<LivePreview> {
-  const limit = 'userId' in asker ? PREVIEWS_PER_MINUTE : VISITOR_PREVIEWS_PER_MINUTE;
+  const config = getConfig();
+  const limit = 'userId' in asker ? config.PREVIEWS_PER_MINUTE : config.VISITOR_PREVIEWS_PER_MINUTE;
   const allowed = await consumeWindow('preview', subjectOf(asker), limit, 60);
   if (!allowed.allowed) throw new RateLimitedError('Too many previews in the last minute. The picture will update again in a moment.', allowed.resetSeconds);
   const scene = getScene(request.sceneId)!;

@@ -79,7 +79,7 @@ export async function batchArchive(event: ApiEvent): Promise<{ url: string; name
 
 export function openApiDocument(): ApiResult {
   const config = getConfig();
-  return json(200, buildOpenApiDocument({ requestsPerSecond: config.API_KEY_REQUESTS_PER_SECOND, rendersAtOnce: config.RENDER_JOBS_PER_USER }), { 'cache-control': 'public, max-age=300' });
+  return json(200, buildOpenApiDocument({ requestsPerSecond: config.API_KEY_REQUESTS_PER_SECOND, rendersAtOnce: config.RENDER_JOBS_PER_USER, previewsPerMinute: config.PREVIEWS_PER_MINUTE }), { 'cache-control': 'public, max-age=300' });
 }
 
 /* Every /api/v1 answer passes through its schema in shared/render-api.ts, the one the OpenAPI document is built from. */

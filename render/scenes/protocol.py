@@ -405,10 +405,11 @@ def save_clean(scene, raw, target):
     image.save_render(target, scene=scene)
 
 
-def render_request(args, build):
+def render_request(args, build, empty=False):
     """Builds the scene for args and renders what they ask for (a still, frames, a region or a
     stitched still): the whole of a scene script's work once its arguments are read."""
-    scene = building.reset_scene()
+    # A warm server's child starts from the parent's empty file already (render/scenes/warm.py): no second reset.
+    scene = bpy.context.scene if empty else building.reset_scene()
     building.configure_render(scene, args)
     log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
     still_frame = build(scene, args)

@@ -38,6 +38,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bpy  # noqa: E402
 import building  # noqa: E402
 import numpy  # noqa: E402,F401 - loaded once here, for the children that join a preview's bands
 import protocol  # noqa: E402
@@ -70,7 +71,6 @@ def warm_up(raw, build):
         building.configure_render(scene, args)
         scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))
         scene.render.filepath = os.path.join(args.output_dir, "stage.png")
-        import bpy
         bpy.ops.render.render(write_still=True)
     # An empty file again: a render's persistent data keeps threads that a forked child would wait for.
     building.reset_scene()
@@ -93,17 +93,20 @@ def render_in_child(request, channel_in, build):
     user = request.get("user")
     bands = int(request.get("bands") or 1)
     deadline = time.monotonic() + float(request["deadline"])
+
+    def forked(work, prefix=""):
+        return lambda: child(request, channel_in, work, user, prefix)
+
+    def rendering(raw):
+        return lambda: protocol.render_request(protocol.Args(raw), build, empty=True)
+
     try:
         if bands < 2:
-            return run_children([lambda: child(request, channel_in, lambda: protocol.render_request(protocol.Args(request["args"]), build), user)], deadline)
-        def band(index):
-            raw = dict(request["args"], band=[index, bands])
-            return lambda: child(request, channel_in, lambda: protocol.render_request(protocol.Args(raw), build), user, f"band-{index}-")
-        status = run_children([band(index) for index in range(bands)], deadline)
+            return run_children([forked(rendering(request["args"]))], deadline)
+        status = run_children([forked(rendering(dict(request["args"], band=[i, bands])), f"band-{i}-") for i in range(bands)], deadline)
         if status != "ok":
             return status
-        join = lambda: protocol.join_bands(protocol.Args(request["args"]), bands)
-        return run_children([lambda: child(request, channel_in, join, user, "join-")], deadline)
+        return run_children([forked(lambda: protocol.join_bands(protocol.Args(request["args"]), bands), "join-")], deadline)
     finally:
         if user:
             sweep_user(user[0])
