@@ -6,10 +6,9 @@ import { extname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
 import { ACCEPTED_UPLOADS } from '../shared/catalogue';
-import { instrument, type CallSettings } from './clients';
+import { functionInvoker, type FunctionSettings } from './function-invoke';
 
 const run = promisify(execFile);
 
@@ -111,57 +110,18 @@ export async function probeUpload(upload: UploadToProbe, ffprobePath: string): P
 
 const probeAnswer = z.union([z.strictObject({ seconds: z.number().positive() }), z.strictObject({ unreadable: z.string() })]);
 
-export interface FunctionProbeSettings {
-  region: string;
-  /** The probe function's name (MEDIA_PROBE_FUNCTION). */
-  functionName: string;
-  calls?: CallSettings;
-  /** Tests only: a local double of Lambda's Invoke API. */
-  endpoint?: string;
-}
-
 /**
  * The wait for the probe function's answer: its cold start (Lambda caps Init at 10 s) and its
  * 15-s limit (the download and ffprobe, each with its deadline above), inside API Gateway's 29 s.
  */
 export const PROBE_INVOKE_MS = 25_000;
 
-/** The function's own failure (it crashed, or ran out of time): the farm did not answer, a 503 for the caller. */
-class ProbeFunctionError extends Error {
-  override readonly name = 'ProbeFunctionError';
-  readonly $fault = 'server';
-}
-
 /**
  * On AWS: measures an upload in the probe function (the render image, which has ffmpeg,
  * as a small function with no rights of its own; render/worker.ts serves it), by one
- * synchronous Invoke carrying the key and its presigned URL. Errors are named `farm`,
- * so a probe that cannot be reached or does not answer in time is a 503 with Retry-After.
+ * synchronous Invoke carrying the key and its presigned URL (adapters/function-invoke.ts).
  */
-export function functionMediaProbe(settings: FunctionProbeSettings): (upload: UploadToProbe) => Promise<ProbedDuration> {
-  let client: LambdaClient | undefined;
-  const lambda = () => {
-    // One attempt: a retry could not finish inside the API's own deadline.
-    client ??= instrument(
-      new LambdaClient({
-        maxAttempts: 1,
-        requestHandler: { connectionTimeout: 3_000, requestTimeout: PROBE_INVOKE_MS * (settings.calls?.timeoutScale ?? 1), throwOnRequestTimeout: true },
-        region: settings.region,
-        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      }),
-      'farm',
-      undefined,
-    );
-    return client;
-  };
-  return async (upload) => {
-    const answer = await lambda().send(
-      new InvokeCommand({ FunctionName: settings.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify({ step: 'probe', ...upload })) }),
-    );
-    const text = new TextDecoder().decode(answer.Payload ?? new Uint8Array());
-    if (answer.FunctionError) {
-      throw Object.defineProperty(new ProbeFunctionError(`The probe function failed (${answer.FunctionError}): ${text.slice(0, 500)}`), 'dependency', { value: 'farm' });
-    }
-    return probeAnswer.parse(JSON.parse(text));
-  };
+export function functionMediaProbe(settings: FunctionSettings): (upload: UploadToProbe) => Promise<ProbedDuration> {
+  const probe = functionInvoker(settings, PROBE_INVOKE_MS);
+  return async (upload) => probeAnswer.parse(await probe.call({ step: 'probe', ...upload }));
 }

@@ -1,0 +1,63 @@
+/**
+ * The live previews' adapter on AWS (adapters/preview-function.ts), against a local double of
+ * Lambda's Invoke API: a preview is a synchronous Invoke whose answer is checked, a warm-up is
+ * queued (an asynchronous Invoke), and a function that fails is the farm being unavailable.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { functionPreviewer } from '../../adapters/preview-function';
+import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
+
+describe('the preview function adapter', () => {
+  let lambda: Server;
+  let endpoint: string;
+  let answer: object | 'crash' = {};
+  const invocations: { type?: string; body: unknown }[] = [];
+
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= 'test-key';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'test-secret';
+    lambda = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        invocations.push({ type: request.headers['x-amz-invocation-type'] as string | undefined, body: JSON.parse(body) });
+        if (request.headers['x-amz-invocation-type'] === 'Event') return response.writeHead(202).end();
+        if (answer === 'crash') return response.writeHead(200, { 'x-amz-function-error': 'Unhandled' }).end(JSON.stringify({ errorMessage: 'Task timed out' }));
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => lambda.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => {
+    lambda.closeAllConnections();
+    lambda.close();
+  });
+
+  const previews = () => functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint });
+  const settings = { sceneId: 1, options: '', resolutionX: 1920, resolutionY: 1080, customText: 'Hi' };
+
+  it('when a preview is asked, the settings go in one synchronous Invoke and the picture or the customer\'s error comes back', async () => {
+    answer = { image: 'AAAA', renderMs: 512 };
+    expect(await previews().render(settings)).toEqual({ image: 'AAAA', renderMs: 512 });
+    expect(invocations.at(-1)).toEqual({ type: 'RequestResponse', body: { step: 'preview', ...settings } });
+    answer = { userError: 'The uploaded file is not a readable image.' };
+    expect(await previews().render(settings)).toEqual({ userError: 'The uploaded file is not a readable image.' });
+  });
+
+  it('when a page opens, its warm-up is queued, not waited for', async () => {
+    await previews().warm(3);
+    expect(invocations.at(-1)).toEqual({ type: 'Event', body: { step: 'warm', sceneId: 3 } });
+  });
+
+  it('when the function fails or answers something else, the error is the farm being unavailable or a refused answer', async () => {
+    answer = 'crash';
+    const crashed = await previews().render(settings).catch((error: unknown) => error);
+    expect(dependencyFailure(crashed)).toBeInstanceOf(ServiceUnavailableError);
+    answer = { image: 'AAAA', renderMs: 1, extra: true };
+    await expect(previews().render(settings)).rejects.toThrow();
+  });
+});
