@@ -18,13 +18,17 @@ import { writeSampleImage } from '../../render/sample-inputs';
 
 const textPreview = (customText: string) => ({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, customText, options: 'backgroundStyle:hot;textColor:#33aaff' });
 const jpegOf = (image: string) => Buffer.from(image.replace(/^data:image\/jpeg;base64,/, ''), 'base64');
-const mails = () => readdirSync(join(inject('dataDir'), 'mail')).length;
+/** Mails to this address in the stack's mail folder (other test files send theirs meanwhile). */
+const mailsTo = (email: string) => {
+  const dir = join(inject('dataDir'), 'mail');
+  return readdirSync(dir).filter((name) => readFileSync(join(dir, name), 'utf8').includes(email)).length;
+};
 
 describe('live previews', () => {
   it("when a customer previews their text, they get a small marked JPEG of it, and no job, ledger entry, history row or e-mail is made", async () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
-    const mailsBefore = mails();
+    const mailsBefore = mailsTo(user.email);
     // The page's warm-up, as when it opens: the scene's server starts (a cold start takes longer than a preview may).
     expect((await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).status).toBe(202);
     // Until it is warm, a preview may be a 503 (the page keeps its picture and asks again on the next change).
@@ -50,7 +54,7 @@ describe('live previews', () => {
     expect(me.credits).toBe(10);
     const history = (await api('/api/credits/history', { token: user.token })).body;
     expect(JSON.stringify(history)).not.toMatch(/preview/i);
-    expect(mails()).toBe(mailsBefore);
+    expect(mailsTo(user.email)).toBe(mailsBefore);
   });
 
   it('when a page opens, its warm-up is accepted without a picture; a request the job schema refuses is a 400 naming the field', async () => {
@@ -76,7 +80,12 @@ describe('live previews', () => {
     expect(stored.status).toBeLessThan(300);
     const body = { sceneId: 2, resolutionX: 1280, resolutionY: 720, options: '', uploadKey: ticket.body.key };
 
-    const own = await api('/api/previews', { token: owner.token, body });
+    // The image scene's server may be cold (its warm-up is sent as the page would): a 503 meanwhile is asked again.
+    expect((await api('/api/previews', { token: owner.token, body: { sceneId: 2, warmUp: true } })).status).toBe(202);
+    const own = await until('a warm image preview', async () => {
+      const answer = await api('/api/previews', { token: owner.token, body });
+      return answer.status === 503 ? undefined : answer;
+    }, 60_000);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(jpegOf(own.body.image).subarray(0, 2).toString('hex')).toBe('ffd8');
     for (const refused of [await api('/api/previews', { token: other.token, body }), await api('/api/visitor-previews', { body })]) {
@@ -86,13 +95,14 @@ describe('live previews', () => {
   });
 
   it('when a visitor asks for more previews than a minute allows, the next is a 429 with Retry-After in the one error shape', async () => {
-    // The visitor's window may hold a request of another test already: at most the limit is served, then 429.
+    // The visitor's window may hold a request of another test already: at most the limit is served, then 429 (a loaded
+    // machine may answer a 503 meanwhile, which counts in the window too).
     const statuses: number[] = [];
     let last;
     do {
       last = await api('/api/visitor-previews', { body: textPreview('Visitor') });
       statuses.push(last.status);
-    } while (last.status === 200 && statuses.length <= VISITOR_PREVIEWS_PER_MINUTE);
+    } while ((last.status === 200 || last.status === 503) && statuses.length <= VISITOR_PREVIEWS_PER_MINUTE);
     expect(statuses.length).toBeGreaterThan(1);
     expect(statuses.length).toBeLessThanOrEqual(VISITOR_PREVIEWS_PER_MINUTE + 1);
     expect(last!.status).toBe(429);
