@@ -170,7 +170,7 @@ export function sceneScriptPath(slug: string): string {
  * checkout lives, a private home folder included, which the tools' user cannot enter.
  * Returns the scene's script in the copy.
  */
-async function copySceneScripts(from: string, to: string, slug: string): Promise<string> {
+export async function copySceneScripts(from: string, to: string, slug: string): Promise<string> {
   await mkdir(to);
   const scripts = (await readdir(from, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith('.py'));
   await Promise.all(scripts.map((entry) => copyFile(path.join(from, entry.name), path.join(to, entry.name))));

@@ -25,7 +25,7 @@ import type { Duplex } from 'node:stream';
 import { getScene, type SceneDefinition } from '../shared/catalogue';
 import type { SceneContract } from '../shared/render-contract';
 import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
-import { RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
+import { copySceneScripts, RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '../core/storage/no-follow';
 import { log } from '../observability/logger';
@@ -189,16 +189,12 @@ export class WarmScene {
     this.starts += 1;
     // The parent's own folder: the scene scripts (copied, as for a fresh render) and its warm-up render.
     const home = await mkdtemp(path.join(tmpdir(), `warm-${scene.slug}-`));
-    const scripts = path.join(home, 'scenes');
-    await mkdir(scripts);
-    const from = path.dirname(sceneScriptPath(scene.slug));
-    const names = (await readdir(from)).filter((name) => name.endsWith('.py'));
-    await Promise.all(names.map((name) => copyFile(path.join(from, name), path.join(scripts, name))));
+    const script = await copySceneScripts(path.dirname(sceneScriptPath(scene.slug)), path.join(home, 'scenes'), scene.slug);
     const warmUp = path.join(home, 'warm-up.json');
     // Tiny: the warm-up is for loading Blender's modules, Cycles and the fonts, not for its picture.
     const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, outputDir: path.join(home, 'out') }, scene);
-    await writeFile(warmUp, JSON.stringify({ ...defaults, script: path.join(scripts, `${scene.slug}.py`) }));
-    const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(scripts, 'warm.py'), '--', warmUp]);
+    await writeFile(warmUp, JSON.stringify({ ...defaults, script }));
+    const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(path.dirname(script), 'warm.py'), '--', warmUp]);
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
     const channel = child.stdio[3] as Duplex;
     channel.on('error', () => {});
