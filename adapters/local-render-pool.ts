@@ -39,6 +39,11 @@ export interface LocalRenderPoolOptions {
   env?: NodeJS.ProcessEnv;
   /** The worker program (the bundled render/worker.ts when absent); tests give a stand-in that reports what it was started with. */
   workerProgram?: string;
+  /**
+   * Renders a worker's test still by warm scene servers in this process (the stack's, render/warm-still.ts): its
+   * request and answer cross the worker's IPC channel as JSON. None bound: every worker starts its own Blender.
+   */
+  warmStills?: () => ((request: unknown) => Promise<unknown>) | undefined;
   /** Called when a worker exits, for tests and benchmarks. */
   onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
 }
@@ -187,6 +192,7 @@ export class LocalRenderPool {
     if (this.stopping) return;
     const startedAt = performance.now();
     const slot = this.takeSlot();
+    const warmStills = task.kind === 'chunk' ? this.options.warmStills?.() : undefined;
     const child = spawn(process.execPath, [bundle, ...args], {
       env: {
         ...(this.options.env ?? process.env),
@@ -197,9 +203,19 @@ export class LocalRenderPool {
         RENDER_THREADS: String(threads),
         // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
         RENDER_SCENES_DIR: fileURLToPath(new URL('../render/scenes/', import.meta.url)),
+        ...(warmStills ? { WARM_STILLS: '1' } : {}),
       },
-      stdio: ['ignore', logFile, logFile],
+      stdio: ['ignore', logFile, logFile, ...(warmStills ? (['ipc'] as const) : [])],
     });
+    if (warmStills) {
+      child.on('message', (message: { id?: unknown; request?: unknown }) => {
+        const reply = (answer: object) => child.connected && child.send({ id: message?.id, ...answer }, () => {});
+        warmStills(message?.request).then(
+          (answer) => reply({ answer }),
+          (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),
+        );
+      });
+    }
     closeSync(logFile);
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.

@@ -12,8 +12,9 @@
  * - through the API alone: the time from the request to the picture (the browser's share is the difference);
  * warm (the scene's server up) and cold (the server stopped, a change arriving as the page opens
  * and sends its warm-up: retried as the page retries, on its next change); then a free test render
- * end to end (the click's POST to the job done with its image in Job History), and a warm scene
- * server's stability over --forks forks in a row (the parent's memory and pid).
+ * end to end (the click's POST to the job done with its image in Job History), made by the scene's
+ * warm server and then by a fresh Blender (the warm stills unbound), and a warm scene server's
+ * stability over --forks forks in a row (the parent's memory and pid).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { startLocalStack } from '../infra/local/stack';
+import { bindLocalWarmStills } from '../composition/server';
 import { writeSampleImage } from '../render/sample-inputs';
 import { readOutput, sceneToolIdentity, WarmScene } from '../render/warm-scene';
 import { getScene } from '../shared/catalogue';
@@ -152,8 +154,7 @@ try {
   }
 
   // ------------------------------------------------------------------ the free test render
-  const tests: number[] = [];
-  for (let i = 0; i < TESTS; i += 1) {
+  const testRender = async (i: number): Promise<number> => {
     const started = performance.now();
     const created = await call('/api/jobs', { sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, customText: `Test ${i}`, options: 'backgroundStyle:hot;textColor:#ff5500', isTest: true, paymentMethod: 'credits' });
     if (created.status !== 201 && created.status !== 200) throw new Error(`test render answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -165,9 +166,18 @@ try {
       if (job.status === 'failed') throw new Error(`test render failed: ${job.crashReason}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    tests.push(performance.now() - started);
-  }
-  console.log(`\nfree test render, end to end (POST /api/jobs to done in Job History): ${summary(tests)} (a fresh Blender per render: not yet a warm child)`);
+    return performance.now() - started;
+  };
+  // The page's warm-up has the scene's server running, as when the customer clicks the test render on the customise page.
+  await call('/api/previews', { sceneId: 1, warmUp: true });
+  const warmTests: number[] = [];
+  for (let i = 0; i < TESTS; i += 1) warmTests.push(await testRender(i));
+  bindLocalWarmStills(undefined);
+  const freshTests: number[] = [];
+  for (let i = 0; i < TESTS; i += 1) freshTests.push(await testRender(TESTS + i));
+  console.log('\nfree test render, end to end (POST /api/jobs to done in Job History; 480 x 270, 12 samples):');
+  console.log(`  by the warm server's children (${Math.min(4, availableParallelism())} bands side by side, then joined): ${summary(warmTests)}`);
+  console.log(`  by a fresh Blender on every core:                             ${summary(freshTests)}`);
 
   // ------------------------------------------------------------------ fork stability
   await stack.previews.stop();

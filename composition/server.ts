@@ -101,6 +101,13 @@ export function bindLocalPreviewer(previewer: Previewer | undefined): void {
   localPreviews = previewer;
 }
 
+/** The local stack's test stills, by the same warm servers (render/warm-still.ts): the pool's workers ask for them. */
+let localWarmStills: ((request: unknown) => Promise<unknown>) | undefined;
+
+export function bindLocalWarmStills(render: ((request: unknown) => Promise<unknown>) | undefined): void {
+  localWarmStills = render;
+}
+
 function awsSettings(): AwsClientSettings {
   const config = getConfig();
   const scoped = workerCredentials();
@@ -171,6 +178,7 @@ export function localPool(): LocalRenderPool {
     workers: config.LOCAL_RENDER_WORKERS ?? availableParallelism(),
     jobsPerUser: config.RENDER_JOBS_PER_USER,
     jobsDir: process.env.LOCAL_JOBS_DIR ?? resolve('.local/jobs'),
+    warmStills: () => localWarmStills,
   });
   return pool;
 }

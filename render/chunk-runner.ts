@@ -26,6 +26,7 @@ import { encodeSegment } from './encode';
 import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
+import type { WarmStillRenderer } from './warm-still';
 import { log } from '../observability/logger';
 import { businessMetrics } from '../observability/metrics';
 
@@ -65,6 +66,11 @@ export interface ChunkRunOptions {
    * the holder lives (a duplicate event) and the chunk is skipped; run out, it is claimed.
    */
   takeOverLostClaim?: boolean;
+  /**
+   * A free test render's still is made by a warm scene server's children where one is at hand
+   * (render/warm-still.ts): the render function's own, or the local stack's over the pool's channel.
+   */
+  warmStill?: WarmStillRenderer;
 }
 
 export interface ChunkTimings {
@@ -175,10 +181,18 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     if (frames.length > 0) {
       stores = storeFramesInOrder(job, outputDir, () => Math.min(loggedLines, job.totalLogLines - 1), () => stop.abort());
       let lastMark = Date.now();
-      await runScene({ ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) }, {
+      const args: SceneArgs = { ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) };
+      const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
+      const warmStill = job.isTest && job.isStillRender && !region ? options.warmStill : undefined;
+      const warm = warmStill && (await renderWarm(warmStill, args, timeoutMs, { jobId, chunk: index }));
+      if (warm) {
+        loggedLines += warm.length;
+        frameSeconds['1'] = Number(((Date.now() - blenderStart) / 1000).toFixed(3));
+        blenderMs = Date.now() - blenderStart;
+      } else await runScene(args, {
         signal: stop.signal,
         threads: options.threads,
-        timeoutMs: renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000,
+        timeoutMs,
         onLog: (message, level) => {
           loggedLines += 1;
           // The render loop starts after the scene is built: the first frame's time starts there.
@@ -225,6 +239,21 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     clearInterval(heartbeat);
     await rm(workDir, { recursive: true, force: true });
     options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length });
+  }
+}
+
+/**
+ * A test still by the warm server: its INFO lines, or undefined when the server could not serve it (not started
+ * yet, could not start, or ended under the request), and a fresh Blender renders it instead. The customer's own errors, and a
+ * render past its time limit, are the render's outcome as a fresh Blender's would be.
+ */
+async function renderWarm(warmStill: WarmStillRenderer, args: SceneArgs, timeoutMs: number, about: { jobId: string; chunk: number }): Promise<string[] | undefined> {
+  try {
+    return await warmStill(args, timeoutMs);
+  } catch (error) {
+    if (error instanceof RenderError && (error.kind === 'invalid-input' || error.kind === 'timed-out')) throw error;
+    log.warn('The warm scene server could not render the test still: a fresh Blender renders it', { ...about, error });
+    return undefined;
   }
 }
 

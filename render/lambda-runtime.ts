@@ -99,8 +99,8 @@ const CLEAR_LIMIT_MS = 3_000;
  * invocation every other process of this user (but those this one runs under) is killed, detached ones
  * included, and the temporary folder is emptied. Throws when that does not hold (serveInvocations then
  * ends the environment). Never as root: on a machine of many users' processes it would kill theirs.
- * The preview function keeps its warm scene servers (`servers`): they are not dumpable, so nothing an
- * invocation ran could trace them or write their memory, and they read nothing from the folder.
+ * The preview and render functions keep their warm scene servers (`servers`): they are not dumpable, so
+ * nothing an invocation ran could trace them or write their memory, and they read nothing from the folder.
  */
 export async function clearInvocation(scratch = tmpdir(), servers: number[] = []): Promise<void> {
   if (typeof process.getuid !== 'function' || process.getuid() === 0) throw new Error('clearInvocation runs only as a function\'s own unprivileged user');

@@ -110,8 +110,13 @@ export async function previewInvocation(event: unknown, servers: WarmScenes): Pr
   return renderPreview(previewJob.parse(event), servers);
 }
 
+/** The local stack's warm scene servers: a request's bands use the machine's cores, up to 4. */
+export function localWarmScenes(): WarmScenes {
+  return new WarmScenes({ bands: Math.min(4, availableParallelism()) });
+}
+
 /** The local stack's previewer: warm scene servers in its own process (the port's shape, core/ports.ts's Previewer). */
-export function localPreviewer(servers = new WarmScenes({ bands: Math.min(4, availableParallelism()) })) {
+export function localPreviewer(servers = localWarmScenes()) {
   return {
     render: (preview: Omit<PreviewJob, 'step'>) => renderPreview(previewJob.parse({ step: 'preview', ...preview }), servers),
     warm: (sceneId: number) => warmPreview(sceneId, servers),

@@ -86,6 +86,8 @@ export class WarmScene {
   starts = 0;
   /** The pid of the parent that is ready, if one is. */
   readyPid: number | undefined;
+  /** The pid of the parent once spawned, ready or still starting, until it ends. */
+  spawnedPid: number | undefined;
 
   constructor(private readonly options: WarmSceneOptions) {}
 
@@ -196,6 +198,7 @@ export class WarmScene {
     await writeFile(warmUp, JSON.stringify({ ...defaults, script }));
     const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(path.dirname(script), 'warm.py'), '--', warmUp]);
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
+    this.spawnedPid = child.pid;
     const channel = child.stdio[3] as Duplex;
     channel.on('error', () => {});
     const tail: string[] = [];
@@ -233,6 +236,7 @@ export class WarmScene {
       child.once('close', (code, signal) => {
         clearTimeout(timer);
         if (this.readyPid === parent.pid) this.readyPid = undefined;
+        if (this.spawnedPid === child.pid) this.spawnedPid = undefined;
         void rm(home, { recursive: true, force: true });
         const why = parent.ended ?? `exited with ${signal ?? `code ${code}`}`;
         if (!parent.ended) log.error(`The ${scene.slug} scene server ended`, { why, tail });
@@ -312,8 +316,11 @@ export class WarmScenes {
     await Promise.all([...this.servers.values()].map((server) => server.stop()));
   }
 
-  /** The parents that are running (the preview function keeps them between invocations). */
+  /**
+   * The parents that are running or starting (the preview and render functions keep them between invocations: a
+   * parent starting in the background for the next test still has opened no customer's file either).
+   */
   pids(): number[] {
-    return [...this.servers.values()].flatMap((server) => (server.readyPid ? [server.readyPid] : []));
+    return [...this.servers.values()].flatMap((server) => (server.spawnedPid ? [server.spawnedPid] : []));
   }
 }

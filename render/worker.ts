@@ -19,12 +19,14 @@
  * invocation, from warm scene servers it keeps between invocations (render/preview-step.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { runChunk } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
 import { previewInvocation } from './preview-step';
 import { WarmScenes } from './warm-scene';
+import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
 import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
@@ -60,6 +62,10 @@ if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview')
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  // Free test stills are made by warm scene servers this environment keeps between invocations (render/warm-still.ts):
+  // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
+  const stills = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined, bands: Math.min(8, availableParallelism()) });
+  const warmStill = warmStillRenderer((request) => renderWarmStill(stills, request));
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
     // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
@@ -75,13 +81,13 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true }) : runEncode(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill }) : runEncode(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
     const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
-  }, betweenInvocations);
+  }, betweenInvocations && (() => clearInvocation(undefined, stills.pids())));
 }
 
 const work = task();
@@ -106,7 +112,7 @@ const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
 const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings }) : runEncode(work.jobId, { workerId }))).then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runEncode(work.jobId, { workerId }))).then(
   (outcome) => {
     withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);

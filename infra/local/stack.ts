@@ -2,8 +2,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
-import { bindLocalPreviewer, composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
-import { localPreviewer } from '../../render/preview-step';
+import { bindLocalPreviewer, bindLocalWarmStills, composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
+import { localPreviewer, localWarmScenes } from '../../render/preview-step';
+import { renderWarmStill, type WarmStillRequest } from '../../render/warm-still';
 import { startDynamoDbLocal } from './dynamodb';
 import { relaunchUnfinishedJobs } from '../../core/jobs/launch';
 import { startCognitoLocal } from './cognito';
@@ -59,10 +60,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   chmodSync(dataDir, 0o700);
 
   const services: Service[] = [];
-  const previews = localPreviewer();
+  // One warm server per scene, for the live previews and the free test stills alike (render/warm-scene.ts).
+  const servers = localWarmScenes();
+  const previews = localPreviewer(servers);
   const stop = async () => {
     await stopLocalWorkers();
     bindLocalPreviewer(undefined);
+    bindLocalWarmStills(undefined);
     await previews.stop();
     for (const service of services.reverse()) await service.stop().catch(() => {});
     services.length = 0;
@@ -119,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     composeServer();
     // Live previews render here too, by warm scene servers (on AWS, the preview function).
     bindLocalPreviewer(previews);
+    bindLocalWarmStills((request) => renderWarmStill(servers, request as WarmStillRequest));
     // What follows a job's done or failed state runs off the table's stream, as on AWS.
     services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 

@@ -281,7 +281,7 @@ def render_band(scene, args, still_frame):
 
 
 def join_bands(args, count):
-    """Joins a preview's bands (band-0.png at the top) into its JPEG preview, and the still."""
+    """Joins the bands (band-0.png at the top) into the still, and writes its JPEG preview."""
     import numpy
 
     width, height = args.resolution_x, args.resolution_y
@@ -296,13 +296,16 @@ def join_bands(args, count):
         rows.append(pixels)
         bpy.data.images.remove(image)
     # Blender's pixels run from the bottom row up: the last band comes first.
-    joined = bpy.data.images.new("Preview", width, height, alpha=False)
+    joined = bpy.data.images.new("Joined", width, height, alpha=False)
     joined.pixels.foreach_set(numpy.concatenate(rows[::-1]))
-    joined.file_format = "JPEG"
-    target = os.path.join(args.output_dir, args.preview_pattern % 1)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    joined.filepath_raw = target
+    joined.file_format = "PNG"
+    final = output_path(args, 1)
+    partial = final[:-len(".png")] + ".partial.png"
+    joined.filepath_raw = partial
     joined.save()
+    os.replace(partial, final)
+    write_preview(final, os.path.join(args.output_dir, args.preview_pattern % 1), args.preview_width)
+    control("PROGRESS", "frame=1 done=1 total=1")
 
 
 def save_stitched(scene, args):

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '../../core/ports';
-import { LocalRenderPool, type PoolTask } from '../../adapters/local-render-pool';
+import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '../../adapters/local-render-pool';
+import { WarmScenes } from '../../render/warm-scene';
+import { renderWarmStill, type WarmStillRequest } from '../../render/warm-still';
 import { getConfig } from '../../core/config';
 import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
@@ -33,7 +35,7 @@ beforeAll(async () => {
 });
 
 /** A pool of this test's own, its Blender recording the frames asked for. */
-function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void) {
+function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmStills?: LocalRenderPoolOptions['warmStills']) {
   const log = join(dir, `${name}.calls`);
   const workers = new LocalRenderPool({
     jobs: farmJobState,
@@ -42,6 +44,7 @@ function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (tas
     jobsDir: join(dir, 'jobs'),
     env: { ...process.env, BLENDER_PATH: blender, BLENDER_CALLS_LOG: log, ...extraEnv },
     onExit,
+    warmStills,
   });
   return { workers, log };
 }
@@ -135,6 +138,46 @@ describe('the local render farm', () => {
     expect(done.status, done.crashReason).toBe('done');
     expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
     expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
+  });
+
+  it("when a free test still is rendered, the scene's warm server makes it and the worker starts no Blender; while that server is cold, the worker's own Blender does", async () => {
+    const servers = new WarmScenes({ bands: 2 });
+    const asked: WarmStillRequest[] = [];
+    const { workers, log } = pool('warm-still', {}, undefined, () => async (request) => {
+      asked.push(request as WarmStillRequest);
+      return renderWarmStill(servers, request as WarmStillRequest);
+    });
+    pools.push(workers);
+    try {
+      const testStill = async (text: string) => {
+        // A Full-HD test render is made at the test size, 480 x 270.
+        const job = queuedJob({ mode: 'still', isStillRender: true, isTest: true, total_frames: 1, custom_text: text });
+        await createJob(job);
+        await planOrResumeChunks(job);
+        workers.submit(job.jobId, job.userId, [0]);
+        await workers.idle();
+        const done = (await getJob(job.jobId))!;
+        expect(done.status, done.crashReason).toBe('done');
+        expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
+        const still = join(dir, `${job.jobId}.png`);
+        await downloadOutput(job.userId, job.jobId, 'final.png', still);
+        const png = readFileSync(still);
+        return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+      };
+
+      // Cold: the server starts for the next request, and the worker's own Blender renders this one.
+      expect(await testStill('Cold')).toEqual({ width: 480, height: 270 });
+      expect(asked).toHaveLength(1);
+      expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
+
+      await servers.scene(1).warm();
+      expect(await testStill('Warm')).toEqual({ width: 480, height: 270 });
+      expect(asked).toHaveLength(2);
+      expect(asked[1].args).toMatchObject({ sceneId: 1, customText: 'Warm', isTest: true });
+      expect(blenderCalls(log), "the warm server's children rendered it: the worker started no Blender").toHaveLength(1);
+    } finally {
+      await servers.stop();
+    }
   });
 
   it('when a chunk\'s worker is killed mid-render, the chunk is retried on its own without using an attempt and the job completes', async () => {
