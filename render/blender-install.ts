@@ -15,20 +15,31 @@ export interface BlenderInstall {
   version: string;
 }
 
+/** Each Blender's answer to `--version`, once per process (a Lambda environment's, or a pool worker's). */
+const installs = new Map<string, Promise<BlenderInstall | null>>();
+
 /**
  * The Blender to use: BLENDER_PATH, else `blender` on PATH. Null when it is missing or
- * does not answer `--version` like Blender.
+ * does not answer `--version` like Blender. Asked once per process and path: `--version`
+ * starts a whole Blender, which a chunk would otherwise pay again before its render starts.
+ * A missing Blender is asked again next time (it may have been installed since).
  */
-export async function findBlender(): Promise<BlenderInstall | null> {
+export function findBlender(): Promise<BlenderInstall | null> {
   const configured = process.env.BLENDER_PATH?.trim();
   const candidate = configured || findExecutable('blender');
-  if (!candidate) return null;
-  return new Promise((resolve) => {
-    execFile(candidate, ['--version'], { timeout: 60_000 }, (error, stdout) => {
-      const match = /Blender (\d+\.\d+(?:\.\d+)?)/.exec(String(stdout));
-      resolve(error || !match ? null : { path: candidate, version: match[1] });
+  if (!candidate) return Promise.resolve(null);
+  let install = installs.get(candidate);
+  if (!install) {
+    install = new Promise((resolve) => {
+      execFile(candidate, ['--version'], { timeout: 60_000 }, (error, stdout) => {
+        const match = /Blender (\d+\.\d+(?:\.\d+)?)/.exec(String(stdout));
+        resolve(error || !match ? null : { path: candidate, version: match[1] });
+      });
     });
-  });
+    installs.set(candidate, install);
+    void install.then((found) => found || installs.delete(candidate));
+  }
+  return install;
 }
 
 /** A command's file: as given when it is a path, else the first on PATH that may be run; null when there is none. */

@@ -12,7 +12,9 @@ import {
   sceneScriptPath,
   type SceneArgs,
 } from '../../render/blender';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { scenes } from '../../shared/catalogue';
 import { createFixtures, TINY, type Fixtures } from './fixtures';
 
@@ -47,6 +49,23 @@ describe('finding Blender', () => {
       const error = await renderError({ sceneId: 1, mode: 'still', ...TINY });
       expect(error.kind).toBe('blender-missing');
       expect(error.userMessage).toBe(BLENDER_MISSING_MESSAGE);
+    } finally {
+      if (saved === undefined) delete process.env.BLENDER_PATH;
+      else process.env.BLENDER_PATH = saved;
+    }
+  });
+
+  test('when a process asks for Blender again, its version is not asked again: `--version` starts a whole Blender', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blender-version-'));
+    const stub = join(dir, 'blender');
+    writeFileSync(stub, `#!/bin/sh\necho run >> ${join(dir, 'runs')}\necho "Blender 3.4.1"\n`, { mode: 0o755 });
+    const saved = process.env.BLENDER_PATH;
+    process.env.BLENDER_PATH = stub;
+    try {
+      const [first, second] = await Promise.all([findBlender(), findBlender()]);
+      expect(await findBlender()).toEqual({ path: stub, version: '3.4.1' });
+      expect([first, second]).toEqual([{ path: stub, version: '3.4.1' }, { path: stub, version: '3.4.1' }]);
+      expect(readFileSync(join(dir, 'runs'), 'utf8').trim().split('\n')).toHaveLength(1);
     } finally {
       if (saved === undefined) delete process.env.BLENDER_PATH;
       else process.env.BLENDER_PATH = saved;
