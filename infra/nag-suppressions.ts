@@ -104,7 +104,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
   { path: 'Scheduled/StaleJobs', id: 'AwsSolutions-IAM5[Resource::*]', reason: 'batch:DescribeJobs (the sweep asks whether a silent queued job still waits for capacity) and X-Ray tracing have no resource-level permission.' },
   // Active tracing on every function: xray:PutTraceSegments and PutTelemetryRecords have no resource-level permission.
-  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation', 'Render/SessionBroker'].map(
+  ...['SystemFunction', 'AccountsFunction', 'JobsFunction', 'PaymentsFunction', 'AnalyticsFunction', 'DeveloperFunction', 'Auth/CustomMessage', 'Scheduled/AnalyticsRollup', 'Scheduled/Retention', 'Scheduled/WebhookRetries', 'Scheduled/Reconciliation', 'Render/SessionBroker', 'RenderFunction/Function', 'MediaProbe/Function', 'LivePreviews/Function'].map(
     (path) => ({ path, id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permission.' }),
   ),
   { path: 'DeveloperFunction', id: `AwsSolutions-IAM5[Resource::<${UPLOADS}.Arn>/uploads/*]`, reason: 'The render API\'s presigned POSTs, only under the uploads prefix, as the jobs function\'s.' },
@@ -140,7 +140,10 @@ export const nagSuppressions: readonly NagSuppression[] = [
  */
 export function acknowledgeNagFindings(stack: Stack, suppressions: readonly NagSuppression[] = nagSuppressions): void {
   const byPath = new Map<string, IConstruct>(stack.node.findAll().map((construct) => [construct.node.path, construct]));
+  // A stack deployed without its render function (renderFunctionConcurrency 0) has none of its findings to accept.
+  const renderFunctionOff = !byPath.has(`${stack.node.path}/RenderFunction`);
   for (const { path, id, reason } of suppressions) {
+    if (renderFunctionOff && path.startsWith('RenderFunction/')) continue;
     const scope = path === '' ? stack : byPath.get(`${stack.node.path}/${path}`);
     if (!scope) throw new Error(`cdk-nag suppression of ${id}: no construct at ${path} in ${stack.stackName}`);
     Validations.of(scope).acknowledge({ id, reason });

@@ -40,7 +40,7 @@ export interface DeploySettings {
   renderMaxVcpus: number;
   /** The built web app (`npm run build:web`), relative to the repository root or absolute. */
   webDistDir: string;
-  /** Executions reserved for the render function (the fast path): chunks rendering at once. */
+  /** Executions reserved for the render function (the fast path): chunks rendering at once; 0 makes no render function (Batch only). */
   renderFunctionConcurrency: number;
   /**
    * A CloudFront-scope AWS WAF web ACL (made in us-east-1) for the distribution. Without
@@ -112,10 +112,10 @@ function email(node: Context, key: string, fallback: string): string {
   return value;
 }
 
-function integer(node: Context, key: string, fallback: number, allowed?: readonly number[]): number {
+function integer(node: Context, key: string, fallback: number, allowed?: readonly number[], least = 1): number {
   const raw = text(node, key);
   const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new SettingsError(key, `must be a positive integer, got '${raw}'`);
+  if (!Number.isInteger(value) || value < least) throw new SettingsError(key, least === 0 ? `must be 0 or a positive integer, got '${raw}'` : `must be a positive integer, got '${raw}'`);
   if (allowed && !allowed.includes(value)) throw new SettingsError(key, `must be one of ${allowed.join(', ')}, got ${value}`);
   return value;
 }
@@ -214,7 +214,7 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     renderMemoryMiB: integer(node, 'renderMemoryMiB', settingDefaults.renderMemoryMiB),
     renderArchitecture,
     renderMaxVcpus: integer(node, 'renderMaxVcpus', settingDefaults.renderMaxVcpus),
-    renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency),
+    renderFunctionConcurrency: integer(node, 'renderFunctionConcurrency', settingDefaults.renderFunctionConcurrency, undefined, 0),
     renderFunctionArchitecture: architecture('renderFunctionArchitecture'),
     webDistDir: text(node, 'webDistDir') ?? settingDefaults.webDistDir,
     wafWebAclArn,

@@ -10,7 +10,7 @@ import { Mail } from './constructs/mail';
 import { JobOutcomes } from './constructs/job-outcomes';
 import { Monitoring } from './constructs/monitoring';
 import { RenderFarm } from './constructs/render-farm';
-import { RenderFunction } from './constructs/render-function';
+import { RenderFunction, workerImage } from './constructs/render-function';
 import { MediaProbe } from './constructs/media-probe';
 import { LivePreviews } from './constructs/live-previews';
 import { Schedules } from './constructs/schedules';
@@ -111,19 +111,20 @@ export class CloudRenderStack extends Stack {
       architecture: settings.renderArchitecture,
       maxVcpus: settings.renderMaxVcpus,
     });
-    const renderFunction = new RenderFunction(this, 'RenderFunction', {
-      environment: sharedEnvironment,
-      sessionBroker: render.sessionBroker.fn,
-      reservedConcurrency: settings.renderFunctionConcurrency,
-      architecture: settings.renderFunctionArchitecture,
-    });
+    const worker = workerImage(settings.renderFunctionArchitecture);
+    // renderFunctionConcurrency 0: no render function, every render goes to Batch (an account with too little
+    // concurrency for the fast path; npm run deploy -- --batch-only, scripts/deploy.ts).
+    const renderFunction =
+      settings.renderFunctionConcurrency > 0
+        ? new RenderFunction(this, 'RenderFunction', { environment: sharedEnvironment, sessionBroker: render.sessionBroker.fn, reservedConcurrency: settings.renderFunctionConcurrency, worker })
+        : undefined;
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
       PAYMENTS_MODE: 'stripe',
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
       ORIGIN_VERIFY_SECRET: originVerifyValue,
       ...render.submitEnvironment,
-      ...renderFunction.submitEnvironment,
+      ...renderFunction?.submitEnvironment,
     };
 
     const apiFunctions = Object.fromEntries(
@@ -152,7 +153,7 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(apiFunctions.accounts.fn);
     // The web app's jobs function and the render API create jobs the same way.
     const jobCreators = [apiFunctions.jobs.fn, apiFunctions.developer.fn];
-    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: renderFunction.image, architecture: renderFunction.architecture });
+    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: worker.image, architecture: worker.architecture });
     for (const creator of jobCreators) {
       table.grantReadWriteData(creator);
       // Presigned POSTs are signed with the function's credentials: they can only
@@ -163,12 +164,12 @@ export class CloudRenderStack extends Stack {
       render.grantSubmit(creator);
       // Abandoning a job (the web and the render API) calls its farm jobs off.
       render.grantCancel(creator);
-      renderFunction.grantSubmit(creator);
+      renderFunction?.grantSubmit(creator);
       // Creating a job measures the uploaded audio with ffprobe, which the Node.js runtime lacks: the render image has it.
       mediaProbe.grantProbe(creator);
     }
     // Live previews: the customise page's (jobs), the render API's (developer) and a visitor's (analytics, which knows visitors); each keeps the pictures it made under previews/.
-    const previews = new LivePreviews(this, 'LivePreviews', { environment: sharedEnvironment, image: renderFunction.image, architecture: renderFunction.architecture, provisionedConcurrency: settings.previewProvisionedConcurrency });
+    const previews = new LivePreviews(this, 'LivePreviews', { environment: sharedEnvironment, image: worker.image, architecture: worker.architecture, provisionedConcurrency: settings.previewProvisionedConcurrency });
     for (const previewer of [apiFunctions.jobs.fn, apiFunctions.developer.fn, apiFunctions.analytics.fn]) {
       previews.grantPreview(previewer);
       outputsBucket.grantReadWrite(previewer, `${PREVIEWS_PREFIX}*`);
@@ -181,13 +182,13 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(payments);
     stripeSecret.grantRead(payments);
     render.grantSubmit(payments);
-    renderFunction.grantSubmit(payments);
+    renderFunction?.grantSubmit(payments);
     mail.grantSend(payments); // the owner's alert on a payment amount mismatch
     // Refunds, counters and reports follow a job's final state outside the worker, off the table's stream.
     const outcomes = new JobOutcomes(this, 'JobOutcomes', { environment: serverEnvironment, storage, mail });
     // A job's end gives its render slot back and sends its user's next waiting job to the farm.
     render.grantSubmit(outcomes.handler.fn);
-    renderFunction.grantSubmit(outcomes.handler.fn);
+    renderFunction?.grantSubmit(outcomes.handler.fn);
     table.grantReadWriteData(apiFunctions.analytics.fn);
     // The render API also writes the ZIPs of CSV batches.
     outputsBucket.grantReadWrite(apiFunctions.developer.fn);
@@ -199,7 +200,7 @@ export class CloudRenderStack extends Stack {
 
     const schedules = new Schedules(this, 'Scheduled', { environment: serverEnvironment, storage, mail });
     render.grantSweep(schedules.functions.StaleJobs.fn);
-    renderFunction.grantSubmit(schedules.functions.StaleJobs.fn);
+    renderFunction?.grantSubmit(schedules.functions.StaleJobs.fn);
 
     const monitoring = new Monitoring(this, 'Monitoring', { alarmEmail: settings.alarmEmail, namespace: metricsNamespace });
     for (const name of functionNames) monitoring.watchFunction(`${pascal(name)}Function`, apiFunctions[name]);
@@ -207,10 +208,10 @@ export class CloudRenderStack extends Stack {
     monitoring.watchFunction('CustomMessage', auth.customMessage);
     monitoring.watchFunction('JobFinalState', outcomes.handler);
     monitoring.watchFunction('WorkerSessionBroker', render.sessionBroker);
-    monitoring.watchFunction('RenderFunction', renderFunction);
+    if (renderFunction) monitoring.watchFunction('RenderFunction', renderFunction);
     // Errors only: with no reserved concurrency the probe is throttled only when the account's pool is spent, which throttles (and alarms) the API's functions too.
     monitoring.watchFunction('MediaProbe', mediaProbe, { throttles: false });
-    monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
+    if (renderFunction) monitoring.watchDeadLetters('RenderFunction', renderFunction.deadLetters);
     monitoring.watchDeadLetters('JobFinalState', outcomes.deadLetters);
     monitoring.countWorkerMetrics(render.logGroup);
     monitoring.watchRenderOutcomes();

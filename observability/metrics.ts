@@ -30,9 +30,19 @@ export const METRIC = {
   webhookDeliveriesFailed: 'WebhookDeliveriesFailed',
   testRendersRefused: 'TestRendersRefused',
   dependencyUnavailable: 'DependencyUnavailable',
+  chunkStep: 'ChunkStepMilliseconds',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/**
+ * A render chunk's steps, in order (render/chunk-runner.ts): the job read, its credentials and the claim; Blender found
+ * and the tools' access checked; the input downloaded and checked; Blender's start and the scene's build, up to its
+ * first sample; the render (frames stored as they come); the rest of the frames stored; the still, region or segment
+ * stored and the chunk recorded.
+ */
+export const CHUNK_STEPS = ['claim', 'setup', 'input', 'build', 'render', 'store', 'finish'] as const;
+export type ChunkStep = (typeof CHUNK_STEPS)[number];
 
 /** Who a failed render is down to: `internal` (ours, refunded) or `input` (the user's upload). */
 export type FailureCause = 'internal' | 'input';
@@ -79,4 +89,6 @@ export const businessMetrics = {
   testRenderRefused: () => emit(METRIC.testRendersRefused, MetricUnit.Count, 1),
   /** A request answered 503 because a dependency (the table, storage, identity, mail...) was down. */
   dependencyUnavailable: (dependency: string) => emit(METRIC.dependencyUnavailable, MetricUnit.Count, 1, { dependency }),
+  /** One step of a render chunk (render/chunk-runner.ts's CHUNK_STEPS), its wall time: the dashboard's p50 and p95 per step. */
+  chunkStep: (step: ChunkStep, milliseconds: number) => emit(METRIC.chunkStep, MetricUnit.Milliseconds, milliseconds, { step }),
 };

@@ -28,7 +28,7 @@ import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import type { WarmStillRenderer } from './warm-still';
 import { log } from '../observability/logger';
-import { businessMetrics } from '../observability/metrics';
+import { businessMetrics, type ChunkStep } from '../observability/metrics';
 
 /** How often a worker renews its chunk's lease and the job's heartbeat. */
 export const HEARTBEAT_MS = 5_000;
@@ -79,7 +79,10 @@ export interface ChunkTimings {
   /** The Blender process's wall time. */
   blenderMs: number;
   frames: number;
+  /** Where totalMs went, in order (CHUNK_STEPS): each step's wall time, for the steps this chunk reached. */
+  steps: Partial<Record<ChunkStep, number>>;
 }
+
 
 /** How often a worker waiting on another's claim reads it again (a live holder renews every HEARTBEAT_MS). */
 const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
@@ -112,9 +115,17 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
   const started = Date.now();
+  const steps: ChunkTimings['steps'] = {};
+  let marked = started;
+  const step = (name: ChunkStep) => {
+    const now = Date.now();
+    steps[name] = (steps[name] ?? 0) + now - marked;
+    marked = now;
+  };
   const job = await getJob(jobId);
   if (!job || (job.status !== 'queued' && job.status !== 'rendering')) return 'skipped';
   const claim = await claimOrTakeOver(jobId, index, options);
+  step('claim');
   if (!claim.claimed) {
     if (claim.reason !== 'exhausted') return 'skipped';
     const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;
@@ -137,6 +148,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
   }
   if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
+  step('setup');
 
   const workDir = await mkdtemp(join(tmpdir(), `chunk-${jobId.slice(0, 8)}-${index}-`));
   const stop = new AbortController();
@@ -171,6 +183,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     const inputFile = await downloadCheckedInput(job, workDir);
     const outputDir = join(workDir, 'out');
     await mkdir(join(outputDir, 'frames'), { recursive: true });
+    step('input');
     // Frames a lost worker already stored are not rendered again.
     const stored = new Set(job.uploaded_frames ?? []);
     const frames = job.isStillRender ? [1] : framesOf(chunk).filter((frame) => !stored.has(frame));
@@ -186,6 +199,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       const warmStill = job.isTest && job.isStillRender && !region ? options.warmStill : undefined;
       const warm = warmStill && (await renderWarm(warmStill, args, timeoutMs, { jobId, chunk: index }));
       if (warm) {
+        step('render');
         loggedLines += warm.length;
         frameSeconds['1'] = Number(((Date.now() - blenderStart) / 1000).toFixed(3));
         blenderMs = Date.now() - blenderStart;
@@ -196,7 +210,10 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         onLog: (message, level) => {
           loggedLines += 1;
           // The render loop starts after the scene is built: the first frame's time starts there.
-          if (level === 'info' && message.startsWith('rendering ')) lastMark = Date.now();
+          if (level === 'info' && message.startsWith('rendering ')) {
+            lastMark = Date.now();
+            if (steps.build === undefined) step('build');
+          }
         },
         onProgress: ({ frame }) => {
           const now = Date.now();
@@ -205,7 +222,9 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
           if (!job.isStillRender) stores!.add(frame);
         },
       }).finally(() => (blenderMs = Date.now() - blenderStart));
+      step('render');
       await stores!.finished();
+      step('store');
     }
     if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
 
@@ -238,7 +257,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
   } finally {
     clearInterval(heartbeat);
     await rm(workDir, { recursive: true, force: true });
-    options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length });
+    step('finish');
+    options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length, steps });
   }
 }
 

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { runChunk } from './chunk-runner';
+import { runChunk, type ChunkTimings } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
@@ -29,10 +29,17 @@ import { WarmScenes } from './warm-scene';
 import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
+import { businessMetrics, CHUNK_STEPS } from '../observability/metrics';
 import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
 import { getConfig, resetConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
+
+/** One structured line per chunk (log queries and the farm benchmark read it), and each step's time as a metric (the dashboard's). */
+function onTimings(timings: ChunkTimings): void {
+  log.info('Chunk timings', { event: 'chunk_timings', ...timings });
+  for (const step of CHUNK_STEPS) if (timings.steps[step] !== undefined) businessMetrics.chunkStep(step, timings.steps[step]);
+}
 const EXIT_USAGE = 64;
 
 function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'encode'; jobId: string } | undefined {
@@ -81,7 +88,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill }) : runEncode(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill, onTimings }) : runEncode(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
@@ -106,8 +113,7 @@ const threads = Number(process.env.RENDER_THREADS) || undefined;
 const stopping = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
 
-// One structured line per chunk: where its time went (log queries and the farm benchmark read it).
-const onTimings = (timings: { totalMs: number; blenderMs: number; frames: number }) => log.info('Chunk timings', { event: 'chunk_timings', ...timings });
+
 const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
 const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };

@@ -46,6 +46,8 @@ export class LivePreviews extends Construct {
       reservedConcurrentExecutions: PREVIEW_CONCURRENCY,
       logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       environment: { ...props.environment, RENDER_STEP: 'preview', RENDER_THREADS: '1' },
+      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
+      tracing: lambda.Tracing.ACTIVE,
       description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
     });
     this.target = props.provisionedConcurrency > 0

@@ -43,6 +43,8 @@ export class MediaProbe extends Construct {
       reservedConcurrentExecutions: PROBE_CONCURRENCY,
       logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
       environment: { ...props.environment, RENDER_STEP: 'probe' },
+      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
+      tracing: lambda.Tracing.ACTIVE,
       description: "Measures an uploaded audio file's duration with ffprobe, from the render image",
     });
   }

@@ -10,7 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { Construct } from 'constructs';
 import type { ServerFunction } from './server-function';
-import { METRIC, type MetricName } from '../../observability/metrics';
+import { CHUNK_STEPS, METRIC, type MetricName } from '../../observability/metrics';
 import { SERVICE_NAME } from '../../observability/logger';
 
 /**
@@ -96,6 +96,16 @@ export class Monitoring extends Construct {
         dimensions: { service: '$.service' },
       });
     }
+    // Each step of a chunk, by step (the render function's EMF lines are read by CloudWatch itself).
+    new logs.MetricFilter(this, `${METRIC.chunkStep}Filter`, {
+      logGroup: farmLogGroup,
+      filterPattern: logs.FilterPattern.numberValue(`$.${METRIC.chunkStep}`, '>=', 0),
+      metricNamespace: this.namespace,
+      metricName: METRIC.chunkStep,
+      metricValue: `$.${METRIC.chunkStep}`,
+      dimensions: { service: '$.service', step: '$.step' },
+      unit: cloudwatch.Unit.MILLISECONDS,
+    });
   }
 
   /**
@@ -159,6 +169,13 @@ export class Monitoring extends Construct {
             props.renderQueue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
           ])
         : new cloudwatch.TextWidget({ markdown: '### Render queue\nDepth and oldest message appear here once the stack has a render queue (`Monitoring.buildDashboard({ renderQueue })`).', width: 8, height: 6 }),
+    );
+    // Where a chunk's time goes on the farm, step by step (render/chunk-runner.ts's CHUNK_STEPS), against the bench's figures (npm run bench:delivery).
+    const step = (name: string, statistic: string) =>
+      new cloudwatch.Metric({ namespace: this.namespace, metricName: METRIC.chunkStep, dimensionsMap: { service: SERVICE_NAME, step: name }, statistic, period: hour, label: name });
+    this.dashboard.addWidgets(
+      graph('Chunk steps, p50 (ms)', CHUNK_STEPS.map((name) => step(name, 'p50')), 12),
+      graph('Chunk steps, p95 (ms)', CHUNK_STEPS.map((name) => step(name, 'p95')), 12),
     );
     this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: Math.max(4, Math.ceil(this.alarms.length / 4) + 2) }));
   }

@@ -16,7 +16,27 @@ export interface RenderFunctionProps {
   sessionBroker: lambda.IFunction;
   /** Executions at once, reserved for the function (renderFunctionConcurrency). */
   reservedConcurrency: number;
-  architecture: 'x86_64' | 'arm64';
+  /** The worker image and its processor (workerImage). */
+  worker: WorkerImage;
+}
+
+/** The render worker's container image (render/Dockerfile) and the processor it is built for: the render, probe and preview functions run it. */
+export interface WorkerImage {
+  image: lambda.DockerImageCode;
+  architecture: lambda.Architecture;
+}
+
+/**
+ * Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's worker runs Lambda's Runtime API
+ * loop when AWS_LAMBDA_RUNTIME_API is set. It is built for the functions' processor (an arm64 function cannot run an
+ * x86 image); one asset, built once, whichever functions run it.
+ */
+export function workerImage(architecture: 'x86_64' | 'arm64'): WorkerImage {
+  const arm = architecture === 'arm64';
+  return {
+    image: lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 }),
+    architecture: arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+  };
 }
 
 /**
@@ -49,24 +69,15 @@ export class RenderFunction extends Construct {
   readonly deadLetters: sqs.Queue;
   readonly logGroup: logs.LogGroup;
   readonly concurrency: number;
-  /** The worker image as the function runs it, and its processor: the media probe runs the same (one asset, built once). */
-  readonly image: lambda.DockerImageCode;
-  readonly architecture: lambda.Architecture;
 
   constructor(scope: Construct, id: string, props: RenderFunctionProps) {
     super(scope, id);
     this.concurrency = props.reservedConcurrency;
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true });
-    const arm = props.architecture === 'arm64';
-    // Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's
-    // worker runs Lambda's Runtime API loop when AWS_LAMBDA_RUNTIME_API is set.
-    // The image is built for the function's processor (an arm64 function cannot run an x86 image).
-    this.image = lambda.DockerImageCode.fromImageAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 });
-    this.architecture = arm ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64;
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      code: this.image,
-      architecture: this.architecture,
+      code: props.worker.image,
+      architecture: props.worker.architecture,
       memorySize: RENDER_FUNCTION.memoryMiB,
       timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),
       ephemeralStorageSize: EPHEMERAL_STORAGE,
@@ -76,6 +87,8 @@ export class RenderFunction extends Construct {
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
+      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
+      tracing: lambda.Tracing.ACTIVE,
       description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
     });
     // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the

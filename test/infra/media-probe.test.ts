@@ -44,9 +44,9 @@ describe('the media probe (uploads measured without an operator\'s layer)', () =
     expect(Object.keys(manifest.dockerImages)).toHaveLength(1);
   }, SYNTH_TIMEOUT_MS);
 
-  it('when the probe runs, its role grants nothing: no storage, no table, not even the session broker (it reads the one upload through the URL the API presigns)', () => {
+  it('when the probe runs, its role grants nothing but sending its traces: no storage, no table, not even the session broker (it reads the one upload through the URL the API presigns)', () => {
     const [, probe] = imageFunction('probe');
-    expect(statementsOf(roleOf(probe))).toEqual([]);
+    expect(statementsOf(roleOf(probe))).toEqual([{ Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' }]);
   });
 
   it('when a job is created (web or render API), its function may invoke the probe and is told its name; no other function may', () => {

@@ -43,11 +43,13 @@ describe('alarms', () => {
 
   it("when the farm's containers write the worker's metric lines, metric filters turn them into the same metrics", () => {
     const filters = resourcesOf(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
-    expect(filters.map((filter) => filter.MetricTransformations[0].MetricName).sort()).toEqual([...WORKER_METRICS].sort());
+    expect(filters.map((filter) => filter.MetricTransformations[0].MetricName).sort()).toEqual([...WORKER_METRICS, METRIC.chunkStep].sort());
     for (const filter of filters) {
       const [transformation] = filter.MetricTransformations;
       expect(filter.FilterPattern).toContain(`$.${transformation.MetricName}`);
-      expect(transformation).toMatchObject({ MetricNamespace: 'CloudRender/prod', MetricValue: `$.${transformation.MetricName}`, Dimensions: [{ Key: 'service', Value: '$.service' }] });
+      // A chunk's steps are kept apart by step (render/chunk-runner.ts).
+      const dimensions = [{ Key: 'service', Value: '$.service' }, ...(transformation.MetricName === METRIC.chunkStep ? [{ Key: 'step', Value: '$.step' }] : [])];
+      expect(transformation).toMatchObject({ MetricNamespace: 'CloudRender/prod', MetricValue: `$.${transformation.MetricName}`, Dimensions: dimensions });
     }
   });
 
@@ -76,10 +78,10 @@ describe('alarms', () => {
 });
 
 describe('traces and the dashboard', () => {
-  it("when any of the product's functions runs (API, trigger, schedules, stream), X-Ray tracing is active on it", () => {
+  it("when any of the product's functions runs (API, trigger, schedules, stream, and the render image's render, probe and preview functions), X-Ray tracing is active on it", () => {
     // CDK's own deployment helpers (bucket clean-up, site upload) are left out: they run only at deploy time.
-    const functions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/'));
-    expect(functions).toHaveLength(14);
+    const functions = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description).startsWith('lambdas/') || fn.Properties.PackageType === 'Image');
+    expect(functions).toHaveLength(17);
     for (const [id, fn] of functions) expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
   });
 
@@ -87,7 +89,7 @@ describe('traces and the dashboard', () => {
     const dashboards = resourcesOf(template, 'AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);
     const body = JSON.stringify(dashboards[0][1].Properties.DashboardBody);
-    for (const text of ['API latency (p95, ms)', '\\"Latency\\"', '\\"5xx\\"', METRIC.rendersDone, METRIC.rendersFailed, 'Render failure rate', METRIC.paymentToResult, '\\"p50\\"', METRIC.refunds, METRIC.chargebacks, 'Render queue']) {
+    for (const text of ['Chunk steps, p50 (ms)', 'Chunk steps, p95 (ms)', 'API latency (p95, ms)', '\\"Latency\\"', '\\"5xx\\"', METRIC.rendersDone, METRIC.rendersFailed, 'Render failure rate', METRIC.paymentToResult, '\\"p50\\"', METRIC.refunds, METRIC.chargebacks, 'Render queue']) {
       expect(body, text).toContain(text);
     }
     const alarmIds = resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([id]) => id);

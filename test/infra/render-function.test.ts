@@ -6,10 +6,12 @@ import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from
 
 let template: Template;
 let tuned: Template;
+let batchOnly: Template;
 beforeAll(() => {
   template = synthesizeTemplate();
   tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'x86_64' });
-}, 2 * SYNTH_TIMEOUT_MS);
+  batchOnly = synthesizeTemplate({ renderFunctionConcurrency: 0 });
+}, 3 * SYNTH_TIMEOUT_MS);
 
 // The worker's image runs as two functions: the render function (RENDER_STEP=function) and the media probe.
 const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image' && fn.Properties.Environment.Variables.RENDER_STEP === 'function');
@@ -28,6 +30,13 @@ describe('the render function (fast path)', () => {
     const variables = fn.Properties.Environment.Variables;
     expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus) });
     expect(renderFunction(tuned)[1].Properties.ReservedConcurrentExecutions).toBe(40);
+  });
+
+  it('when the render function is off (renderFunctionConcurrency 0, an account without the concurrency for it), there is none, no API function is told of one, and the probe and previews still run the worker image', () => {
+    expect(imageFunctions(batchOnly)).toEqual([]);
+    for (const [, fn] of resourcesOf(batchOnly, 'AWS::Lambda::Function')) expect(fn.Properties.Environment?.Variables?.RENDER_FUNCTION_NAME).toBeUndefined();
+    const steps = resourcesOf(batchOnly, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image').map(([, fn]) => fn.Properties.Environment.Variables.RENDER_STEP);
+    expect(steps.sort()).toEqual(['preview', 'probe']);
   });
 
   it('when no architecture is set, the function runs on arm64 (the lower rate) while the Batch tasks keep theirs; the setting can put it on x86_64', () => {

@@ -12,7 +12,8 @@ import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
 import { resumeRenderJob } from '../../core/jobs/render-jobs';
 import { findBlender } from '../../render/blender';
-import { runChunk } from '../../render/chunk-runner';
+import { runChunk, type ChunkTimings } from '../../render/chunk-runner';
+import { CHUNK_STEPS } from '../../observability/metrics';
 import { resetConfig } from '../../core/config';
 import { localPool, resetClients } from '../../composition/server';
 import { farmJobState } from '../../core/jobs/launch';
@@ -94,7 +95,15 @@ describe('the local render farm', () => {
     const job = await smallAnimation({ total_frames: 10 });
     const chunks = await listChunksOfJob(job.jobId);
     expect(chunks.length).toBeGreaterThan(1);
-    for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'segments-test', threads: 1 })).toBe('done');
+    const timings: ChunkTimings[] = [];
+    for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'segments-test', threads: 1, onTimings: (t) => timings.push(t) })).toBe('done');
+    // Where each chunk's time went, every step named, in order: the dashboard's metrics per step.
+    for (const { steps, totalMs } of timings) {
+      expect(Object.keys(steps)).toEqual([...CHUNK_STEPS]);
+      const sum = Object.values(steps).reduce((a, b) => a + b, 0);
+      expect(Math.abs(sum - totalMs)).toBeLessThanOrEqual(2);
+      expect(steps.render).toBeGreaterThan(0);
+    }
     expect((await storedKeys(job)).filter((key) => key.startsWith('segments/'))).toEqual(chunks.map((c) => segmentFile(c.frameStart)).sort());
     for (const chunk of chunks) {
       const file = join(dir, `segment-${job.jobId}-${chunk.index}.mp4`);
