@@ -51,8 +51,8 @@ export function synthesisedStack(context: Record<string, string>): { stackName: 
   const cdkJson = JSON.parse(readFileSync(fromRoot('cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   const app = new App({ context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] } });
   const settings = readSettings(app.node, process.env.CDK_DEFAULT_REGION);
-  new CloudRenderStack(app, settings.stackName, { settings });
-  return { stackName: settings.stackName, template: app.synth().getStackByName(settings.stackName).template };
+  const stack = new CloudRenderStack(app, settings.stackName, { settings });
+  return { stackName: stack.stackName, template: app.synth().getStackByName(stack.stackName).template };
 }
 
 /** The account's concurrency, and what this stack's functions (named `<stack>-...` by CloudFormation) reserve now. */
