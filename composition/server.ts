@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { getConfig, type Config } from '../core/config';
+import { getConfig, resetConfig, type Config } from '../core/config';
 import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider, type Ports, type Previewer } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
@@ -157,6 +157,27 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
  */
 export function holdWorkerToItsJob(jobId: string): void {
   guardTableWrites(ports().documentClient(), (command, input) => refusedWorkerRequest(jobId, command, input));
+}
+
+/** The job and ticket the render function's environment holds its clients for (serveInvocationJob). */
+let invocationJob: string | undefined;
+
+/**
+ * A render function invocation's job: its settings, and table and storage clients with credentials for that job
+ * alone, held to its writes as on Batch. The next invocation of the same job and ticket in the same environment
+ * keeps them: its chunk asks neither the session broker nor STS again (the credentials are asked for again before
+ * they expire). Another job's invocation gets its own.
+ */
+export function serveInvocationJob(jobId: string, ticket: string | undefined): void {
+  const key = JSON.stringify([jobId, ticket ?? null]);
+  if (key === invocationJob) return;
+  process.env.JOB_ID = jobId;
+  if (ticket) process.env.WORKER_TICKET = ticket;
+  else delete process.env.WORKER_TICKET;
+  resetConfig();
+  resetClients();
+  holdWorkerToItsJob(jobId);
+  invocationJob = key;
 }
 
 /** For tests that change the worker's settings within one process. */

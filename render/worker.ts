@@ -30,8 +30,8 @@ import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-sti
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '../observability/metrics';
-import { composeServer, holdWorkerToItsJob, resetClients } from '../composition/server';
-import { getConfig, resetConfig } from '../core/config';
+import { composeServer, holdWorkerToItsJob, serveInvocationJob } from '../composition/server';
+import { getConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
 
@@ -77,13 +77,8 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     const work = invocationOf(event);
     // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
     // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
-    process.env.JOB_ID = work.jobId;
-    if (work.workerTicket) process.env.WORKER_TICKET = work.workerTicket;
-    else delete process.env.WORKER_TICKET;
-    resetConfig();
-    resetClients();
-    // The table client is made again for this job: it holds itself to this job's writes, as on Batch.
-    holdWorkerToItsJob(work.jobId);
+    // The same job's next chunk in this environment keeps them.
+    serveInvocationJob(work.jobId, work.workerTicket);
     const threads = Number(process.env.RENDER_THREADS) || undefined;
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../core/config';
 import { workerSessionPolicy } from '../../adapters/worker-credentials';
-import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, workerCredentials } from '../../composition/server';
+import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '../../composition/server';
 import { documentClient, s3Client } from '../../core/ports';
 import { envSettings } from './env-settings';
 
@@ -97,6 +97,31 @@ describe('the render worker\'s credentials on AWS', () => {
       expect(credentials.accessKeyId).toBe('ASIABROKERED');
     }
     resetClients();
+  });
+
+  it("when a render function environment serves the same job's next chunk, it keeps that job's credentials; another job's invocation asks the broker for its own", async () => {
+    const sessionOf = async () => (await (documentClient().config.credentials as () => Promise<{ accessKeyId: string }>)()).accessKeyId;
+    const other = 'b6f1c3f4-9a51-4a7e-a3a0-7b0e2f5c1d22';
+    const asked = () => invocations.filter((call) => call.path.includes(settings.WORKER_SESSION_FUNCTION)).map((call) => (call.body as { jobId: string }).jobId);
+    try {
+      const before = asked().length;
+      serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
+      const client = documentClient();
+      expect(await sessionOf()).toBe('ASIABROKERED');
+      serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
+      expect(documentClient(), 'the same clients').toBe(client);
+      expect(await sessionOf()).toBe('ASIABROKERED');
+      expect(asked().slice(before)).toEqual([settings.JOB_ID]);
+
+      serveInvocationJob(other, 'another-ticket');
+      expect(documentClient()).not.toBe(client);
+      await sessionOf();
+      expect(asked().slice(before)).toEqual([settings.JOB_ID, other]);
+      expect(invocations.at(-1)!.body).toEqual({ jobId: other, ticket: 'another-ticket' });
+    } finally {
+      serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
+      resetClients();
+    }
   });
 
   it('when the broker refuses the ticket, the worker gets no credentials', async () => {
