@@ -1,9 +1,11 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { clientSettings, instrument, type CallSettings } from './clients';
 
 export interface FunctionFarmSettings {
   region: string;
   /** The render function's name (RENDER_FUNCTION_NAME). */
   functionName?: string;
+  calls?: CallSettings;
   /** Tests only: a local double of Lambda's Invoke API (LAMBDA_ENDPOINT). */
   endpoint?: string;
 }
@@ -35,8 +37,10 @@ export class FunctionFarm {
 
   constructor(private readonly settings: FunctionFarmSettings) {}
 
+  /** Made as every client is (adapters/clients.ts): the caller's deadlines and retries, and `farm` named on its errors, so a throttled or unreachable Invoke is a 503. */
   private lambda(): LambdaClient {
-    this.client ??= new LambdaClient({ region: this.settings.region, ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}), requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true }, maxAttempts: 3 });
+    const { region, endpoint, calls } = this.settings;
+    this.client ??= instrument(new LambdaClient({ region, ...(endpoint ? { endpoint } : {}), ...clientSettings(calls) }), 'farm', undefined, calls);
     return this.client;
   }
 
@@ -47,13 +51,15 @@ export class FunctionFarm {
     const scope = { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: job.workerTicket };
     // Nothing left to render (a resume after every chunk was done): the finishing step alone.
     const invocations: FunctionInvocation[] = indexes.length > 0 ? indexes.map((index) => ({ step: 'chunk', ...scope, index })) : encode ? [{ step: 'encode', ...scope }] : [];
-    for (let i = 0; i < invocations.length; i += INVOKES_AT_ONCE) {
-      await Promise.all(
-        invocations.slice(i, i + INVOKES_AT_ONCE).map((payload) =>
-          this.lambda().send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(payload)) })),
-        ),
-      );
-    }
+    // INVOKES_AT_ONCE in flight throughout: each one answered sends the next, so one slow answer holds back no round.
+    let next = 0;
+    const sender = async () => {
+      while (next < invocations.length) {
+        const payload = invocations[next++];
+        await this.lambda().send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(payload)) }));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(INVOKES_AT_ONCE, invocations.length) }, sender));
     // Asynchronous invocations have no id to ask about later.
     return [];
   }

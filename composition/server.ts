@@ -73,7 +73,7 @@ export function composeServer(): void {
       const adapters = current();
       const { config } = adapters;
       if (engine === 'local') return localFarm(localPool());
-      if (engine === 'function') return (adapters.function ??= new FunctionFarm({ region: config.AWS_REGION, functionName: config.RENDER_FUNCTION_NAME, endpoint: config.LAMBDA_ENDPOINT }));
+      if (engine === 'function') return (adapters.function ??= new FunctionFarm({ region: config.AWS_REGION, functionName: config.RENDER_FUNCTION_NAME, calls: callSettings(config), endpoint: config.LAMBDA_ENDPOINT }));
       return (adapters.batch ??= new BatchFarm({
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,
