@@ -24,6 +24,7 @@ import { runChunk, type ChunkTimings } from './chunk-runner';
 import { runEncode } from './encode-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
+import { sharedDenoiser } from './denoiser';
 import { previewInvocation } from './preview-step';
 import { WarmScenes } from './warm-scene';
 import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
@@ -34,6 +35,8 @@ import { composeServer, holdWorkerToItsJob, serveInvocationJob } from '../compos
 import { getConfig } from '../core/config';
 
 const EXIT_RETRY = 75;
+/** The most of Lambda's 10-s Init the denoiser's load may take before the first invocation is asked for. */
+const INIT_DENOISER_MS = 5_000;
 
 /** One structured line per chunk (log queries and the farm benchmark read it), and each step's time as a metric (the dashboard's). */
 function onTimings(timings: ChunkTimings): void {
@@ -69,6 +72,14 @@ if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview')
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  // The denoiser's model is loaded during Init, before the first invocation asks for work: a still's finishing step
+  // (or a final frame) then finds its session ready instead of creating it on the critical path (0.2-0.3 s here, from
+  // a warm disk; longer from an image Lambda loads lazily). At most INIT_DENOISER_MS of Init's 10 s; a failed load
+  // is tried again on first use.
+  await Promise.race([
+    sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load during Init: it is loaded on first use', { error })),
+    new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
+  ]);
   // Free test stills are made by warm scene servers this environment keeps between invocations (render/warm-still.ts):
   // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
   const stills = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined, bands: Math.min(8, availableParallelism()) });
