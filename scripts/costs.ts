@@ -85,7 +85,7 @@ export const USAGE = {
   videoMbPerSecond: 1.5,
   logKbPerFrame: 2,
   imageGb: 1.5,
-  /** A Full-HD Text Animation final frame, measured on 2 cores before the denoising work (ARCHITECTURE.md). */
+  /** A Full-HD Text Animation final frame, measured on 2 cores before the denoising work (docs/costs.md). */
   measuredTextFrameSeconds: 186,
 } as const;
 

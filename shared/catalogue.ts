@@ -5,7 +5,7 @@
  * Assets are produced by the renderer under web/public/previews/ and served from
  * '/previews/<slug>[-cold|-hot].jpg|.mp4'; the renderer builds scene <slug> with
  * render/scenes/<slug>.py, so `slug` is the link between the catalogue and the worker.
- * `blendfile` is the template name stored on jobs (seed field; no binary .blend exists).
+ * `blendfile` is the template name stored on jobs (a field of the job record; no binary .blend exists).
  */
 import { IMAGE_EXTENSIONS, fileExtension, normalizeFileName } from './files';
 import { MISSING_AUDIO, MISSING_IMAGE, MISSING_MODEL, uploadTooLarge, uploadTypeNotAccepted } from './messages';
@@ -114,7 +114,7 @@ function previews(slug: string, ext: 'jpg' | 'mp4', styled: boolean): StyledAsse
 }
 
 /*
- * Log lines: 50 for a still and 400 for an animation (seed). The two audio scenes print
+ * Log lines: 50 for a still and 400 for an animation by default. The two audio scenes print
  * far more because every frame logs: the light Audio Reactive scene is given 450 and the
  * heavy dark-drop scene (0.3 min per frame) 10000. These are expectations for a progress
  * bar that stays below 100 % until the job is done, not hard limits.
@@ -272,7 +272,7 @@ export function getScene(id: number | string): Scene | undefined {
   return scenes.find((scene) => scene.id === numeric);
 }
 
-/** Falls back to the seed's default of 100 log lines. */
+/** Falls back to a default of 100 log lines. */
 export const DEFAULT_LOG_LINES = 100;
 
 export function logLinesFor(scene: Pick<SceneDefinition, 'logLines'> | undefined, mode: RenderMode): number {
@@ -309,7 +309,7 @@ export interface SceneFilter {
 /**
  * Case-insensitive substring match of the search on the title, then the category:
  * 'all' keeps everything, 'favorites' only favorited scenes, any other value the scenes
- * of that type (so 'video' scenes appear under 'all' only, as the seed's buttons allow).
+ * of that type (so 'video' scenes appear under 'all' only: there is no 'video' category button).
  */
 export function filterScenes<T extends Pick<SceneDefinition, 'id' | 'type' | 'title'>>(
   list: readonly T[],
@@ -345,7 +345,7 @@ export interface UploadRule {
 /**
  * Accepted uploads: image/* for images, .fbx .obj .stl .gltf .glb
  * .usd for 3D, MP3 and WAV for audio. Decisions of ours:
- * - images must also carry one of the seed's image extensions, so the worker only meets
+ * - images must also carry one of the IMAGE_EXTENSIONS, so the worker only meets
  *   formats it knows (image/heic or image/svg+xml would fail mid-render);
  * - models are checked by extension only, as browsers report '' or
  *   application/octet-stream for these formats;

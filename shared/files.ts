@@ -74,7 +74,7 @@ export const MAX_RESOLUTION = 4096;
 
 /**
  * Clamps a resolution field to 128..4096 when the field is left. An empty or
- * non-numeric field becomes 128 (the seed's rule); fractions are rounded to whole pixels.
+ * non-numeric field becomes 128 (the minimum); fractions are rounded to whole pixels.
  */
 export function clampResolution(value: string | number): number {
   const parsed = typeof value === 'number' ? value : Number.parseInt(value.trim(), 10);
@@ -88,7 +88,7 @@ export interface ResolutionPreset {
   label: string;
 }
 
-/** The three presets shown directly, then the 'More' menu (which repeats 4K, as the seed lists it). */
+/** The three presets shown directly, then the 'More' menu (which repeats 4K on purpose). */
 export const RESOLUTION_PRESETS: { main: readonly ResolutionPreset[]; more: readonly ResolutionPreset[] } = {
   main: [
     { width: 1080, height: 1920, label: 'Vertical' },
@@ -164,7 +164,7 @@ export type BlendMode = (typeof BLEND_MODES)[number];
 
 /**
  * Bounds of the image alignment controls. Position x/y is an offset in percent of the
- * template's width/height (our choice; the seed only names the fields). Opacity is the
+ * template's width/height (our choice of unit). Opacity is the
  * template overlay's, so it starts half-transparent to show both layers.
  */
 export const ALIGNMENT = {
@@ -181,7 +181,7 @@ export const ASPECT_MISMATCH_TOLERANCE = 0.01;
 /**
  * True when the uploaded aspect ratio differs from the template's by more than 1 %
  * (relative to the template). The 1e-9 slack keeps an exact 1 % (1.01 vs 1, whose binary
- * difference is 0.010000000000000009) on the "no warning" side, as the seed says "over".
+ * difference is 0.010000000000000009) on the "no warning" side: only a difference over 1 % warns.
  */
 export function aspectMismatch(uploadedRatio: number, templateRatio: number): boolean {
   const relative = Math.abs(uploadedRatio - templateRatio) / templateRatio;

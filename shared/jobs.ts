@@ -1,8 +1,8 @@
 /**
  * Render job rules: status badges, progress, staleness, allowed actions, time accuracy
- * and thumbnails. Our server states are those of
- * ARCHITECTURE.md; the seed's running state 'in_progress' maps to our 'queued' and
- * 'rendering' and is still accepted wherever a status is read, for old records.
+ * and thumbnails. Our server states are JOB_STATUSES; the legacy running state
+ * 'in_progress' (stored by earlier versions) maps to our 'queued' and 'rendering' and is
+ * still accepted wherever a status is read, for old records.
  */
 import { isImageFile, isVideoFile } from './files';
 import { clamp } from './numbers';
@@ -10,7 +10,7 @@ import { clamp } from './numbers';
 export const JOB_STATUSES = ['awaiting_payment', 'queued', 'rendering', 'done', 'failed', 'abandoned'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Statuses read back from storage: ours plus the seed's legacy running states. */
+/** Statuses read back from storage: ours plus the legacy running states of earlier versions. */
 export type StoredJobStatus = JobStatus | 'in_progress' | 'processing';
 
 /** ISO-8601 string or epoch milliseconds. */
@@ -73,7 +73,7 @@ export function isRunning(status: string): boolean {
 }
 
 /**
- * Statuses that pause the 5-hour inactivity logout: the seed's rendering, in_progress and
+ * Statuses that pause the 5-hour inactivity logout: rendering, the legacy in_progress and
  * processing, plus our queued (a paid job waiting for its worker).
  */
 export function keepsSessionAlive(status: string): boolean {
@@ -156,7 +156,7 @@ export function bannerOffersResume(job: JobActivity): boolean {
 }
 
 /**
- * 'Abandon Job' for the seed's in_progress (our queued and rendering) and failed jobs,
+ * 'Abandon Job' for running jobs (queued, rendering, legacy in_progress) and failed jobs,
  * plus awaiting_payment: nothing was paid, and the user should be able to drop it.
  */
 export function canAbandon(job: Pick<JobActivity, 'status'>): boolean {
@@ -226,7 +226,7 @@ export function shouldSendTimeAccuracyReport(ratio: number): boolean {
   return ratio < TIME_ACCURACY.REPORT_BELOW || ratio > TIME_ACCURACY.REPORT_ABOVE;
 }
 
-/** As the seed names them: under 0.8 is 'UNDERESTIMATED', everything else 'OVERESTIMATED'. */
+/** Under 0.8 is 'UNDERESTIMATED', everything else 'OVERESTIMATED' (the report types' fixed names). */
 export function timeAccuracyReportType(ratio: number): TimeAccuracyReportType {
   return ratio < TIME_ACCURACY.REPORT_BELOW ? 'UNDERESTIMATED' : 'OVERESTIMATED';
 }
@@ -240,7 +240,7 @@ export function timeAccuracyColor(ratio: number): 'red' | 'yellow' | 'green' {
 /**
  * Actual render minutes of a job that recorded no completion figure: from its start to
  * the last render activity, else the last user action, else now. Null when the start is
- * missing or the span is invalid or negative (the seed ignores such values).
+ * missing or the span is invalid or negative (such values are ignored).
  */
 export function actualRenderMinutes(
   job: { startTime?: Timestamp; lastRenderActivity?: Timestamp; lastActive?: Timestamp },

@@ -1,7 +1,8 @@
 /**
  * User-facing texts of the error catalogues and
  * the validation rules, in one place so the web app and the API say exactly the same
- * thing. Texts marked "ours" are not in the seeds: the rebuild needed them.
+ * thing. Texts marked "ours" are new in this rebuild; the others keep the product's
+ * original wording.
  */
 
 // ---------------------------------------------------------------- site gate
@@ -20,7 +21,7 @@ export const LOGIN_FAILED = 'Failed to log in. Please check your credentials.';
 export const GOOGLE_SIGN_IN_FAILED = 'Failed to sign in with Google';
 
 /**
- * Login error text for an error code. Accepts the seed's codes and the equivalent
+ * Login error text for an error code. Accepts the short codes ('wrong-password', …) and the equivalent
  * Cognito exception names, so the web maps provider errors in one place.
  */
 export function loginErrorMessage(code: string | undefined): string {
@@ -58,7 +59,7 @@ export function signupFailed(message: string): string {
   return `Failed to create an account: ${message}`;
 }
 
-/** Sign-up error text for a seed code or the equivalent Cognito exception name. */
+/** Sign-up error text for a short code ('email-already-in-use', …) or the equivalent Cognito exception name. */
 export function signupErrorMessage(code: string | undefined, message = ''): string {
   switch (code) {
     case 'email-already-in-use':
@@ -83,7 +84,7 @@ export const NEW_PASSWORD_TOO_WEAK = 'New password is too weak';
 export const PASSWORD_UPDATE_FAILED = 'Failed to update password. Please try again.';
 export const PASSWORD_UPDATED = 'Password updated successfully!';
 
-/** Password-change error text for a seed code or the equivalent Cognito exception name. */
+/** Password-change error text for a short code ('wrong-password', …) or the equivalent Cognito exception name. */
 export function passwordChangeErrorMessage(code: string | undefined): string {
   switch (code) {
     case 'wrong-password':

@@ -39,7 +39,7 @@ export function signupStrengthLabel(password: string): StrengthLabel {
 
 /**
  * Account-screen meter, by score: Very Weak (0-1), Weak (2), Fair (3), Good (4), Strong (5).
- * The seed gives no colours here; we reuse the sign-up ones so both meters agree.
+ * It reuses the sign-up meter's colours so both meters agree.
  */
 export function accountStrengthLabel(score: number): StrengthLabel {
   if (score <= 1) return { label: 'Very Weak', color: 'red' };

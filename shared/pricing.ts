@@ -224,7 +224,7 @@ export function baseRenderTimeFor(scene: Pick<PricedScene, 'baseRenderTime'>, mo
  * - media-driven scenes (sound, video): frames = ceil(duration × 30), the duration
  *   defaulting to 10 s until a file is measured. Sound scenes with audioRenderTime take
  *   the audio-visualizer formula; other media-driven animations take the audio-video one.
- * - other animations: frames = endFrame ?? 120. The seed prices them as base × scale
+ * - other animations: frames = endFrame ?? 120. They are priced as base × scale
  *   (base already covers the scene's whole animation), so frames only tells the worker
  *   how many frames to render and the history card how many to expect.
  * The returned `frames` is what the worker renders, so what is charged is what is rendered.

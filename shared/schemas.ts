@@ -1,5 +1,5 @@
 /**
- * Validation of every form and API payload (zod 4), with the seeds' own error texts.
+ * Validation of every form and API payload (zod 4), with the product's own error texts.
  * The web form and the Lambda handler parse with the same schema. Every object is
  * strict: an unknown key is an error, not silently carried along.
  */
@@ -79,9 +79,9 @@ export const loginForm = z.strictObject({
 });
 
 /**
- * The first broken rule of a new password, in the seed's order: confirmation, length,
+ * The first broken rule of a new password, checked in this order: confirmation, length,
  * then strength (the form shows one message at a time). Length also applies to a
- * password change: section 9 sets 8 characters as the minimum for every password.
+ * password change: 8 characters is the minimum for every password.
  */
 function checkNewPassword(
   ctx: Ctx,

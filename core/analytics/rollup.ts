@@ -22,7 +22,7 @@ import {
  * with its period_start. EventBridge runs it daily (`handler`); an admin's Import
  * runs one kind (`runRollup`), 'daily' included.
  *
- * The seed names the figures but not their definitions; these are ours:
+ * The figures' definitions are ours:
  *
  * Windows. A record's period_start is the UTC day of `asOf` (the time it is
  * computed). An "N-day window" is the N UTC days ending with that day, from the

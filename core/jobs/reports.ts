@@ -8,7 +8,7 @@ const readable = (value: number | undefined): string => (value === undefined ? '
 
 export type ReportType = 'manual' | 'automatic' | 'time_accuracy';
 
-/** The seed's report date: Europe/Paris time zone, French format. */
+/** A report's date: Europe/Paris time zone, French format. */
 export function parisDate(date: Date): string {
   return new Intl.DateTimeFormat('fr-FR', { timeZone: 'Europe/Paris', dateStyle: 'full', timeStyle: 'long' }).format(date);
 }
@@ -18,7 +18,7 @@ export function jobLink(jobId: string): string {
 }
 
 /**
- * E-mails a problem report to support with the seed's fields: user, job, message,
+ * E-mails a problem report to support with these fields: user, job, message,
  * date (Europe/Paris, French format), a link to the job and the report type.
  * Time-accuracy reports also describe the job's render settings and timings.
  */

@@ -14,7 +14,7 @@ import { frameFile } from '../../shared/render-contract';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */
 const UPLOAD_TICKET_SECONDS = 15 * 60;
-/** Download links last as long as the seed's cached output URL (7 days, SigV4's maximum). */
+/** Download links last 7 days, SigV4's maximum, so a cached output URL stays valid that long. */
 export const DOWNLOAD_URL_SECONDS = 7 * 24 * 3600;
 
 /** Every input lives under its owner's prefix; the server picks the whole key. */

@@ -67,7 +67,7 @@ export async function ensureUser(userId: string, email: string, now = new Date()
   }
 }
 
-/** Records a sign-in and the method it used (the seed's 'login' analytics event). */
+/** Records a sign-in and the method it used (the 'login' analytics event). */
 export async function recordLogin(userId: string, method: 'email' | 'google', now = new Date()): Promise<void> {
   await documentClient().send(
     new UpdateCommand({

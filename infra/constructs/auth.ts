@@ -101,7 +101,7 @@ export class Auth extends Construct {
     this.client = this.userPool.addClient('WebClient', {
       generateSecret: false,
       authFlows: { userPassword: true, userSrp: true },
-      // The spec's login errors tell "no user with this address" from "wrong
+      // The login errors tell "no user with this address" from "wrong
       // password", so Cognito must report which one happened.
       preventUserExistenceErrors: false,
       enableTokenRevocation: true,

@@ -48,7 +48,7 @@ export function errorResponse(error: unknown): ApiResult | undefined {
   return json(STATUS_BY_CODE[error.code], { ...error.details, code: error.code, message: error.message }, headers);
 }
 
-/** The first issue's message is the schema's own text (the spec's words); the field travels beside it. */
+/** The first issue's message is the schema's own text (the product's wording); the field travels beside it. */
 function zodError(error: z.ZodError): InvalidRequestError {
   const issue = error.issues[0];
   return new InvalidRequestError(issue.message, issue.path.length ? { field: issue.path.join('.') } : undefined);

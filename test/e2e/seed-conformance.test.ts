@@ -1,5 +1,5 @@
 /**
- * Small behaviours of the spec that only a real browser shows: pointer capture while
+ * Small behaviours that only a real browser shows: pointer capture while
  * dragging a resolution field, and the login error for an address without an account
  * (from the local identity service through the web app).
  */
@@ -15,7 +15,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('seed conformance in Chromium', () => {
+describe('browser-only behaviours in Chromium', () => {
   it('when a drag starts mid-field and leaves the resolution box, the value still changes once past 30 px', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
     await page.goto(`${webUrl()}/customize/1`);

@@ -41,7 +41,7 @@ describe('POST /api/uploads', () => {
 });
 
 describe('POST /api/jobs paid with credits', () => {
-  it('when the e-mail is not verified, it refuses with the seed text', async () => {
+  it("when the e-mail is not verified, it refuses with the product's text", async () => {
     const user = await unverifiedUser();
     const answer = await api('/api/jobs', { token: user.token, body: smallTextStill() });
     expect(answer.status).toBe(403);
@@ -123,7 +123,7 @@ describe('job routes and ownership', () => {
 });
 
 describe('POST /api/jobs/{jobId}/reports', () => {
-  it('when a user reports a problem, support gets an e-mail with the seed fields; an empty description is refused; a flood is limited', async () => {
+  it('when a user reports a problem, support gets an e-mail with the report fields; an empty description is refused; a flood is limited', async () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const { jobId } = (await api('/api/jobs', { token: user.token, body: smallTextStill() })).body.job;

@@ -80,7 +80,7 @@ const sessions: ClientSession[] = [
 ];
 
 describe('analytics constants', () => {
-  it("when read, they are the specification's values", () => {
+  it("when read, they are the product's fixed values", () => {
     expect([BOUNCE_MS, FLUSH_MS, RETENTION_DAYS, SESSION_QUERY_LIMIT, RECENT_SESSIONS, AUTO_REFRESH_MS]).toEqual([
       30_000, 30_000, 365, 1000, 20, 300_000,
     ]);
@@ -132,7 +132,7 @@ describe('conversions', () => {
     expect(signupConversion(sessions)).toEqual({ converted: 1, base: 5, rate: 20, text: '1 signups from 5 sessions' });
   });
 
-  it('when building the funnel, it counts sessions at each step in the seed order', () => {
+  it('when building the funnel, it counts sessions at each step in funnel order', () => {
     expect(funnel(sessions)).toEqual([
       { name: 'Total Visitors', value: 5 },
       { name: 'New Visitors', value: 2 },

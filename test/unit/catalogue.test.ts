@@ -19,7 +19,7 @@ const scene = (id: number) => getScene(id)!;
 const MB = 1024 * 1024;
 
 describe('catalogue', () => {
-  it('when listed, it holds the 7 seed scenes with their ids, titles, types and slugs', () => {
+  it('when listed, it holds the 7 product scenes with their ids, titles, types and slugs', () => {
     expect(scenes.map(({ id, title, type, slug }) => [id, title, type, slug])).toEqual([
       [1, 'Text Animation', 'text', 'text-animation'],
       [2, 'Image Visualizer', 'image', 'image-visualizer'],
@@ -35,7 +35,7 @@ describe('catalogue', () => {
     }
   });
 
-  it('when render times are read, they are the seed hints', () => {
+  it('when render times are read, they are the fixed hints', () => {
     expect(scene(1).baseRenderTime).toEqual({ still: 1, animation: 2.8 });
     expect(scene(2).baseRenderTime).toBe(3.2);
     expect(scene(3).audioRenderTime).toEqual({ setupTime: 1.2, timePerFrame: 0.05 });
@@ -62,7 +62,7 @@ describe('catalogue', () => {
     expect(DEFAULT_LOG_LINES).toBe(100);
   });
 
-  it('when options are configured, scenes 1 and 7 have cold/hot styles and the colour pickers are per seed', () => {
+  it('when options are configured, scenes 1 and 7 have cold/hot styles and the colour pickers are set per scene', () => {
     for (const id of [1, 7]) expect(scene(id).optionsConfig.backgroundStyles?.map((s) => s.id)).toEqual(['cold', 'hot']);
     expect(scene(1).optionsConfig.colorPicker?.id).toBe('textColor');
     expect(scene(5).optionsConfig.colorPicker?.id).toBe('backgroundColor');
@@ -132,13 +132,13 @@ describe('filterScenes', () => {
     expect(filterScenes(scenes, { category: 'favorites' })).toEqual([]);
   });
 
-  it('when listing the category buttons, they are the seed six', () => {
+  it('when listing the category buttons, they are the fixed six', () => {
     expect(categories).toEqual(['all', 'favorites', 'text', 'image', 'sound', '3D']);
   });
 });
 
 describe('uploads', () => {
-  it('when a scene needs a file, it names the kind and the seed message', () => {
+  it('when a scene needs a file, it names the kind and the upload-first message', () => {
     expect(scenes.map(requiredUploadKind)).toEqual([null, 'image', 'audio', 'model', 'image', 'image', 'audio']);
     expect(requiredUploadKind({ type: 'video' })).toBe('audio');
     expect(missingUploadMessage('image')).toBe('Please upload an image before rendering.');

@@ -55,7 +55,7 @@ describe('clampResolution', () => {
 });
 
 describe('resolution presets', () => {
-  it('when listed, they are the seed presets in order', () => {
+  it('when listed, they are the fixed presets in order', () => {
     const asText = (list: readonly { width: number; height: number }[]) => list.map((p) => `${p.width}x${p.height}`);
     expect(asText(RESOLUTION_PRESETS.main)).toEqual(['1080x1920', '1920x1080', '3840x2160']);
     expect(RESOLUTION_PRESETS.main.map((p) => p.label)).toEqual(['Vertical', 'Full HD', '4K']);
@@ -129,7 +129,7 @@ describe('file names of outputs', () => {
     expect(fileBaseName('')).toBe('download');
   });
 
-  it('when extensions are read, they are lower case and follow the seed lists', () => {
+  it('when extensions are read, they are lower case and follow the accepted-extension lists', () => {
     expect(fileExtension('A/B/Final.MP4?x=1')).toBe('mp4');
     expect(fileExtension('.hidden')).toBe('');
     expect(IMAGE_EXTENSIONS).toEqual(['jpg', 'jpeg', 'png', 'gif', 'bmp', 'webp']);

@@ -30,14 +30,14 @@ const NOW = Date.parse('2025-01-01T12:00:00.000Z');
 const MINUTE = 60_000;
 
 describe('constants', () => {
-  it('when read, they are the seed thresholds', () => {
+  it('when read, they are the fixed thresholds', () => {
     expect(STALE_RESUME_MS).toBe(180_000);
     expect(STALE_CHECK_INTERVAL_MS).toBe(60_000);
     expect(STALLED_WARNING_MS).toBe(300_000);
     expect(WORKER_LOST_MS).toBe(300_000);
   });
 
-  it('when the job texts are read, they are the seed texts', () => {
+  it('when the job texts are read, they are the fixed texts', () => {
     expect(JOB_FAILED).toBe('Job failed to complete successfully.');
     expect(JOB_STALLED).toBe('Render job may be stalled. Please check back later or contact support.');
     expect(ABANDON_CONFIRM).toBe('Are you sure you want to abandon this job? This action cannot be undone.');
@@ -45,7 +45,7 @@ describe('constants', () => {
 });
 
 describe('statusBadge', () => {
-  it('when given each status, it shows the seed label and colour', () => {
+  it('when given each status, it shows its fixed label and colour', () => {
     expect(statusBadge('rendering')).toEqual({ label: 'In Progress', color: 'blue' });
     expect(statusBadge('in_progress')).toEqual({ label: 'In Progress', color: 'blue' });
     expect(statusBadge('queued')).toEqual({ label: 'In Progress', color: 'blue', detail: 'Queued' });

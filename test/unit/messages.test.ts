@@ -23,7 +23,7 @@ describe('messages', () => {
     expect(resumeFailed()).toBe('Failed to resume job: Unknown error');
   });
 
-  it('when login fails, seed codes and Cognito names map to the same text', () => {
+  it('when login fails, short codes and Cognito names map to the same text', () => {
     expect(loginErrorMessage('user-not-found')).toBe('No user found with this email address');
     expect(loginErrorMessage('wrong-password')).toBe('Incorrect password. Please try again.');
     expect(loginErrorMessage('NotAuthorizedException')).toBe('Incorrect password. Please try again.');
@@ -32,7 +32,7 @@ describe('messages', () => {
     expect(loginErrorMessage(undefined)).toBe('Failed to log in. Please check your credentials.');
   });
 
-  it('when sign-up or a password change fails, it gives the seed texts', () => {
+  it('when sign-up or a password change fails, it gives the fixed texts', () => {
     expect(signupErrorMessage('email-already-in-use')).toBe('Email is already registered');
     expect(signupErrorMessage('invalid-email')).toBe('Invalid email address');
     expect(signupErrorMessage('weak-password')).toBe('Password is too weak');
@@ -42,7 +42,7 @@ describe('messages', () => {
     expect(passwordChangeErrorMessage('x')).toBe('Failed to update password. Please try again.');
   });
 
-  it('when the email client answers with a status, it has the seed text', () => {
+  it('when the email client answers with a status, it has the fixed text', () => {
     expect(EMAIL_CLIENT_STATUS_TEXT[451]).toBe('Unavailable For Headless Browser');
     expect(EMAIL_CLIENT_STATUS_TEXT[0]).toBe('Network Error');
   });

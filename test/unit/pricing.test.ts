@@ -15,7 +15,7 @@ import {
   toCents,
 } from '../../shared/pricing';
 
-/** The seed's ten steps, spelled out with literal numbers so a changed constant fails. */
+/** The pricing formula's ten steps, spelled out with literal numbers so a changed constant fails. */
 function byHand(renderMinutes: number) {
   const billable = renderMinutes + 15;
   const cloud = 1.42 * (billable / 60);
@@ -27,7 +27,7 @@ function byHand(renderMinutes: number) {
 }
 
 describe('pricing constants', () => {
-  it("when read, they are the specification's values", () => {
+  it("when read, they are the product's fixed values", () => {
     expect(PRICING).toEqual({
       REFERENCE_WIDTH: 1080,
       REFERENCE_HEIGHT: 1080,
@@ -226,7 +226,7 @@ describe('quoteRender', () => {
 
   it('when an animation is quoted, it uses the animation base time and the end frame for the worker', () => {
     const text = quoteRender(scene(1), { mode: 'animation', resolutionX: 1920, resolutionY: 1080 });
-    expect(text.frames).toBe(120); // no end frame: the seed's 120
+    expect(text.frames).toBe(120); // no end frame: the default 120
     expect(text.estimatedRenderTimeMinutes).toBeCloseTo(2.8 * (2073600 / 1166400) ** 0.45 * 1.6, 10);
     const balls = quoteRender(scene(5), { mode: 'animation', resolutionX: 1920, resolutionY: 1080 });
     expect(balls.frames).toBe(250);

@@ -170,7 +170,7 @@ describe('createJobRequest', () => {
     ).toEqual([]);
   });
 
-  it('when the scene needs a file and none was uploaded, it gives the seed message', () => {
+  it('when the scene needs a file and none was uploaded, it asks for the upload first', () => {
     const { uploadKey: _omitted, ...noUpload } = imageJob;
     expect(errors(createJobRequest, noUpload)).toEqual(['Please upload an image before rendering.']);
     expect(errors(createJobRequest, { ...noUpload, sceneId: 4 })).toEqual(['Please upload a 3D model before rendering.']);

@@ -139,7 +139,7 @@ async function main() {
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
   await page.getByRole('heading', { name: 'Account Created Successfully!' }).waitFor();
   await shot(page, '13-signup-success', false);
-  // Unverified sign-in is refused with the seed's message.
+  // Unverified sign-in is refused with the product's message.
   await page.goto(`${BASE_URL}/login`);
   await page.getByLabel('Email').fill(newEmail);
   await page.getByLabel('Password', { exact: true }).fill('Sunny-day-42');

@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 describe('AnalyticsDashboard', () => {
-  it('when the figures load, every card shows them the way the seed writes them', async () => {
+  it("when the figures load, every card shows them in the product's own wording", async () => {
     render(<AnalyticsDashboard />);
     expect(screen.getByRole('status', { name: 'Loading analytics' })).toBeInTheDocument();
     await screen.findByText('Daily Activity');

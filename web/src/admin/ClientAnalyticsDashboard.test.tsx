@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 describe('ClientAnalyticsDashboard', () => {
-  it('when the figures load, the cards, conversions, charts and table read as the seed writes them', async () => {
+  it("when the figures load, the cards, conversions, charts and table read in the product's own wording", async () => {
     render(<ClientAnalyticsDashboard />);
     expect(screen.getByText(LOADING_TEXT)).toBeInTheDocument();
     await screen.findByText('Recent Sessions');

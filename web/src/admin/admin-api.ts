@@ -11,7 +11,7 @@ export type { AnalyticsOverview, ClientAnalyticsView };
 export const adminApi = {
   overview: (days: number) => apiRequest<AnalyticsOverview>('GET', `/admin/analytics?days=${days}`),
   clientAnalytics: (days: number) => apiRequest<ClientAnalyticsView>('GET', `/admin/client-analytics?days=${days}`),
-  /** Seed 001 section 8: only whether the answer is OK matters; a failure is 'Failed to import {kind}'. */
+  /** Only whether the answer is OK matters; a failure is 'Failed to import {kind}'. */
   importKind: async (kind: AnalyticsKind) => {
     try {
       return await apiRequest<ImportResponse>('GET', `/analytics/import/${kind}`);

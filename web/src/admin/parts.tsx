@@ -20,7 +20,7 @@ export function StatCard({ title, value, sub, trend }: { title: string; value: R
   );
 }
 
-/** Seed 001 section 1: aggregated and anonymised; GDPR retention with automatic deletion. */
+/** The data is aggregated and anonymised; GDPR retention with automatic deletion. */
 export function PrivacyNotice() {
   return (
     <p className="admin-privacy" role="note">

@@ -1,9 +1,9 @@
 /**
  * Visitor analytics in the browser: the page-view tracker (each
- * route change with its page name, path and query) and the visitor session tracker
- * (section 3). Call `useAnalyticsTracking()` once, in the root layout (inside the
- * router). The customise page calls `trackRenderStart(sceneId)` when a render starts,
- * the auth pages `trackAuthEvent('signup' | 'login', 'email' | 'google')`.
+ * route change with its page name, path and query) and the visitor session tracker.
+ * Call `useAnalyticsTracking()` once, in the root layout (inside the router). The
+ * customise page calls `trackRenderStart(sceneId)` when a render starts, the auth pages
+ * `trackAuthEvent('signup' | 'login', 'email' | 'google')`.
  *
  * Nothing is sent when the browser asks not to be tracked (Global Privacy Control or
  * Do Not Track). Failures are ignored: analytics never gets in a visitor's way.

@@ -90,7 +90,7 @@ export function Tooltip({ text, children }: { text: string; children?: ReactNode
 }
 
 /**
- * True once `ms` has passed: the seed's forced loading time-outs (profile 3 s, jobs
+ * True once `ms` has passed: the forced loading time-outs (profile 3 s, jobs
  * 5 s, favorites 3 s) stop the waiting indicator even if the data never arrives.
  */
 export function useTimeoutFlag(ms: number, active = true): boolean {

@@ -60,7 +60,7 @@ describe('customise form state', () => {
     expect(loadFormSettings(busStop)).toMatchObject({ pendingFileUpload: true, fileInfo: { name: 'poster.png', extension: 'png' }, showImagePreview: true });
   });
 
-  it('when required inputs are missing, it lists the seed messages', () => {
+  it("when required inputs are missing, it lists the product's messages", () => {
     expect(validationErrors(textScene, initialFormState(textScene), signedIn)).toEqual([CUSTOM_TEXT_REQUIRED]);
     expect(validationErrors(busStop, initialFormState(busStop), signedIn)).toEqual([MISSING_IMAGE]);
     expect(validationErrors(audioScene, initialFormState(audioScene), signedIn)).toEqual([MISSING_AUDIO]);

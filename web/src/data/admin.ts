@@ -7,7 +7,7 @@ import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
 import { adminApi } from '../admin/admin-api';
 import { queryKeys } from './keys';
 
-/** Seed 001 section 8: a failed read is logged; the page shows empty figures. */
+/** A failed read is logged; the page shows empty figures. */
 function logged<T>(request: Promise<T>, label: string): Promise<T> {
   return request.catch((error: unknown) => {
     console.error(label, error);

@@ -78,7 +78,7 @@ describe('job card progress and badges', () => {
     expect(jobProgress({ ...baseJob, uploaded_frames: Array.from({ length: 130 }, (_, i) => i) })).toBe(100);
   });
 
-  it('when a job is done, failed or abandoned, it shows the seed badges and colours', () => {
+  it("when a job is done, failed or abandoned, it shows the product's badges and colours", () => {
     const { unmount } = renderCard({ status: 'failed', crashReason: 'Blender crashed' });
     expect(screen.getByText('Failed')).toHaveClass('badge-red');
     expect(screen.getByText(JOB_FAILED)).toBeInTheDocument();
@@ -147,7 +147,7 @@ describe('job card progress and badges', () => {
 });
 
 describe('job history', () => {
-  it('when abandoning, it asks with the seed text and then marks the job abandoned', async () => {
+  it("when abandoning, it asks with the product's confirmation text and then marks the job abandoned", async () => {
     const { api } = await import('../lib/api');
     vi.mocked(api.jobs).mockResolvedValue({ jobs: [{ ...baseJob, created_at: new Date().toISOString(), lastActive: new Date().toISOString(), lastHeartbeat: new Date().toISOString() }] });
     renderWithApp(<JobHistoryPage />);

@@ -39,7 +39,7 @@ export function ConfirmActionModal({ onCancel, onConfirm, busy }: { onCancel: ()
 
 /**
  * Abandon: the server sets status abandoned, abandonedAt and lastActive; the cached
- * list takes the answer at once. A failure of the server call only yields a warning (seed).
+ * list takes the answer at once. A failure of the server call only yields a warning.
  */
 export function useJobActions() {
   const notify = useNotify();

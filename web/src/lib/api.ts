@@ -1,6 +1,6 @@
 /**
  * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
- * errors as ApiError carrying the server's `{ code, message }` (the message in the spec's words).
+ * errors as ApiError carrying the server's `{ code, message }` (the message in the product's own wording).
  */
 import type { LiveFrames } from '../../../shared/live-preview';
 import type { QueuePlace } from '../../../shared/queue';
@@ -42,7 +42,7 @@ export class ApiError extends Error {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** The seed's payment-function call time-out, applied to every API call: nothing waits forever. */
+/** A 70-second time-out, the one a payment call gets, applied to every API call: nothing waits forever. */
 export const API_TIMEOUT_MS = 70_000;
 
 export async function apiRequest<T>(method: Method, path: string, body?: unknown, options: { auth?: boolean; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {

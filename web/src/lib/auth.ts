@@ -1,6 +1,6 @@
 /**
  * The identity service (Cognito through aws-amplify v6). Every Amplify call the SPA
- * makes lives here, so pages deal in our own small results and the seed's messages.
+ * makes lives here, so pages deal in our own small results and the product's own messages.
  */
 import { Amplify } from 'aws-amplify';
 import {
@@ -182,8 +182,8 @@ export async function signOutEverywhere(): Promise<void> {
 }
 
 /**
- * Re-authentication with the current password (seed: "update password after
- * re-authentication"). Amplify refuses a second signIn while signed in, so the check is
+ * Re-authentication with the current password: a password is only updated after
+ * re-authentication. Amplify refuses a second signIn while signed in, so the check is
  * a direct InitiateAuth call that leaves the current session untouched. Throws an error
  * named like Cognito's exception (NotAuthorizedException for a wrong password).
  */

@@ -1,6 +1,6 @@
 /**
  * The signed-in user's favorite scenes. Toggling adds when absent and removes when
- * present; failures are only logged (seed). An anonymous visitor's click stores a
+ * present; failures are only logged. An anonymous visitor's click stores a
  * pending favorite and sends them to /login with a return URL; once they are signed
  * in, the pending favorite is added unless it already exists.
  */

@@ -1,7 +1,7 @@
 /**
  * Inactivity logout: signed out after 5 hours without mouse, key,
- * scroll or touch activity. While any job is rendering or queued (the seed's rendering,
- * in_progress, processing) the timer is reset; that is re-checked every 5 minutes.
+ * scroll or touch activity. While any job is rendering or queued (or in the legacy
+ * in_progress or processing state) the timer is reset; that is re-checked every 5 minutes.
  * A check that fails (API unreachable) proves nothing either way: it neither resets
  * the timer nor logs out at once, but keeps an expired session for at most
  * UNKNOWN_STATUS_GRACE_MS more, so an idle shared computer is signed out in the end.

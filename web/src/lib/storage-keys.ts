@@ -2,7 +2,7 @@
 export const STORAGE_KEYS = {
   /** localStorage: the gate hash the visitor matched, so a changed password shows the gate again. */
   siteGate: 'cloudRender.siteGate',
-  /** localStorage: scene id an anonymous visitor tried to favorite (seed: pending favorite). */
+  /** localStorage: scene id an anonymous visitor tried to favorite (the pending favorite). */
   pendingFavorite: 'pendingFavoriteScene',
   /** sessionStorage: where to go after login when navigation state has no return URL. */
   redirectAfterLogin: 'redirectAfterLogin',

@@ -68,13 +68,13 @@ describe('login redirects', () => {
 });
 
 describe('login errors and verification', () => {
-  it('when a field is empty, it shows the seed message', async () => {
+  it("when a field is empty, it shows the product's message", async () => {
     renderWithApp(<LoginPage />, { route: '/login', path: '/login' });
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
     expect(screen.getByRole('alert')).toHaveTextContent(LOGIN_FIELDS_REQUIRED);
   });
 
-  it('when the email is not verified or the password is wrong, it shows the seed messages', async () => {
+  it("when the email is not verified or the password is wrong, it shows the product's messages", async () => {
     const unverified = vi.fn(async () => ({ ok: false as const, code: 'email-not-verified' }));
     renderWithApp(<LoginPage />, { route: '/login', path: '/login', session: { signIn: unverified } });
     await signInWith(unverified);
