@@ -139,15 +139,22 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'], errorType })) ? 'failed' : 'stopped';
   };
 
-  const blender = await findBlender();
-  if (!blender) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
-  // Before the first render: a tools' user that cannot reach a job's folder would fail it as a crash, on every attempt.
-  const setupProblem = await toolAccessProblem(blender.path);
-  if (setupProblem) {
+  if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
+  // Before this worker's own Blender starts: Blender must be there, and a tools' user that cannot reach a job's folder
+  // would fail it as a crash, on every attempt. A test still a warm server renders needs neither (its fallback does).
+  const cannotRenderHere = async (): Promise<ChunkOutcome | undefined> => {
+    const blender = await findBlender();
+    if (!blender) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
+    const setupProblem = await toolAccessProblem(blender.path);
+    if (!setupProblem) return undefined;
     log.error(setupProblem, { jobId, chunk: index });
     return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
+  };
+  const warmStill = job.isTest && job.isStillRender && !hasFinishingStep(job) ? options.warmStill : undefined;
+  if (!warmStill) {
+    const refused = await cannotRenderHere();
+    if (refused) return refused;
   }
-  if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
   step('setup');
 
   const workDir = await mkdtemp(join(tmpdir(), `chunk-${jobId.slice(0, 8)}-${index}-`));
@@ -196,32 +203,35 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       let lastMark = Date.now();
       const args: SceneArgs = { ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) };
       const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
-      const warmStill = job.isTest && job.isStillRender && !region ? options.warmStill : undefined;
       const warm = warmStill && (await renderWarm(warmStill, args, timeoutMs, { jobId, chunk: index }));
       if (warm) {
         step('render');
         loggedLines += warm.length;
         frameSeconds['1'] = Number(((Date.now() - blenderStart) / 1000).toFixed(3));
         blenderMs = Date.now() - blenderStart;
-      } else await runScene(args, {
-        signal: stop.signal,
-        threads: options.threads,
-        timeoutMs,
-        onLog: (message, level) => {
-          loggedLines += 1;
-          // The render loop starts after the scene is built: the first frame's time starts there.
-          if (level === 'info' && message.startsWith('rendering ')) {
-            lastMark = Date.now();
-            if (steps.build === undefined) step('build');
-          }
-        },
-        onProgress: ({ frame }) => {
-          const now = Date.now();
-          frameSeconds[String(frame)] = Number(((now - lastMark) / 1000).toFixed(3));
-          lastMark = now;
-          if (!job.isStillRender) stores!.add(frame);
-        },
-      }).finally(() => (blenderMs = Date.now() - blenderStart));
+      } else {
+        const refused = warmStill && (await cannotRenderHere());
+        if (refused) return refused;
+        await runScene(args, {
+          signal: stop.signal,
+          threads: options.threads,
+          timeoutMs,
+          onLog: (message, level) => {
+            loggedLines += 1;
+            // The render loop starts after the scene is built: the first frame's time starts there.
+            if (level === 'info' && message.startsWith('rendering ')) {
+              lastMark = Date.now();
+              if (steps.build === undefined) step('build');
+            }
+          },
+          onProgress: ({ frame }) => {
+            const now = Date.now();
+            frameSeconds[String(frame)] = Number(((now - lastMark) / 1000).toFixed(3));
+            lastMark = now;
+            if (!job.isStillRender) stores!.add(frame);
+          },
+        }).finally(() => (blenderMs = Date.now() - blenderStart));
+      }
       step('render');
       await stores!.finished();
       step('store');
