@@ -75,25 +75,33 @@ export async function getChunk(jobId: string, index: number): Promise<ChunkRecor
   return Item ? chunkFields(Item) : undefined;
 }
 
+/** BatchWriteItem's most items a request. */
+const BATCH_WRITE_ITEMS = 25;
+
 /**
  * Plans a queued job, or prepares a resumed one: a job without chunks is split
- * (a still into one chunk); a job that has them keeps its done chunks and every
- * other chunk goes back to pending with its attempts reset, so a resume renders
- * only what is missing. Returns the chunks still to render.
+ * (a still into one chunk) by `settings`, or takes the chunks its launch planned
+ * already (`planned`: the engine's choice planned them); a job that has them keeps
+ * its done chunks and every other chunk goes back to pending with its attempts
+ * reset, so a resume renders only what is missing. Returns the chunks still to render.
  */
-export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): Promise<ChunkRecord[]> {
+export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS, planned?: ChunkRange[]): Promise<ChunkRecord[]> {
   const existing = await listChunksOfJob(job.jobId);
   if (existing.length === 0) {
-    const plan = planChunks(planInputOf(job), settings);
+    const plan = planned ?? planChunks(planInputOf(job), settings);
     const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
-    for (let i = 0; i < chunks.length; i += 25) {
-      let requests: Record<string, any>[] = chunks.slice(i, i + 25).map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
-      for (let round = 0; requests.length > 0; round += 1) {
-        if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
-        const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-        requests = UnprocessedItems?.[tableName()] ?? [];
-      }
-    }
+    // Every batch of 25 written at once, each retrying what DynamoDB left unprocessed.
+    const batches = Array.from({ length: Math.ceil(chunks.length / BATCH_WRITE_ITEMS) }, (_, b) => chunks.slice(b * BATCH_WRITE_ITEMS, (b + 1) * BATCH_WRITE_ITEMS));
+    await Promise.all(
+      batches.map(async (batch) => {
+        let requests: Record<string, any>[] = batch.map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
+        for (let round = 0; requests.length > 0; round += 1) {
+          if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
+          const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+          requests = UnprocessedItems?.[tableName()] ?? [];
+        }
+      }),
+    );
     await setJobFarmCounters(job.jobId, { chunksTotal: chunks.length, chunksDone: 0, chunkSecondsDone: 0, chunkFramesDone: 0 });
     return chunks;
   }

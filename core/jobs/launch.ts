@@ -2,7 +2,7 @@ import { getConfig } from '../config';
 import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { fastPathSettings, planForFastPath } from '../../shared/fast-path';
-import { hasFinishingStep, planInputOf } from '../../shared/render-plan';
+import { hasFinishingStep, planInputOf, type ChunkRange } from '../../shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -87,12 +87,16 @@ export async function relaunchUnfinishedJobs(): Promise<string[]> {
  */
 async function submitToFarm(job: JobRecord): Promise<void> {
   const config = getConfig();
-  const engine = job.farmEngine ?? engineFor(job);
+  // Planned once: the fast path's plan is also its choice of engine. A resumed job keeps its engine and its chunks.
+  const chosen = job.farmEngine ? { engine: job.farmEngine } : chooseEngine(job);
+  const { engine } = chosen;
   const settings =
     engine === 'function'
       ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY)
       : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
-  const pending = await planOrResumeChunks(job, settings);
+  const pending = await planOrResumeChunks(job, settings, chosen.chunks);
+  // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
+  const chunksTotal = job.chunksTotal ?? pending.length;
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
   // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
   const { ticket, hash } = newWorkerTicket();
@@ -101,7 +105,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
-    { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal: (await getJob(job.jobId))?.chunksTotal }) },
+    { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
   );
   if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
 }
@@ -129,11 +133,12 @@ function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
   return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
 }
 
-function engineFor(job: JobRecord): FarmEngine {
+/** The engine a new job renders on and, on the fast path, the chunks that choice planned. */
+function chooseEngine(job: JobRecord): { engine: FarmEngine; chunks?: ChunkRange[] } {
   const config = getConfig();
-  if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return config.RENDER_MODE;
+  if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return { engine: config.RENDER_MODE };
   const plan = planForFastPath(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY);
-  return plan.engine === 'function' ? 'function' : 'batch';
+  return plan.engine === 'function' ? { engine: 'function', chunks: plan.chunks } : { engine: 'batch' };
 }
 
 /**
