@@ -3,14 +3,14 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, resetConfig, type Config } from '../core/config';
-import { bindPorts, ports, type Farm, type Mailer, type PaymentProvider, type Ports, type Previewer } from '../core/ports';
+import { bindPorts, ports, type Farm, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
 import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
 import { refusedWorkerRequest } from '../core/jobs/worker-writes';
 import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
 import { localMailer, sesMailer } from '../adapters/mailer';
-import { functionMediaProbe, probeUpload } from '../adapters/media-probe';
+import { fetchUpload, functionMediaProbe, probeUpload } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
 import { BatchFarm } from '../adapters/batch-farm';
 import { FunctionFarm } from '../adapters/function-farm';
@@ -54,7 +54,7 @@ export function composeServer(): void {
       const { config } = adapters;
       adapters.probe ??= config.MEDIA_PROBE_FUNCTION
         ? functionMediaProbe({ region: config.AWS_REGION, functionName: config.MEDIA_PROBE_FUNCTION, calls: callSettings(config), endpoint: config.LAMBDA_ENDPOINT })
-        : (toMeasure) => probeUpload(toMeasure, config.FFPROBE_PATH);
+        : measureUploadHere;
       return adapters.probe(upload);
     },
     payments: () => {
@@ -93,6 +93,22 @@ export function composeServer(): void {
     },
   });
 }
+
+/**
+ * This process measures an upload itself: it reads the upload through its presigned URL and runs ffprobe
+ * (FFPROBE_PATH). The media probe port is served so when MEDIA_PROBE_FUNCTION is unset (the local stack), and the
+ * probe function on AWS (render/probe-step.ts, bound by render/worker.ts) is this.
+ */
+export function measureUploadHere(upload: UploadToMeasure): Promise<MediaDuration> {
+  return probeUpload(upload, getConfig().FFPROBE_PATH);
+}
+
+/**
+ * How a live preview reads the customer's upload (render/preview-step.ts, bound by its two entry points,
+ * render/worker.ts and infra/local/stack.ts): through the presigned URL the API sent, capped and with a deadline.
+ * The render image imports no adapter; this is the one it is given.
+ */
+export const downloadUpload: (upload: UploadToMeasure, file: string, maxBytes: number, deadlineMs: number) => Promise<void> = fetchUpload;
 
 /** The local stack's previewer (render/preview-step.ts's warm scene servers, in its own process): bound by infra/local/stack.ts. */
 let localPreviews: Previewer | undefined;

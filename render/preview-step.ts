@@ -2,7 +2,9 @@
  * The live preview of a customer's scene (POST /api/previews): one small picture of their own
  * settings, rendered by a warm scene's forked child (render/warm-scene.ts). No job, no ledger
  * entry, no file kept. The local stack runs it in the API's process; on AWS the preview
- * function (RENDER_STEP=preview, the render image) runs it per invocation.
+ * function (RENDER_STEP=preview, the render image) runs it per invocation. Either entry point gives it
+ * the way to read the customer's upload (composition/server.ts's downloadUpload): the render image
+ * imports no adapter.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -11,7 +13,6 @@ import { z } from 'zod';
 import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '../shared/catalogue';
 import { framePreviewFile } from '../shared/render-contract';
 import { LIVE_PREVIEW } from '../shared/render-manifest';
-import { fetchUpload } from '../adapters/media-probe';
 import { RenderError } from './blender';
 import { readOutput, WarmScenes } from './warm-scene';
 import { alignment } from '../shared/schemas';
@@ -36,6 +37,12 @@ export const previewJob = z.strictObject({
 });
 export type PreviewJob = z.infer<typeof previewJob>;
 
+/**
+ * Reads the customer's upload through the presigned GET the API sent into `file`: no more than `maxBytes`,
+ * within `deadlineMs` (the preview holds no storage rights of its own).
+ */
+export type UploadDownload = (upload: { key: string; url: string }, file: string, maxBytes: number, deadlineMs: number) => Promise<void>;
+
 /** The picture as base64 JPEG, or the customer's own error (their file cannot be rendered). */
 export type PreviewResult = { image: string; renderMs: number } | { userError: string };
 
@@ -46,7 +53,7 @@ export function previewSize(resolutionX: number, resolutionY: number): { x: numb
   return { x: even(resolutionX), y: even(resolutionY) };
 }
 
-export async function renderPreview(job: PreviewJob, servers: WarmScenes): Promise<PreviewResult> {
+export async function renderPreview(job: PreviewJob, servers: WarmScenes, download: UploadDownload): Promise<PreviewResult> {
   const scene = getScene(job.sceneId);
   if (!scene) throw new Error(`Unknown scene ${job.sceneId}`);
   const kind = requiredUploadKind(scene);
@@ -55,7 +62,7 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes): Promi
     let inputFile: string | undefined;
     if (job.input && kind) {
       inputFile = path.join(dir, `input${path.extname(job.input.key).toLowerCase()}`);
-      await fetchUpload(job.input, inputFile, ACCEPTED_UPLOADS[kind].maxBytes, INPUT_DOWNLOAD_MS);
+      await download(job.input, inputFile, ACCEPTED_UPLOADS[kind].maxBytes, INPUT_DOWNLOAD_MS);
     }
     const { x, y } = previewSize(job.resolutionX, job.resolutionY);
     const started = Date.now();
@@ -101,13 +108,13 @@ export async function warmPreview(sceneId: number, servers: WarmScenes): Promise
 const warmUpJob = z.strictObject({ step: z.literal('warm'), sceneId: z.number().int() });
 
 /** One invocation of the preview function: a preview, or a warm-up ({ step: 'warm', sceneId }). */
-export async function previewInvocation(event: unknown, servers: WarmScenes): Promise<PreviewResult | { warm: true }> {
+export async function previewInvocation(event: unknown, servers: WarmScenes, download: UploadDownload): Promise<PreviewResult | { warm: true }> {
   const warm = warmUpJob.safeParse(event);
   if (warm.success) {
     await warmPreview(warm.data.sceneId, servers);
     return { warm: true };
   }
-  return renderPreview(previewJob.parse(event), servers);
+  return renderPreview(previewJob.parse(event), servers, download);
 }
 
 /** The local stack's warm scene servers: a request's bands use the machine's cores, up to 4. */
@@ -116,9 +123,9 @@ export function localWarmScenes(): WarmScenes {
 }
 
 /** The local stack's previewer: warm scene servers in its own process (the port's shape, core/ports.ts's Previewer). */
-export function localPreviewer(servers = localWarmScenes()) {
+export function localPreviewer(download: UploadDownload, servers = localWarmScenes()) {
   return {
-    render: (preview: Omit<PreviewJob, 'step'>) => renderPreview(previewJob.parse({ step: 'preview', ...preview }), servers),
+    render: (preview: Omit<PreviewJob, 'step'>) => renderPreview(previewJob.parse({ step: 'preview', ...preview }), servers, download),
     warm: (sceneId: number) => warmPreview(sceneId, servers),
     stop: () => servers.stop(),
   };

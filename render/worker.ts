@@ -14,7 +14,7 @@
  * set, the worker speaks Lambda's Runtime API itself (render/lambda-runtime.ts), one chunk
  * or finishing step per invocation, so every render goes through the same chunk runner.
  * With RENDER_STEP=probe the image is the probe function instead: it measures one upload
- * per invocation through a presigned URL (adapters/media-probe.ts) and renders nothing; with
+ * per invocation through a presigned URL (composition/server.ts's measureUploadHere) and renders nothing; with
  * RENDER_STEP=preview it is the preview function: one live preview (or a warm-up) per
  * invocation, from warm scene servers it keeps between invocations (render/preview-step.ts).
  */
@@ -31,8 +31,7 @@ import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-sti
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '../observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '../observability/metrics';
-import { composeServer, holdWorkerToItsJob, serveInvocationJob } from '../composition/server';
-import { getConfig } from '../core/config';
+import { composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '../composition/server';
 
 const EXIT_RETRY = 75;
 /** The most of Lambda's 10-s Init the denoiser's load may take before the first invocation is asked for. */
@@ -64,12 +63,12 @@ containTools();
 const betweenInvocations = process.env.AWS_LAMBDA_FUNCTION_NAME ? clearInvocation : undefined;
 // The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, getConfig().FFPROBE_PATH), betweenInvocations);
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, measureUploadHere), betweenInvocations);
 }
 // The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview') {
   const servers = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined });
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
+  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers, downloadUpload), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
   // The denoiser's model is loaded during Init, before the first invocation asks for work: a still's finishing step

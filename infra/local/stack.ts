@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
-import { bindLocalPreviewer, bindLocalWarmStills, composeServer, resetClients, stopLocalWorkers } from '../../composition/server';
+import { bindLocalPreviewer, bindLocalWarmStills, composeServer, downloadUpload, resetClients, stopLocalWorkers } from '../../composition/server';
 import { localPreviewer, localWarmScenes } from '../../render/preview-step';
 import { renderWarmStill, type WarmStillRequest } from '../../render/warm-still';
 import { startDynamoDbLocal } from './dynamodb';
@@ -62,7 +62,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const services: Service[] = [];
   // One warm server per scene, for the live previews and the free test stills alike (render/warm-scene.ts).
   const servers = localWarmScenes();
-  const previews = localPreviewer(servers);
+  const previews = localPreviewer(downloadUpload, servers);
   const stop = async () => {
     await stopLocalWorkers();
     bindLocalPreviewer(undefined);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { functionMediaProbe } from '../../adapters/media-probe';
+import { functionMediaProbe, probeUpload, type UploadToProbe } from '../../adapters/media-probe';
 import { serveInvocations } from '../../render/lambda-runtime';
 import { runProbe } from '../../render/probe-step';
 import { writeSampleMusic } from '../../render/sample-inputs';
@@ -57,12 +57,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The probe function's own measurement, as the worker's entry point binds it (composition/server.ts's measureUploadHere). */
+const ffprobeHere = (upload: UploadToProbe) => probeUpload(upload, 'ffprobe');
 const presigned = (objectKey: string) => `${storageBase}/${objectKey}?X-Amz-Signature=abc`;
 
 describe('the probe function (render image, RENDER_STEP=probe)', () => {
   it('when probe requests arrive on the Runtime API, it answers the real duration of an MP3 and a WAV read through their presigned URLs', async () => {
     const api = await runtimeApiDouble([{ step: 'probe', key, url: presigned(key) }, { step: 'probe', key: wavKey, url: presigned(wavKey) }]);
-    await expect(serveInvocations(api.address, (event) => runProbe(event, 'ffprobe'))).rejects.toThrow(/without a request id/);
+    await expect(serveInvocations(api.address, (event) => runProbe(event, ffprobeHere))).rejects.toThrow(/without a request id/);
     api.close();
     expect(api.posted.map((answer) => answer.path)).toEqual(['/2018-06-01/runtime/invocation/req-1/response', '/2018-06-01/runtime/invocation/req-0/response']);
     const [mp3, wav] = api.posted.map((answer) => JSON.parse(answer.body) as { seconds: number });
@@ -78,7 +80,7 @@ describe('the probe function (render image, RENDER_STEP=probe)', () => {
       { step: 'probe', key: 'uploads/u-1/0d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5/../../u-2/x.mp3', url: presigned(key) },
       { step: 'chunk', jobId: 'j-1', index: 0 },
     ]);
-    await expect(serveInvocations(api.address, (event) => runProbe(event, 'ffprobe'))).rejects.toThrow(/without a request id/);
+    await expect(serveInvocations(api.address, (event) => runProbe(event, ffprobeHere))).rejects.toThrow(/without a request id/);
     api.close();
     expect(api.posted.map((answer) => answer.path.split('/').pop())).toEqual(['error', 'error', 'error', 'error']);
     expect(served).toEqual([]);
@@ -89,8 +91,8 @@ describe('the probe function (render image, RENDER_STEP=probe)', () => {
     const hugeKey = 'uploads/u-1/0d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5/huge.wav';
     objects.set(`/uploads-bucket/${textKey}`, Buffer.from('#EXTM3U\nfile:///etc/passwd\n'));
     objects.set(`/uploads-bucket/${hugeKey}`, 'endless');
-    expect(await runProbe({ step: 'probe', key: textKey, url: presigned(textKey) }, 'ffprobe')).toHaveProperty('unreadable');
-    await expect(runProbe({ step: 'probe', key: hugeKey, url: presigned(hugeKey) }, 'ffprobe')).rejects.toThrow(/larger than an audio upload/);
+    expect(await runProbe({ step: 'probe', key: textKey, url: presigned(textKey) }, ffprobeHere)).toHaveProperty('unreadable');
+    await expect(runProbe({ step: 'probe', key: hugeKey, url: presigned(hugeKey) }, ffprobeHere)).rejects.toThrow(/larger than an audio upload/);
   });
 });
 
@@ -111,7 +113,7 @@ describe('the media probe adapter (AWS: a synchronous Invoke of the probe functi
         if (answer === 'crash') {
           return response.writeHead(200, { 'x-amz-function-error': 'Unhandled', 'content-type': 'application/json' }).end(JSON.stringify({ errorType: 'Error', errorMessage: 'Task timed out' }));
         }
-        const result = await runProbe(JSON.parse(body), 'ffprobe');
+        const result = await runProbe(JSON.parse(body), ffprobeHere);
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       });
     });
