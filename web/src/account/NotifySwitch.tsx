@@ -3,7 +3,7 @@
  * On by default; the change is saved at once and undone on screen if saving fails.
  */
 import { useState } from 'react';
-import { api } from '../lib/api';
+import { useSaveSettings } from '../data/account';
 import { useNotify } from '../lib/toasts';
 
 export const NOTIFY_SAVE_FAILED = 'Your e-mail setting could not be saved. Please try again.';
@@ -12,6 +12,7 @@ export function NotifySwitch({ initial }: { initial: boolean }) {
   const [on, setOn] = useState(initial);
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
+  const save = useSaveSettings();
   // A new saved setting (the profile read again) replaces what the switch shows.
   const [shownInitial, setShownInitial] = useState(initial);
   if (initial !== shownInitial) {
@@ -22,7 +23,7 @@ export function NotifySwitch({ initial }: { initial: boolean }) {
     setOn(next);
     setBusy(true);
     try {
-      const saved = await api.updateSettings({ notifyByEmail: next });
+      const saved = await save.mutateAsync({ notifyByEmail: next });
       setOn(saved.notifyByEmail);
       notify(saved.notifyByEmail ? 'You will get an e-mail when a render finishes or fails.' : 'Render e-mails are off.', 'success');
     } catch {

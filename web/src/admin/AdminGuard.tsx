@@ -6,7 +6,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
-import { api } from '../lib/api';
+import { callerIsAdmin } from '../data/admin';
 import { useSession } from '../lib/session';
 import './admin.css';
 
@@ -24,9 +24,8 @@ export default function AdminGuard({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!userId) return;
     let current = true;
-    api
-      .me()
-      .then((profile) => current && setDecided({ userId, verdict: profile.isAdmin ? 'admin' : 'denied' }))
+    callerIsAdmin()
+      .then((isAdmin) => current && setDecided({ userId, verdict: isAdmin ? 'admin' : 'denied' }))
       .catch((error: unknown) => {
         console.error('Admin check failed', error);
         if (current) setDecided({ userId, verdict: 'denied' });

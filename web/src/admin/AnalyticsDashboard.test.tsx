@@ -3,11 +3,11 @@ import { renderWithQuery as render } from '../test/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
-import { adminApi } from './admin-api';
+import { adminApi } from '../data/admin-api';
 import AnalyticsDashboard, { CLEAR_CONFIRMATION, CLEAR_FAILURE, CLEAR_SUCCESS, IMPORT_CONFIRMATION, IMPORT_FAILURE, IMPORT_SUCCESS } from './AnalyticsDashboard';
 import { overviewFixture } from './test-fixtures';
 
-vi.mock('./admin-api', () => ({
+vi.mock('../data/admin-api', () => ({
   adminApi: { overview: vi.fn(), clientAnalytics: vi.fn(), importKind: vi.fn(), clearKind: vi.fn() },
 }));
 

@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
 import { useAnalyticsOverview, useAnalyticsRun } from '../data/admin';
-import type { AnalyticsOverview } from './admin-api';
+import type { AnalyticsOverview } from '../data/admin-api';
 import {
   formatCount,
   formatGrowth,

@@ -7,7 +7,7 @@ import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
 import { useClientAnalytics } from '../data/admin';
-import type { ClientAnalyticsView } from './admin-api';
+import type { ClientAnalyticsView } from '../data/admin-api';
 import { formatCount } from './format';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';

@@ -1,5 +1,5 @@
 /** Answers of the admin endpoints for the dashboard tests (the figures of test/integration/analytics.test.ts). */
-import type { AnalyticsOverview, ClientAnalyticsView } from './admin-api';
+import type { AnalyticsOverview, ClientAnalyticsView } from '../data/admin-api';
 
 export function overviewFixture(overrides: Partial<AnalyticsOverview> = {}): AnalyticsOverview {
   const meta = { period_start: '2025-03-20', computed_at: '2025-03-20T12:00:00.000Z' };

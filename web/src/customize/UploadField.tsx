@@ -9,7 +9,7 @@ import { ACCEPTED_UPLOADS, requiredUploadKind, uploadProblem } from '../../../sh
 import { MAX_MEDIA_DURATION_SECONDS, normalizeFileName } from '../../../shared/files';
 import { mediaProcessingError, mediaTooLong } from '../../../shared/messages';
 import { UploadIcon } from '../components/Icons';
-import { api, uploadToStorage } from '../lib/api';
+import { storeUpload } from '../data/uploads';
 import { describeFile, type UploadState } from './form-state';
 import { measureDuration, measureImage } from './media';
 
@@ -49,10 +49,12 @@ export function UploadField({
     abort.current = controller;
     patch({ status: 'uploading', progress: 0, error: undefined });
     try {
-      const ticket = await api.createUpload({ sceneId: scene.id, fileName: file.name, contentType, size: file.size });
-      patch({ name: ticket.fileName });
-      await uploadToStorage(ticket, file, (fraction) => patch({ progress: fraction }), controller.signal);
-      patch({ status: 'uploaded', progress: 1, key: ticket.key });
+      const key = await storeUpload({ sceneId: scene.id, fileName: file.name, contentType, size: file.size }, file, {
+        onNamed: (name) => patch({ name }),
+        onProgress: (fraction) => patch({ progress: fraction }),
+        signal: controller.signal,
+      });
+      patch({ status: 'uploaded', progress: 1, key });
     } catch (cause) {
       if ((cause as Error).name === 'AbortError') return;
       patch({ status: 'error', error: `Upload failed: ${(cause as Error).message}` });

@@ -1,11 +1,18 @@
 /**
- * The admin dashboards' reads (refreshed every AUTO_REFRESH_MS while the tab is
- * visible, without the spinner) and the analytics Import/Clear run.
+ * The admin area's check of its caller, the admin dashboards' reads (refreshed every
+ * AUTO_REFRESH_MS while the tab is visible, without the spinner) and the analytics
+ * Import/Clear run.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
-import { adminApi } from '../admin/admin-api';
+import { api } from '../lib/api';
+import { adminApi } from './admin-api';
 import { queryKeys } from './keys';
+
+/** Whether the signed-in caller is an admin: GET /api/me says (the server decides, and refuses every admin endpoint to anyone else). */
+export async function callerIsAdmin(): Promise<boolean> {
+  return (await api.me()).isAdmin;
+}
 
 /** A failed read is logged; the page shows empty figures. */
 function logged<T>(request: Promise<T>, label: string): Promise<T> {

@@ -4,7 +4,7 @@ import { buildOpenApiDocument } from '../../../shared/openapi';
 import { renderWithApp } from '../test/render';
 import ApiDocsPage from './ApiDocsPage';
 
-vi.mock('./developer-api', () => ({
+vi.mock('../data/developer-api', () => ({
   developerApi: { openApi: vi.fn(async () => JSON.parse(JSON.stringify(buildOpenApiDocument()))) },
 }));
 

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { curlExamples, VERIFY_SIGNATURE_EXAMPLE, type CurlExample } from '../../../shared/openapi';
 import { Notice, PageLoading } from '../components/ui';
-import { developerApi, type OpenApiDocument } from './developer-api';
+import { developerApi, type OpenApiDocument } from '../data/developer-api';
 
 /** Inline `code` spans of the document's prose as code. */
 const prose = (text: string) => text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part));

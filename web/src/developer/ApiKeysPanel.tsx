@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { Notice, formatDateTime } from '../components/ui';
-import { developerApi, type ApiKeyView } from './developer-api';
+import { developerApi, type ApiKeyView } from '../data/developer-api';
 
 export function ApiKeysPanel() {
   const [keys, setKeys] = useState<ApiKeyView[] | undefined>();

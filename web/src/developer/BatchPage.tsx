@@ -14,7 +14,7 @@ import type { BatchView, JobView } from '../../../shared/api-types';
 import { newIdempotencyKey } from '../lib/idempotency';
 import { Notice } from '../components/ui';
 import { formatCredits } from '../components/Layout';
-import { developerApi } from './developer-api';
+import { developerApi } from '../data/developer-api';
 
 interface CheckedRow {
   values: Record<string, string>;
