@@ -14,12 +14,11 @@ import { getScene, requiredUploadKind } from '../shared/catalogue';
 import { FPS, renderedResolution } from '../shared/files';
 import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '../shared/render-contract';
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '../shared/render-plan';
-import { getJob, recordRenderedFrame, changeJob, type JobRecord } from '../core/jobs/jobs';
-import { claimChunk, finishChunk, getChunk, releaseChunk, renewChunkLease, type ChunkRecord, type ClaimResult } from '../core/jobs/chunks';
-import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, downloadInput, readOutput, uploadOutput } from '../core/storage/storage';
+import type { JobRecord } from '../core/jobs/jobs';
+import type { ChunkRecord } from '../core/jobs/chunks';
+import { renderTasks, type ChunkTask, type TaskOutcome } from '../core/jobs/render-tasks';
+import { jobFiles } from '../core/storage/job-files';
 import { openToWrite } from '../core/storage/no-follow';
-import { inspectUploadFile, UploadRefusedError } from '../core/uploads/upload-inspector';
 import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '../shared/output-formats';
 import { stillToJpeg } from './delivery-formats';
 import { encodeSegment } from './encode';
@@ -28,25 +27,14 @@ import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import type { WarmStillRenderer } from './warm-still';
 import { log } from '../observability/logger';
-import { businessMetrics, type ChunkStep } from '../observability/metrics';
+import type { ChunkStep } from '../observability/metrics';
 
-/** How often a worker renews its chunk's lease and the job's heartbeat. */
-export const HEARTBEAT_MS = 5_000;
 /** A frame whose upload or record fails is tried this many times before the chunk gives up. */
 export const FRAME_STORE_ATTEMPTS = 3;
 
-/**
- * done: the chunk is rendered. retry: this attempt failed on our side and the chunk
- * is pending again (the caller runs it again: Batch through its retry strategy,
- * the local pool by queueing it). failed: the job failed. stopped: the job was
- * abandoned or failed elsewhere, or the worker was told to stop. skipped: nothing
- * to do (already done, held by another worker, or the job is not running).
- */
-export type ChunkOutcome = 'done' | 'retry' | 'failed' | 'stopped' | 'skipped';
+/** What a chunk's run ends in (core/jobs/render-tasks.ts says what each means). */
+export type ChunkOutcome = TaskOutcome;
 
-export const CHUNK_LOST_TOO_OFTEN =
-  'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
-export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
 /** The render machine cannot run its tools (toolAccessProblem): the operator's words go to the log, the customer gets these. */
 export const RENDER_SETUP_FAILED =
   'The render could not start because of a problem on our side, not with your settings or file. Your credits were refunded if you paid, a free test render is not counted, and you can resume the render later.';
@@ -84,34 +72,6 @@ export interface ChunkTimings {
 }
 
 
-/** How often a worker waiting on another's claim reads it again (a live holder renews every HEARTBEAT_MS). */
-const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
-
-/** Claims the chunk; with takeOverLostClaim, waits out a silent holder's lease rather than leaving its chunk behind. */
-async function claimOrTakeOver(jobId: string, index: number, options: ChunkRunOptions): Promise<ClaimResult> {
-  const claim = await claimChunk(jobId, index, options.workerId);
-  if (claim.claimed || claim.reason !== 'taken' || !options.takeOverLostClaim) return claim;
-  const held = await getChunk(jobId, index);
-  if (held?.status !== 'rendering') return claimChunk(jobId, index, options.workerId);
-  for (;;) {
-    const leaseEnds = Date.parse(held.leaseUntil ?? '');
-    await sleep(Math.max(0, Math.min(TAKE_OVER_POLL_MS, leaseEnds - Date.now() + 1)), options.signal);
-    if (options.signal?.aborted) return claim;
-    const now = await getChunk(jobId, index);
-    // Renewed or finished by its holder, or taken by another: not a lost claim.
-    if (now?.status !== 'rendering' || now.workerId !== held.workerId || now.leaseUntil !== held.leaseUntil) return claim;
-    if (leaseEnds < Date.now()) {
-      log.warn('A chunk held by a silent worker is taken over once its lease ran out', { jobId, index, lostWorker: held.workerId });
-      return claimChunk(jobId, index, options.workerId);
-    }
-  }
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
   const started = Date.now();
@@ -122,22 +82,11 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     steps[name] = (steps[name] ?? 0) + now - marked;
     marked = now;
   };
-  const job = await getJob(jobId);
-  if (!job || (job.status !== 'queued' && job.status !== 'rendering')) return 'skipped';
-  const claim = await claimOrTakeOver(jobId, index, options);
+  const task = await renderTasks.startChunk(jobId, index, options.workerId, { takeOverLostClaim: options.takeOverLostClaim, signal: options.signal });
   step('claim');
-  if (!claim.claimed) {
-    if (claim.reason !== 'exhausted') return 'skipped';
-    const reason = claim.cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP;
-    return (await failJob(job, reason, claim.cause, { whenStatusIn: ['queued', 'rendering'], errorType: claim.cause === 'input' ? 'WORKERS_LOST' : undefined })) ? 'failed' : 'stopped';
-  }
-  const chunk = claim.chunk;
-  // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
-  if (job.status === 'queued') businessMetrics.renderStarted(job.sceneId, job.mode);
-  const giveUp = async (reason: string, cause: 'internal' | 'input', errorType?: string) => {
-    await releaseChunk(jobId, index, options.workerId, reason, { retry: false });
-    return (await failJob(job, reason, cause, { whenStatusIn: ['queued', 'rendering'], errorType })) ? 'failed' : 'stopped';
-  };
+  if ('outcome' in task) return task.outcome;
+  const { job, chunk } = task;
+  const giveUp = (reason: string, cause: 'internal' | 'input', errorType?: string) => renderTasks.failChunk(task, options.workerId, reason, cause, errorType);
 
   if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
   // Before this worker's own Blender starts: Blender must be there, and a tools' user that cannot reach a job's folder
@@ -170,24 +119,13 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     { once: true },
   );
   let loggedLines = job.loggedLines ?? 0;
-  const heartbeat = setInterval(() => {
-    const at = new Date();
-    Promise.all([
-      renewChunkLease(jobId, index, options.workerId, at),
-      changeJob(jobId, { set: { lastHeartbeat: at.toISOString(), loggedLines: Math.min(loggedLines, job.totalLogLines - 1) }, whenStatusIn: ['rendering'] }),
-    ])
-      .then(([held, alive]) => {
-        // Abandoned by the user, failed by the sweep, or the chunk given to another worker: stop rendering.
-        if (!held || !alive) stop.abort();
-      })
-      // A missed heartbeat is not fatal: the lease outlives several of them.
-      .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: index, error }));
-  }, HEARTBEAT_MS);
+  // No longer this worker's to run (abandoned, failed by the sweep, given to another): Blender stops.
+  const unwatch = renderTasks.watchChunk(task, options.workerId, () => loggedLines, () => stop.abort());
 
   let blenderMs = 0;
   let stores: ReturnType<typeof storeFramesInOrder> | undefined;
   try {
-    const inputFile = await downloadCheckedInput(job, workDir);
+    const inputFile = await fetchCheckedInput(job, workDir);
     const outputDir = join(workDir, 'out');
     await mkdir(join(outputDir, 'frames'), { recursive: true });
     step('input');
@@ -199,7 +137,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     const frameSeconds: Record<string, number> = {};
     const blenderStart = Date.now();
     if (frames.length > 0) {
-      stores = storeFramesInOrder(job, outputDir, () => Math.min(loggedLines, job.totalLogLines - 1), () => stop.abort());
+      stores = storeFramesInOrder(task, outputDir, () => loggedLines, () => stop.abort());
       let lastMark = Date.now();
       const args: SceneArgs = { ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) };
       const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
@@ -236,36 +174,29 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       await stores!.finished();
       step('store');
     }
-    if (stop.signal.aborted) return await stopped(chunk, options.workerId, stoppedBySignal);
+    if (stop.signal.aborted) return await renderTasks.giveBackChunk(task, options.workerId, stoppedBySignal);
 
+    const finished = () => renderTasks.finishChunk(task, options.workerId, frameSeconds);
     if (region) {
       // The finishing step stitches the regions and denoises the frame once every region is stored.
-      await uploadOutput(job.userId, jobId, regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
-      return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
+      await jobFiles(job).store(regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
+      return (await finished()) ? 'done' : 'stopped';
     }
-    if (job.isStillRender) {
-      return (await deliverStill(job, outputDir, () => finishChunk(jobId, index, options.workerId, frameSeconds))) ? 'done' : 'stopped';
-    }
+    if (job.isStillRender) return (await deliverStill(job, outputDir, finished)) ? 'done' : 'stopped';
     await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
-    return (await finishChunk(jobId, index, options.workerId, frameSeconds)) ? 'done' : 'stopped';
+    return (await finished()) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
     const storeError = stores ? await stores.finished().then(() => undefined, (e: unknown) => e) : undefined;
     const error = storeError ?? thrown;
-    if (stop.signal.aborted && !storeError) return await stopped(chunk, options.workerId, stoppedBySignal);
+    if (stop.signal.aborted && !storeError) return await renderTasks.giveBackChunk(task, options.workerId, stoppedBySignal);
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
     log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
-    const next = await releaseChunk(jobId, index, options.workerId, reason, { retry: true });
-    if (next === 'pending') {
-      businessMetrics.chunkRetried();
-      return 'retry';
-    }
-    if (next === 'failed') return (await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: ['queued', 'rendering'] })) ? 'failed' : 'stopped';
-    return 'stopped';
+    return await renderTasks.retryChunk(task, options.workerId, reason);
   } finally {
-    clearInterval(heartbeat);
+    unwatch();
     await rm(workDir, { recursive: true, force: true });
     step('finish');
     options.onTimings?.({ totalMs: Date.now() - started, blenderMs, frames: framesOf(chunk).length, steps });
@@ -287,14 +218,12 @@ async function renderWarm(warmStill: WarmStillRenderer, args: SceneArgs, timeout
   }
 }
 
-/** The job's upload, if it has one, in workDir, checked again on the very bytes Blender will open (the upload's presigned form can be posted again until it expires). */
-export async function downloadCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
+/** The job's upload, if it has one, in workDir, checked again on the very bytes Blender will open: refused, the customer's error. */
+export async function fetchCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
   if (!job.inputKey) return null;
   const inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
-  await downloadInput(job.inputKey, inputFile);
-  await inspectUploadFile(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio').catch((error: unknown) => {
-    throw error instanceof UploadRefusedError ? new RenderError('invalid-input', error.message) : error;
-  });
+  const refused = await jobFiles(job).fetchCheckedInput(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio');
+  if (refused) throw new RenderError('invalid-input', refused);
   return inputFile;
 }
 
@@ -308,27 +237,18 @@ export async function deliverStill(job: JobRecord, outputDir: string, stored: ()
   const still = join(outputDir, STILL_FILE);
   const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
   if (file !== still) await stillToJpeg(still, file);
-  const output = await uploadOutput(job.userId, job.jobId, format.fileName, file, format.contentType);
-  await storeFramePreview(job.userId, job.jobId, 1, outputDir);
+  const files = jobFiles(job);
+  const output = await files.store(format.fileName, file, format.contentType);
+  await storeFramePreview(files, job.jobId, 1, outputDir);
   if (!(await stored())) return false;
-  const done = await completeJob((await getJob(job.jobId))!, {
+  const done = await renderTasks.completeJob(job.jobId, {
     fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
     mainOutputPath: output.key,
     mainOutputType: format.contentType,
   });
   if (!done) return false;
-  if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId: job.jobId, error }));
+  await files.deleteInput().catch((error) => log.error('Input not deleted', { jobId: job.jobId, error }));
   return true;
-}
-
-/**
- * A stopped worker gives its chunk back at once (still its own, if the job stopped
- * under it), so the next worker need not wait for the lease to run out.
- */
-async function stopped(chunk: ChunkRecord, workerId: string, bySignal: boolean): Promise<ChunkOutcome> {
-  // Stopped from outside (a pool shutdown, a Spot reclaim): not the render's fault, so not one of its attempts.
-  await releaseChunk(chunk.jobId, chunk.index, workerId, bySignal ? 'the worker was stopped' : 'the job stopped rendering', { retry: true, lostToInfrastructure: bySignal }).catch(() => undefined);
-  return 'stopped';
 }
 
 /**
@@ -340,7 +260,7 @@ async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: strin
   for (const frame of framesOf(chunk)) {
     const file = join(framesDir, frameFile(frame).split('/').pop()!);
     if (await lstat(file).catch(() => undefined)) continue;
-    const stored = await readOutput(job.userId, job.jobId, frameFile(frame));
+    const stored = await jobFiles(job).read(frameFile(frame));
     // Blender's folder (the tools' user owns it once Blender ran): written without following a link it may have put there.
     const handle = await openToWrite(file);
     await pipeline(stored, handle.createWriteStream());
@@ -352,7 +272,7 @@ async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: strin
   await prepareForTool([segmentDir]);
   const segment = join(segmentDir, 'segment.mp4');
   await encodeSegment(framesDir, chunk.frameStart, chunk.frameEnd, segment, FPS);
-  await uploadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), segment, 'video/mp4');
+  await jobFiles(job).store(segmentFile(chunk.frameStart), segment, 'video/mp4');
 }
 
 export function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {
@@ -386,18 +306,19 @@ export class FrameStoreError extends Error {}
  * render is stopped and finished() rejects with a FrameStoreError, never leaving a
  * rejected promise unobserved.
  */
-function storeFramesInOrder(job: JobRecord, outputDir: string, loggedLines: () => number, stopRender: () => void) {
+function storeFramesInOrder(task: ChunkTask, outputDir: string, loggedLines: () => number, stopRender: () => void) {
+  const files = jobFiles(task.job);
   let chain: Promise<void> = Promise.resolve();
   let failure: FrameStoreError | undefined;
   const store = async (frame: number) => {
     let previewTried = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await uploadOutput(job.userId, job.jobId, frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
+        await files.store(frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
         // Before the frame is recorded, so a frame the job lists as done already has its preview.
-        if (!previewTried) previewTried = await storeFramePreview(job.userId, job.jobId, frame, outputDir).then(() => true);
+        if (!previewTried) previewTried = await storeFramePreview(files, task.job.jobId, frame, outputDir).then(() => true);
         // False: the job stopped rendering (abandoned, failed by the sweep).
-        if (!(await recordRenderedFrame(job.jobId, frame, loggedLines()))) stopRender();
+        if (!(await renderTasks.recordFrame(task, frame, loggedLines()))) stopRender();
         return;
       } catch (error) {
         if (attempt >= FRAME_STORE_ATTEMPTS) throw new FrameStoreError(`frame ${frame} could not be stored: ${(error as Error)?.message ?? error}`);

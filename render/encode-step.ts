@@ -15,30 +15,28 @@ import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { frameFile, regionFile, segmentFile } from '../shared/render-contract';
-import { hasFinishingStep } from '../shared/render-plan';
 import { finishSplitStill } from './region-stitch';
-import { getJob, changeJob, type JobRecord, type OutputFile } from '../core/jobs/jobs';
+import type { JobRecord, OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
-import { claimEncode, listChunksOfJob } from '../core/jobs/chunks';
-import { completeJob, failJob } from '../core/jobs/outcomes';
-import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../core/storage/storage';
+import { renderTasks, type TaskOutcome } from '../core/jobs/render-tasks';
+import { jobFiles, type JobFiles } from '../core/storage/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { deliverStill, downloadCheckedInput, HEARTBEAT_MS, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
+import { deliverStill, fetchCheckedInput, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
 import { log } from '../observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
-async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {
+async function encodeChosenFormat(job: JobRecord, files: JobFiles, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {
   const format = outputFormatOf(job);
   const spec = OUTPUT_FORMATS[format];
   if (format === 'png-zip') {
-    const stored = await uploadOutputStream(job.userId, job.jobId, spec.fileName, zipFrames(openFrame, job.total_frames, (frame) => frameFile(frame).split('/').pop()!), spec.contentType);
+    const stored = await files.storeStream(spec.fileName, zipFrames(openFrame, job.total_frames, (frame) => frameFile(frame).split('/').pop()!), spec.contentType);
     return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
   }
   if (format !== 'webm' && format !== 'webm-alpha' && format !== 'gif') return undefined;
   const file = join(workDir, spec.fileName);
   await encodeVideoFormat(format, openFrame, job.total_frames, FPS, file, format === 'gif' ? undefined : audioFile);
-  const stored = await uploadLargeOutput(job.userId, job.jobId, spec.fileName, file, spec.contentType);
+  const stored = await files.storeLarge(spec.fileName, file, spec.contentType);
   return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
 }
 
@@ -46,69 +44,66 @@ async function encodeChosenFormat(job: JobRecord, workDir: string, openFrame: Fr
 export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
 /** Every chunk's segment, downloaded in frame order; undefined when a chunk has none. */
-async function fetchSegments(job: JobRecord, workDir: string): Promise<string[] | undefined> {
-  const chunks = (await listChunksOfJob(job.jobId)).sort((a, b) => a.frameStart - b.frameStart);
+async function fetchSegments(job: JobRecord, files: JobFiles, workDir: string): Promise<string[] | undefined> {
+  const chunks = await renderTasks.chunksOf(job.jobId);
   const names = chunks.map((chunk) => segmentFile(chunk.frameStart));
-  const present = await Promise.all(names.map((name) => outputExists(`${outputPrefix(job.userId, job.jobId)}${name}`)));
+  const present = await Promise.all(names.map((name) => files.exists(name)));
   if (chunks.length === 0 || present.includes(false)) return undefined;
   await mkdir(join(workDir, 'segments'), { recursive: true });
-  const files = names.map((name) => join(workDir, name));
-  await downloadOutputs(job, names, files);
-  return files;
+  const paths = names.map((name) => join(workDir, name));
+  await downloadOutputs(files, names, paths);
+  return paths;
 }
 
-/** The job's stored outputs `names` into `files` (same order), SEGMENT_DOWNLOADS_AT_ONCE at a time. */
-async function downloadOutputs(job: JobRecord, names: string[], files: string[]): Promise<void> {
+/** The job's stored outputs `names` into `paths` (same order), SEGMENT_DOWNLOADS_AT_ONCE at a time. */
+async function downloadOutputs(files: JobFiles, names: string[], paths: string[]): Promise<void> {
   for (let i = 0; i < names.length; i += SEGMENT_DOWNLOADS_AT_ONCE) {
-    await Promise.all(names.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((name, k) => downloadOutput(job.userId, job.jobId, name, files[i + k])));
+    await Promise.all(names.slice(i, i + SEGMENT_DOWNLOADS_AT_ONCE).map((name, k) => files.download(name, paths[i + k])));
   }
 }
 
 /** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
-async function finishStill(job: JobRecord, workDir: string): Promise<EncodeOutcome> {
-  const chunks = (await listChunksOfJob(job.jobId)).sort((a, b) => a.index - b.index);
-  const files = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
-  await downloadOutputs(job, chunks.map((chunk) => regionFile(chunk.index)), files);
+async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Promise<EncodeOutcome> {
+  const chunks = await renderTasks.chunksOf(job.jobId);
+  const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
+  await downloadOutputs(files, chunks.map((chunk) => regionFile(chunk.index)), paths);
   // The scene is built again (its colour settings and output format), so it needs the upload the regions rendered from.
-  const inputFile = await downloadCheckedInput(job, workDir);
+  const inputFile = await fetchCheckedInput(job, workDir);
   const outputDir = join(workDir, 'out');
-  await finishSplitStill(files, sceneArgsFor(job, [1], inputFile, outputDir), workDir);
+  await finishSplitStill(paths, sceneArgsFor(job, [1], inputFile, outputDir), workDir);
   if (!(await deliverStill(job, outputDir, async () => true))) return 'stopped';
-  await deleteOutputsUnder(job.userId, job.jobId, 'regions/').catch((error) => log.error('Regions not deleted', { jobId: job.jobId, error }));
+  await files.deleteUnder('regions/').catch((error) => log.error('Regions not deleted', { jobId: job.jobId, error }));
   return 'done';
 }
 
-export type EncodeOutcome = 'done' | 'failed' | 'stopped' | 'skipped';
+export type EncodeOutcome = Exclude<TaskOutcome, 'retry'>;
 
 export async function runEncode(jobId: string, options: { workerId: string }): Promise<EncodeOutcome> {
-  const job = await getJob(jobId);
-  if (!job || job.status !== 'rendering' || !hasFinishingStep(job)) return 'skipped';
-  if (!(await claimEncode(jobId, options.workerId))) return 'skipped';
+  const job = await renderTasks.startFinishing(jobId, options.workerId);
+  if (!job) return 'skipped';
   // ffmpeg (and a split still's Blender, which its chunks have run) runs as the tools' user: one that cannot reach a job's folder is said before the work.
   const setupProblem = await toolAccessProblem();
   if (setupProblem) {
     log.error(setupProblem, { jobId });
-    return (await failJob(job, RENDER_SETUP_FAILED, 'internal', { whenStatusIn: ['rendering'], errorType: RENDER_SETUP_ERROR })) ? 'failed' : 'stopped';
+    return renderTasks.failFinishing(job, RENDER_SETUP_FAILED, RENDER_SETUP_ERROR);
   }
-  const heartbeat = setInterval(() => {
-    claimEncode(jobId, options.workerId)
-      .then(() => changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }))
-      .catch((error) => log.warn('Heartbeat failed', { jobId, error }));
-  }, HEARTBEAT_MS);
+  const unwatch = renderTasks.watchFinishing(jobId, options.workerId);
+  const files = jobFiles(job);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
-    if (job.isStillRender) return await finishStill(job, workDir);
+    if (job.isStillRender) return await finishStill(job, files, workDir);
     const withAudio = getScene(job.sceneId)?.type === 'sound' && job.inputKey;
     let audioFile: string | undefined;
     if (withAudio) {
       audioFile = join(workDir, `input${extname(job.inputKey!).toLowerCase()}`);
-      await downloadInput(job.inputKey!, audioFile);
+      // The soundtrack the chunks' Blender read (an audio upload is measured when it arrives, not inspected again).
+      await files.fetchCheckedInput(audioFile, 'audio');
     }
-    const segments = await fetchSegments(job, workDir);
+    const segments = await fetchSegments(job, files, workDir);
     // ffmpeg (as the tools' user, in the worker) reads the segments and the soundtrack and writes the video and the other formats here.
     await prepareForTool([workDir]);
     const video = join(workDir, 'final.mp4');
-    const openFrame = (frame: number) => readOutput(job.userId, jobId, frameFile(frame));
+    const openFrame = (frame: number) => files.read(frameFile(frame));
     if (segments) {
       await concatSegments(segments, video, audioFile);
     } else {
@@ -120,29 +115,28 @@ export async function runEncode(jobId: string, options: { workerId: string }): P
     }
     const thumbnail = join(workDir, 'thumbnail.jpg');
     await makeThumbnail(video, thumbnail);
-    const storedVideo = await uploadLargeOutput(job.userId, jobId, 'final.mp4', video, 'video/mp4');
-    const storedThumb = await uploadOutput(job.userId, jobId, 'thumbnail.jpg', thumbnail, 'image/jpeg');
-    const files: OutputFile[] = [
+    const storedVideo = await files.storeLarge('final.mp4', video, 'video/mp4');
+    const storedThumb = await files.store('thumbnail.jpg', thumbnail, 'image/jpeg');
+    const outputs: OutputFile[] = [
       { name: 'final.mp4', key: storedVideo.key, contentType: 'video/mp4', size: storedVideo.size },
       { name: 'thumbnail.jpg', key: storedThumb.key, contentType: 'image/jpeg', size: storedThumb.size },
     ];
     // The MP4 plays in every browser, so the job card always has it; the chosen format is one more pass over the frames.
-    const chosen = await encodeChosenFormat(job, workDir, openFrame, audioFile);
-    if (chosen) files.push(chosen);
+    const chosen = await encodeChosenFormat(job, files, workDir, openFrame, audioFile);
+    if (chosen) outputs.push(chosen);
     // The card plays the chosen file when a browser can (WebM, GIF); a ZIP is a download beside the MP4.
-    const main = chosen && chosen.contentType !== 'application/zip' ? chosen : files[0];
-    const done = await completeJob((await getJob(jobId))!, { fileMetadata: files, mainOutputPath: main.key, mainOutputType: main.contentType });
-    if (!done) return 'stopped';
-    await deleteOutputsUnder(job.userId, jobId, 'frames/').catch((error) => log.error('Frames not deleted', { jobId, error }));
-    await deleteOutputsUnder(job.userId, jobId, 'segments/').catch((error) => log.error('Segments not deleted', { jobId, error }));
-    if (job.inputKey) await deleteInput(job.inputKey).catch((error) => log.error('Input not deleted', { jobId, error }));
+    const main = chosen && chosen.contentType !== 'application/zip' ? chosen : outputs[0];
+    if (!(await renderTasks.completeJob(jobId, { fileMetadata: outputs, mainOutputPath: main.key, mainOutputType: main.contentType }))) return 'stopped';
+    await files.deleteUnder('frames/').catch((error) => log.error('Frames not deleted', { jobId, error }));
+    await files.deleteUnder('segments/').catch((error) => log.error('Segments not deleted', { jobId, error }));
+    await files.deleteInput().catch((error) => log.error('Input not deleted', { jobId, error }));
     return 'done';
   } catch (error) {
     log.error('Encoding failed', { jobId, error });
     const reason = `The render failed on our side while ${job.isStillRender ? 'finishing the image' : 'encoding the video'}: ${(error as Error)?.message ?? error}`;
-    return (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'] })) ? 'failed' : 'stopped';
+    return renderTasks.failFinishing(job, reason);
   } finally {
-    clearInterval(heartbeat);
+    unwatch();
     await rm(workDir, { recursive: true, force: true });
   }
 }

@@ -9,15 +9,15 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { framePreviewFile } from '../shared/render-contract';
-import { uploadOutput } from '../core/storage/storage';
+import type { JobFiles } from '../core/storage/job-files';
 import { log } from '../observability/logger';
 
 /** Stores one frame's preview from the render's output folder; logs and carries on when that fails. */
-export async function storeFramePreview(userId: string, jobId: string, frame: number, outputDir: string): Promise<boolean> {
+export async function storeFramePreview(files: JobFiles, jobId: string, frame: number, outputDir: string): Promise<boolean> {
   const jpeg = join(outputDir, framePreviewFile(frame));
   try {
     await access(jpeg);
-    await uploadOutput(userId, jobId, framePreviewFile(frame), jpeg, 'image/jpeg');
+    await files.store(framePreviewFile(frame), jpeg, 'image/jpeg');
     return true;
   } catch (error) {
     log.warn('Frame preview not stored', { jobId, frame, error });

@@ -10,7 +10,8 @@ import { abandonedPaidStill, api, storedJobOnce } from './helpers';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
-    const { runChunk, CHUNK_GAVE_UP } = await import('../../render/chunk-runner');
+    const { runChunk } = await import('../../render/chunk-runner');
+    const { CHUNK_GAVE_UP } = await import('../../core/jobs/render-tasks');
     const { planOrResumeChunks } = await import('../../core/jobs/chunks');
     const { updateJob } = await import('../../core/jobs/jobs');
     // The API launched a worker with working weights: run the job again here with the weights file gone.
