@@ -17,15 +17,19 @@ export interface AwsClientSettings {
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-export function createDocumentClient(settings: AwsClientSettings): DynamoDBDocumentClient {
+/** The table's low-level client (the health probe's DescribeTable); the core's is the document client below. */
+export function createTableClient(settings: AwsClientSettings): DynamoDBClient {
   const client = new DynamoDBClient({
     ...clientSettings(settings.calls),
     region: settings.region,
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
     ...(settings.dynamodbEndpoint ? { endpoint: settings.dynamodbEndpoint, credentials: localCredentials } : {}),
   });
-  instrument(client, 'database', 'ddb', settings.calls);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return instrument(client, 'database', 'ddb', settings.calls);
+}
+
+export function createDocumentClient(settings: AwsClientSettings): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(createTableClient(settings), { marshallOptions: { removeUndefinedValues: true } });
 }
 
 export function createS3Client(settings: AwsClientSettings): S3Client {

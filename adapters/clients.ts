@@ -17,8 +17,11 @@ import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { MiddlewareStack, RetryErrorInfo, RetryStrategyV2, RetryToken, StandardRetryToken } from '@smithy/types';
 import { faultMiddleware, parseFaults, type FaultPlan, type FaultService } from './aws-faults';
 
-/** Which deadlines a process runs under (CALL_BUDGET); each entry point's environment names its own. */
-export type CallBudget = 'request' | 'background' | 'worker';
+/**
+ * Which deadlines a process runs under (CALL_BUDGET); each entry point's environment names its own.
+ * `probe` is a client's, not a process's: the health probes' (adapters/health-probes.ts).
+ */
+export type CallBudget = 'request' | 'background' | 'worker' | 'probe';
 
 export interface CallLimits {
   /** Time to open a TCP connection. */
@@ -47,6 +50,9 @@ export const CALL_BUDGETS: Readonly<Record<CallBudget, CallLimits>> = {
   request: { connectionTimeoutMs: 1000, requestTimeoutMs: 2000, maxAttempts: 4, timeoutAttempts: 2 },
   background: { connectionTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 5, timeoutAttempts: 4 },
   worker: { connectionTimeoutMs: 3000, requestTimeoutMs: 30_000, maxAttempts: 6, timeoutAttempts: 5 },
+  // A health probe asks once: a component that does not answer is reported so, not retried. The core's
+  // deadline (core/health/health.ts, 1 s) aborts the call sooner; these are the client's own backstop.
+  probe: { connectionTimeoutMs: 1000, requestTimeoutMs: 1000, maxAttempts: 1, timeoutAttempts: 1 },
 };
 
 /**

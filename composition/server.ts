@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, resetConfig, type Config } from '../core/config';
-import { bindPorts, ports, type Farm, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '../core/ports';
+import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
-import { createDocumentClient, createS3Client, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
+import { createDocumentClient, createS3Client, createTableClient, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
 import { refusedWorkerRequest } from '../core/jobs/worker-writes';
 import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
@@ -16,6 +16,9 @@ import { BatchFarm } from '../adapters/batch-farm';
 import { FunctionFarm } from '../adapters/function-farm';
 import { functionPreviewer } from '../adapters/preview-function';
 import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
+import { bucketsProbe, mailFolderProbe, tableProbe, userPoolKeysProbe } from '../adapters/health-probes';
+// A leaf module (it imports nothing of ours): whether Blender is here, without loading the renderer.
+import { BLENDER_MISSING_MESSAGE, findBlender } from '../render/blender-install';
 
 /**
  * The composition: which adapter serves which of the core's ports, with the
@@ -24,7 +27,9 @@ import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
  * Adapters are made on first use and kept until the configuration they were made
  * from is reset (tests and the local stack set the environment after import).
  */
-let made: { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer } | undefined;
+let made:
+  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes }
+  | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
 
@@ -91,6 +96,10 @@ export function composeServer(): void {
       if (!localPreviews) throw Object.defineProperty(new Error('No previewer: PREVIEW_FUNCTION is not set and no local one is bound'), 'dependency', { value: 'farm' });
       return localPreviews;
     },
+    healthProbes: () => {
+      const adapters = current();
+      return (adapters.health ??= healthProbes(adapters.config));
+    },
   });
 }
 
@@ -109,6 +118,42 @@ export function measureUploadHere(upload: UploadToMeasure): Promise<MediaDuratio
  * The render image imports no adapter; this is the one it is given.
  */
 export const downloadUpload: (upload: UploadToMeasure, file: string, maxBytes: number, deadlineMs: number) => Promise<void> = fetchUpload;
+
+/**
+ * The health report's questions, for the adapters this configuration binds: the table, the pool and the
+ * buckets on clients of their own that ask once (the `probe` budget), the mail folder, and what the
+ * settings say of mail, payments and the render farm; locally, whether Blender answers `--version`.
+ */
+function healthProbes(config: Config): HealthProbes {
+  const settings: AwsClientSettings = { ...awsSettings(), calls: { ...callSettings(config), budget: 'probe' } };
+  const issuer = config.COGNITO_ENDPOINT ? `${config.COGNITO_ENDPOINT}/${config.USER_POOL_ID}` : `https://cognito-idp.${config.AWS_REGION}.amazonaws.com/${config.USER_POOL_ID}`;
+  const answer = (found: string): HealthProbe => async () => ({ found });
+  const missing = (misconfigured: string): HealthProbe => async () => ({ misconfigured });
+  const stripeConfigured = Boolean(config.STRIPE_SECRET_KEY || config.STRIPE_SECRET_ARN);
+  const farmConfigured = Boolean(config.RENDER_JOB_QUEUE && config.RENDER_JOB_DEFINITION && config.ENCODE_JOB_DEFINITION);
+  return {
+    database: tableProbe(createTableClient(settings), config.TABLE_NAME),
+    identity: userPoolKeysProbe(issuer, config.USER_POOL_ID),
+    storage: bucketsProbe(createS3Client(settings), [config.UPLOADS_BUCKET, config.OUTPUTS_BUCKET]),
+    mail: config.MAIL_MODE === 'ses' ? answer(`SES from ${config.MAIL_FROM}`) : mailFolderProbe(config.MAIL_DIR),
+    payments:
+      config.PAYMENTS_MODE === 'local'
+        ? answer('local test mode: test cards only, no real payment is taken')
+        : stripeConfigured
+          ? answer('Stripe')
+          : missing('Stripe secret key is not configured'),
+    renderer:
+      config.RENDER_MODE === 'batch'
+        ? farmConfigured
+          ? answer('AWS Batch array jobs on Fargate (Spot first)')
+          : missing('render farm is not configured')
+        : async () => {
+            // Asked once per process and path (a missing Blender again each time: it may have been installed since).
+            const blender = await findBlender();
+            return blender ? { found: `Blender ${blender.version} at ${blender.path}` } : { misconfigured: BLENDER_MISSING_MESSAGE };
+          },
+  };
+}
 
 /** The local stack's previewer (render/preview-step.ts's warm scene servers, in its own process): bound by infra/local/stack.ts. */
 let localPreviews: Previewer | undefined;

@@ -132,6 +132,27 @@ export interface Previewer {
   warm(sceneId: number): Promise<void>;
 }
 
+/** The parts of the service the health report names. */
+export type HealthComponent = 'database' | 'identity' | 'storage' | 'mail' | 'payments' | 'renderer';
+
+/**
+ * What a probe found: the component answered (`found`, a detail for operators: the table's
+ * status, Blender's version), or a setting it needs is missing (`misconfigured`, a message
+ * that names the setting and is safe to show an operator). A dependency that does not answer
+ * rejects instead, with its client's error (core/errors.ts classifies it).
+ */
+export type ProbeResult = { found: string } | { misconfigured: string };
+
+/**
+ * One question about a component, asked once: no retries (a retry budget is the request
+ * path's, not a probe's), and it gives up when `signal` aborts, the core's deadline
+ * (core/health/health.ts).
+ */
+export type HealthProbe = (signal: AbortSignal) => Promise<ProbeResult>;
+
+/** The health report's questions, one per component. */
+export type HealthProbes = Readonly<Record<HealthComponent, HealthProbe>>;
+
 export interface Ports {
   documentClient(): DynamoDBDocumentClient;
   s3Client(): S3Client;
@@ -143,6 +164,12 @@ export interface Ports {
   /** The farm of that engine: one adapter per engine, made on first use. */
   farm(engine: FarmEngine): Farm;
   previewer(): Previewer;
+  /**
+   * The health probes, made from the current configuration: the same object while that
+   * configuration stands, so the core keeps its recent answers per object (a new
+   * configuration, in tests or the local stack, is asked afresh).
+   */
+  healthProbes(): HealthProbes;
 }
 
 let bound: Ports | undefined;

@@ -98,7 +98,7 @@ const minuteOfDay = (now: Date) => now.getUTCHours() * 60 + now.getUTCMinutes();
  * current minute. Number sets make repeated samples of a minute free.
  * Callers: the stale-job sweep and the health check (see the rollup's uptime rule).
  */
-export async function recordHealthSample(healthy: boolean, now = new Date()): Promise<void> {
+export async function recordHealthSample(healthy: boolean, now = new Date(), { signal }: { signal?: AbortSignal } = {}): Promise<void> {
   const day = dayOf(now);
   await documentClient().send(
     new UpdateCommand({
@@ -108,6 +108,8 @@ export async function recordHealthSample(healthy: boolean, now = new Date()): Pr
       ExpressionAttributeNames: { '#date': 'date', '#set': healthy ? 'healthy_minutes' : 'unhealthy_minutes' },
       ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':minute': new Set([minuteOfDay(now)]) },
     }),
+    // The health report's sample gives up at its deadline, retries included.
+    { abortSignal: signal },
   );
 }
 

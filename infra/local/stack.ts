@@ -5,6 +5,7 @@ import { resetConfig } from '../../core/config';
 import { bindLocalPreviewer, bindLocalWarmStills, composeServer, downloadUpload, resetClients, stopLocalWorkers } from '../../composition/server';
 import { localPreviewer, localWarmScenes } from '../../render/preview-step';
 import { renderWarmStill, type WarmStillRequest } from '../../render/warm-still';
+import { findBlender } from '../../render/blender-install';
 import { startDynamoDbLocal } from './dynamodb';
 import { relaunchUnfinishedJobs } from '../../core/jobs/launch';
 import { startCognitoLocal } from './cognito';
@@ -72,6 +73,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     services.length = 0;
     if (!persistent) rmSync(dataDir, { recursive: true, force: true });
   };
+  // Blender's `--version` (a whole Blender's start) is asked while the emulators start, so the health report's
+  // first question about the renderer, which has a 1 s deadline like every probe, finds its answer ready.
+  void findBlender();
   try {
     const [dynamo, cognito, s3] = await Promise.all([
       startDynamoDbLocal({ port: ports.dynamodb, dbPath: persistent ? join(dataDir, 'dynamodb') : undefined }),

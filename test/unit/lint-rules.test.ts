@@ -48,15 +48,6 @@ const files: Record<string, string> = {
   'lambdas/handlers/reaches-adapter.ts': "import { read } from '../../adapters/fine';\nexport const reader = read;\n",
   'lambdas/handlers/reaches-render.ts': "import { runProbe } from '../../render/fine';\nexport const probe = runProbe;\n",
   'lambdas/handlers/reaches-sdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const client = S3Client;\n",
-  // The one handler with an exception (its probes are being moved behind ports): its three imports of today, then one more.
-  'lambdas/handlers/health.ts': [
-    "import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';",
-    "import { HeadBucketCommand } from '@aws-sdk/client-s3';",
-    "import { findBlender } from '../../render/blender-install';",
-    "import { runProbe } from '../../render/fine';",
-    'export const probes = [DescribeTableCommand, HeadBucketCommand, findBlender, runProbe];',
-    '',
-  ].join('\n'),
   'render/blender-install.ts': 'export const findBlender = () => undefined;\n',
   'render/fine.ts': "import { launch } from '../core/jobs/launch';\nimport { composeServer } from '../composition/fine';\nexport const runProbe = () => [launch, composeServer];\n",
   'render/reaches-adapter.ts': "import { read } from '../adapters/fine';\nexport const reader = read;\n",
@@ -162,10 +153,6 @@ describe('the import boundaries', () => {
     expect(await findings('lambdas/handlers/reaches-adapter.ts')).toEqual(refused);
     expect(await findings('lambdas/handlers/reaches-render.ts')).toEqual(refused);
     expect(await findings('lambdas/handlers/reaches-sdk.ts')).toEqual(refused);
-  });
-
-  it('when the health handler imports what its exception names, it passes; anything more fails', async () => {
-    expect(await findingsByLine('lambdas/handlers/health.ts')).toEqual(['4: eslint(no-restricted-imports)']);
   });
 
   it('when the render worker imports an adapter or an HTTP handler, the lint fails; the core and the composition pass', async () => {
