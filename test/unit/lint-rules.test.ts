@@ -41,7 +41,7 @@ const files: Record<string, string> = {
   'observability/fine.ts': "import { createHash } from 'node:crypto';\nimport { log } from './sibling';\nexport const hash = createHash;\nexport const write = log;\n",
   'observability/sibling.ts': 'export const log = () => undefined;\n',
   'observability/reaches-core.ts': "import { getConfig } from '../core/config';\nexport const settings = getConfig;\n",
-  'composition/fine.ts': "import { ports } from '../core/ports';\nimport { read } from '../adapters/fine';\nexport const composeServer = () => [ports, read];\n",
+  'composition/fine.ts': "import { ports } from '../core/ports';\nimport { read } from '../adapters/fine';\nimport { findBlender } from '../render/blender-install';\nexport const composeServer = () => [ports, read, findBlender];\n",
   'composition/reaches-lambdas.ts': "import { routes } from '../lambdas/routes';\nexport const all = routes;\n",
   'composition/reaches-render.ts': "import { runProbe } from '../render/fine';\nexport const probe = runProbe;\n",
   'lambdas/handlers/fine.ts': "import { launch } from '../../core/jobs/launch';\nimport { composeServer } from '../../composition/fine';\nexport const handler = [launch, composeServer];\n",
@@ -142,7 +142,7 @@ describe('the import boundaries', () => {
     expect(await findings('observability/reaches-core.ts')).toEqual(refused);
   });
 
-  it('when the composition imports an entry point (a handler, the render worker), the lint fails; the core and the adapters pass', async () => {
+  it('when the composition imports an entry point (a handler, the render worker), the lint fails; the core, the adapters and render/blender-install (which imports nothing of ours) pass', async () => {
     expect(await findings('composition/fine.ts')).toEqual([]);
     expect(await findings('composition/reaches-lambdas.ts')).toEqual(refused);
     expect(await findings('composition/reaches-render.ts')).toEqual(refused);
