@@ -14,6 +14,12 @@ export interface ScopedResources {
   uploadsBucket: string;
 }
 
+/**
+ * A job's session lasts 15 minutes, STS's least (AssumeRole, DurationSeconds: 900 to the role's maximum): a session
+ * cannot be revoked alone, so this bounds how long credentials stay good after their job ends.
+ */
+export const WORKER_SESSION_SECONDS = 900;
+
 /** STS refuses a session policy longer than this (packed, without whitespace). */
 export const SESSION_POLICY_MAX_CHARS = 2048;
 
@@ -86,8 +92,9 @@ export function stsScopeIssuer(settings: ScopeIssuerSettings): (scope: WorkerSco
         RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
         Tags: workerSessionTags(scope),
         Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
-        // A role taken from another role's session is capped at one hour; the worker asks again before it ends.
-        DurationSeconds: 3600,
+        // STS's shortest session: credentials outlive the job that ended (the broker then refuses new ones) by at
+        // most WORKER_SESSION_SECONDS; the worker asks again before they expire.
+        DurationSeconds: WORKER_SESSION_SECONDS,
       },
       clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
     })();
@@ -95,7 +102,7 @@ export function stsScopeIssuer(settings: ScopeIssuerSettings): (scope: WorkerSco
       accessKeyId: credentials.accessKeyId,
       secretAccessKey: credentials.secretAccessKey,
       sessionToken: credentials.sessionToken ?? '',
-      expiration: (credentials.expiration ?? new Date(Date.now() + 3600_000)).toISOString(),
+      expiration: (credentials.expiration ?? new Date(Date.now() + WORKER_SESSION_SECONDS * 1000)).toISOString(),
     };
   };
 }

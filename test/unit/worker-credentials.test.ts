@@ -74,7 +74,8 @@ describe('the render worker\'s credentials on AWS', () => {
     expect(asked.get('Action')).toBe('AssumeRole');
     expect(asked.get('RoleArn')).toBe(settings.WORKER_SCOPE_ROLE_ARN);
     expect(asked.get('RoleSessionName')).toBe(`render-${scope.jobId}`);
-    expect(asked.get('DurationSeconds')).toBe('3600');
+    // STS's shortest session: credentials outlive their ended job by at most 15 minutes.
+    expect(asked.get('DurationSeconds')).toBe('900');
     expect([asked.get('Tags.member.1.Key'), asked.get('Tags.member.1.Value'), asked.get('Tags.member.2.Key'), asked.get('Tags.member.2.Value')]).toEqual(['jobId', scope.jobId, 'userId', scope.userId]);
     expect(JSON.parse(asked.get('Policy')!)).toEqual(workerSessionPolicy(scope, { tableName: 'render-table', outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }));
   });
