@@ -71,8 +71,6 @@ export interface ChunkTimings {
   steps: Partial<Record<ChunkStep, number>>;
 }
 
-
-
 export async function runChunk(jobId: string, index: number, options: ChunkRunOptions): Promise<ChunkOutcome> {
   const started = Date.now();
   const steps: ChunkTimings['steps'] = {};
