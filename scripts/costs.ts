@@ -19,7 +19,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { isMediaDriven, quoteRender } from '../shared/pricing';
-import { planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
+import { DEFAULT_FAST_PATH_CONCURRENCY, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
 import { fromRoot } from '../infra/paths';
 import { readSettings, settingDefaults } from '../infra/settings';
 import { CloudRenderStack } from '../infra/stack';
@@ -160,6 +160,14 @@ export interface FastPathCost {
 export const FINISHING_FUNCTION_SECONDS = 15;
 
 /**
+ * Lambda bills the Init phase of every environment it starts, a container image's included ("AWS Lambda
+ * standardizes billing for INIT Phase", AWS Compute Blog, April 2025: from 1 August 2025 Init is billed as
+ * the invocation's duration is). A render's chunks start up to the reserved concurrency's environments cold;
+ * each is taken at Init's 10-s limit (FUNCTION_START_SECONDS), an upper bound: a warm environment pays none.
+ */
+export const billedInitSeconds = (chunks: number) => Math.min(chunks, DEFAULT_FAST_PATH_CONCURRENCY) * FUNCTION_START_SECONDS;
+
+/**
  * A Full-HD render on the fast path: which engine takes it, and on the function its
  * GB-seconds at Lambda's x86 and arm64 rates (the function runs on arm64 unless the
  * renderFunctionArchitecture deploy setting says x86_64). frameSeconds: one frame on the function's 6 vCPU,
@@ -171,7 +179,7 @@ export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: numb
   const plan = planForFastPath({ sceneId: scene.id, ...FULL_HD, totalFrames: quote.frames, isStill: mode === 'still' });
   const perFrame = frameSeconds ?? plan.frameSeconds;
   // A caller that simulates the render (bench:delivery: a still's regions and its finishing step) knows its billed seconds better.
-  const functionSeconds = billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0);
+  const functionSeconds = (billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0)) + billedInitSeconds(plan.chunks.length);
   const gbSeconds = functionSeconds * (RENDER_FUNCTION.memoryMiB / 1024);
   const requests = ((plan.chunks.length + 1) * AWS_PRICES.lambdaPerMillionRequests) / 1e6;
   const renderMinutes = functionSeconds / 60;
@@ -261,7 +269,7 @@ export function costTables(): string {
     out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
   }
   out.push('');
-  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation, at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on arm64 by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
+  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation and ${FUNCTION_START_SECONDS} s of billed Init for each environment its chunks start (up to the reserved concurrency), at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on arm64 by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
   out.push('');
   out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) | cost / price (arm64) |');
   out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
