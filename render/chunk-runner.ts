@@ -141,10 +141,9 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
       const warm = warmStill && (await renderWarm(warmStill, args, timeoutMs, { jobId, chunk: index }));
       if (warm) {
-        step('render');
         loggedLines += warm.length;
-        frameSeconds['1'] = Number(((Date.now() - blenderStart) / 1000).toFixed(3));
         blenderMs = Date.now() - blenderStart;
+        frameSeconds['1'] = Number((blenderMs / 1000).toFixed(3));
       } else {
         const refused = warmStill && (await cannotRenderHere());
         if (refused) return refused;

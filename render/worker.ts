@@ -34,15 +34,17 @@ import { businessMetrics, CHUNK_STEPS } from '../observability/metrics';
 import { composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '../composition/server';
 
 const EXIT_RETRY = 75;
+const EXIT_USAGE = 64;
 /** The most of Lambda's 10-s Init the denoiser's load may take before the first invocation is asked for. */
 const INIT_DENOISER_MS = 5_000;
+/** Blender's render threads (RENDER_THREADS); by default all the machine's cores. */
+const threads = Number(process.env.RENDER_THREADS) || undefined;
 
 /** One structured line per chunk (log queries and the farm benchmark read it), and each step's time as a metric (the dashboard's). */
 function onTimings(timings: ChunkTimings): void {
   log.info('Chunk timings', { event: 'chunk_timings', ...timings });
   for (const step of CHUNK_STEPS) if (timings.steps[step] !== undefined) businessMetrics.chunkStep(step, timings.steps[step]);
 }
-const EXIT_USAGE = 64;
 
 function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'encode'; jobId: string } | undefined {
   const [step = process.env.RENDER_STEP, jobId = process.env.JOB_ID, indexArg] = process.argv.slice(2);
@@ -67,7 +69,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
 }
 // The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview') {
-  const servers = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined });
+  const servers = new WarmScenes({ threads });
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers, downloadUpload), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
@@ -81,7 +83,7 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
   ]);
   // Free test stills are made by warm scene servers this environment keeps between invocations (render/warm-still.ts):
   // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
-  const stills = new WarmScenes({ threads: Number(process.env.RENDER_THREADS) || undefined, bands: Math.min(8, availableParallelism()) });
+  const stills = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
   const warmStill = warmStillRenderer((request) => renderWarmStill(stills, request));
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
@@ -89,7 +91,6 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
     // The same job's next chunk in this environment keeps them.
     serveInvocationJob(work.jobId, work.workerTicket);
-    const threads = Number(process.env.RENDER_THREADS) || undefined;
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
@@ -112,12 +113,9 @@ if (!work) {
 holdWorkerToItsJob(work.jobId);
 
 const workerId = process.env.WORKER_ID ?? process.env.AWS_BATCH_JOB_ID ?? `worker-${randomUUID()}`;
-const threads = Number(process.env.RENDER_THREADS) || undefined;
-
 // A stopped task or process (Spot reclaim, Ctrl-C) stops its Blender too and gives the chunk back for another attempt.
 const stopping = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
-
 
 const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
