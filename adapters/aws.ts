@@ -44,23 +44,23 @@ export function createS3Client(settings: AwsClientSettings): S3Client {
   return instrument(client, 'storage', 's3', settings.calls);
 }
 
-class RefusedWriteError extends Error {
-  override name = 'RefusedWriteError';
+class RefusedRequestError extends Error {
+  override name = 'RefusedRequestError';
 }
 
 /**
  * Every request this process sends to the table passes `refuse` first (with the
- * SDK's command name and its input) and is not sent when it answers a reason. The
- * render worker holds itself to its IAM policy this way, so the local stack (which
- * has no IAM) refuses what AWS would.
+ * SDK's command name) and is not sent when it answers a reason. The render worker
+ * holds itself to its IAM policy this way, so the local stack (which has no IAM)
+ * refuses what AWS would.
  */
-export function guardTableWrites(client: DynamoDBDocumentClient, refuse: (command: string, input: Record<string, unknown>) => string | undefined): void {
+export function guardTableRequests(client: DynamoDBDocumentClient, refuse: (command: string) => string | undefined): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const reason = refuse(context.commandName ?? '', args.input as Record<string, unknown>);
-      if (reason) throw new RefusedWriteError(reason);
+      const reason = refuse(context.commandName ?? '');
+      if (reason) throw new RefusedRequestError(reason);
       return next(args);
     },
-    { step: 'initialize', name: 'guardTableWrites', override: true },
+    { step: 'initialize', name: 'guardTableRequests', override: true },
   );
 }

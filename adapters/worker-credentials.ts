@@ -9,7 +9,6 @@ export interface WorkerScope {
 }
 
 export interface ScopedResources {
-  tableName: string;
   outputsBucket: string;
   uploadsBucket: string;
 }
@@ -26,7 +25,7 @@ export const SESSION_POLICY_MAX_CHARS = 2048;
 /**
  * The session tags the broker asks for: the scope role's own policy is written with
  * ${aws:PrincipalTag/jobId} and ${aws:PrincipalTag/userId}, so the session can reach
- * the items of this job's partition and this job's outputs prefix only.
+ * this job's outputs prefix only.
  */
 export function workerSessionTags(scope: WorkerScope): { Key: string; Value: string }[] {
   return [
@@ -36,10 +35,10 @@ export function workerSessionTags(scope: WorkerScope): { Key: string; Value: str
 }
 
 /**
- * The session policy, intersected with the scope role's: the same job partition and
- * outputs prefix, written out, plus the one uploaded input of the job (a key the tag
- * syntax cannot carry), read and deleted once processed. Nothing else: no other item,
- * no ledger or user item, no other prefix, no e-mail.
+ * The session policy, intersected with the scope role's: the same outputs prefix,
+ * written out, plus the one uploaded input of the job (a key the tag syntax cannot
+ * carry), read and deleted once processed. Nothing else: no item of the table (the
+ * worker asks the broker to move its job), no other prefix, no e-mail.
  */
 export function workerSessionPolicy(scope: WorkerScope, resources: ScopedResources) {
   const outputs = `arn:aws:s3:::${resources.outputsBucket}`;
@@ -47,13 +46,6 @@ export function workerSessionPolicy(scope: WorkerScope, resources: ScopedResourc
   return {
     Version: '2012-10-17',
     Statement: [
-      {
-        Sid: 'OwnJobItems',
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-        Resource: `arn:aws:dynamodb:*:*:table/${resources.tableName}`,
-        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${scope.jobId}`] } },
-      },
       { Sid: 'OwnJobOutputs', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: `${outputs}/${prefix}*` },
       { Sid: 'ListOwnJobOutputs', Effect: 'Allow', Action: 's3:ListBucket', Resource: outputs, Condition: { StringLike: { 's3:prefix': `${prefix}*` } } },
       ...(scope.inputKey
@@ -122,7 +114,7 @@ export type WorkerCredentialProvider = () => Promise<{ accessKeyId: string; secr
 
 /** Credentials are asked for again this long before they expire. */
 const REFRESH_BEFORE_MS = 5 * 60_000;
-/** The broker answers from one read and one AssumeRole. */
+/** The broker answers from one read and one AssumeRole, or a task's few reads and writes. */
 const BROKER_DEADLINE_MS = 10_000;
 
 /**
@@ -133,18 +125,37 @@ const BROKER_DEADLINE_MS = 10_000;
  * Undefined without a broker, where the default credentials apply.
  */
 export function workerCredentials(settings: WorkerCredentialSettings): WorkerCredentialProvider | undefined {
-  if (!settings.sessionFunction) return undefined;
-  if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
-  const request = { jobId: settings.jobId, ticket: settings.ticket };
-  const broker = new LambdaClient({ region: settings.region, ...(settings.lambdaEndpoint ? { endpoint: settings.lambdaEndpoint } : {}) });
+  const broker = sessionBroker(settings);
+  if (!broker) return undefined;
   let current: Awaited<ReturnType<WorkerCredentialProvider>> | undefined;
   return async () => {
     if (current && current.expiration.getTime() - Date.now() > REFRESH_BEFORE_MS) return current;
-    const answer = await broker.send(new InvokeCommand({ FunctionName: settings.sessionFunction, Payload: Buffer.from(JSON.stringify(request)) }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
-    const body = answer.Payload ? Buffer.from(answer.Payload).toString('utf8') : '';
-    if (answer.FunctionError) throw new Error(`The worker session broker refused: ${body}`);
-    const issued = JSON.parse(body) as IssuedCredentials;
+    const issued = (await broker({})) as IssuedCredentials;
     current = { ...issued, expiration: new Date(issued.expiration) };
     return current;
+  };
+}
+
+/**
+ * On AWS, how a render worker asks the task server (core/jobs/task-server.ts): the session broker answers a task
+ * for the job of the ticket the worker shows. Undefined without a broker, where the worker's own process answers.
+ */
+export function workerTaskBroker(settings: WorkerCredentialSettings): ((request: { jobId: string; task: string; args: unknown }) => Promise<unknown>) | undefined {
+  const broker = sessionBroker(settings);
+  return broker && (({ task, args }) => broker({ task, args }));
+}
+
+/** One call to the session broker, for this worker's job and ticket, within its deadline; its refusal thrown. */
+function sessionBroker(settings: WorkerCredentialSettings): ((extra: Record<string, unknown>) => Promise<unknown>) | undefined {
+  if (!settings.sessionFunction) return undefined;
+  if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
+  const { jobId, ticket, sessionFunction } = settings;
+  const client = new LambdaClient({ region: settings.region, ...(settings.lambdaEndpoint ? { endpoint: settings.lambdaEndpoint } : {}) });
+  return async (extra) => {
+    const payload = Buffer.from(JSON.stringify({ jobId, ticket, ...extra }));
+    const answer = await client.send(new InvokeCommand({ FunctionName: sessionFunction, Payload: payload }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
+    const body = answer.Payload ? Buffer.from(answer.Payload).toString('utf8') : '';
+    if (answer.FunctionError) throw new Error(`The worker session broker refused: ${body}`);
+    return JSON.parse(body || 'null');
   };
 }

@@ -87,8 +87,8 @@ const AWS = {
   dispatchSeconds: 0.5,
   /** A synchronous Invoke's own overhead on a warm environment (request, routing, answer): not published; 0.05 s assumed. */
   syncInvokeSeconds: 0.05,
-  /** One DynamoDB write: DynamoDB advertises single-digit milliseconds; 4 writes a chunk (claim, frame, segment, done) at 10 ms assumed. */
-  chunkRecordSeconds: 0.04,
+  /** A chunk's 4 questions to the task server (claim, frame, segment, done): the session broker's synchronous Invoke and its one write each (MEASURED_CHUNK_MODEL.recordSeconds). */
+  chunkRecordSeconds: MEASURED_CHUNK_MODEL.recordSeconds,
   /**
    * The function's processor. Duration on arm64 costs 20 % less than on x86 (Lambda pricing;
    * the rates are AWS_PRICES in scripts/costs.ts), and "Lambda functions powered by Graviton2

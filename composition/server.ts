@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -5,10 +6,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, resetConfig, type Config } from '../core/config';
 import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '../core/ports';
 import { farmJobState } from '../core/jobs/launch';
-import { createDocumentClient, createS3Client, createTableClient, guardTableWrites, type AwsClientSettings } from '../adapters/aws';
+import { createDocumentClient, createS3Client, createTableClient, guardTableRequests, type AwsClientSettings } from '../adapters/aws';
 import type { CallSettings } from '../adapters/clients';
-import { refusedWorkerRequest } from '../core/jobs/worker-writes';
-import { stsScopeIssuer, workerCredentials as scopedCredentials } from '../adapters/worker-credentials';
+import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker } from '../adapters/worker-credentials';
+import { serveRenderTask } from '../core/jobs/task-server';
 import { localMailer, sesMailer } from '../adapters/mailer';
 import { fetchUpload, functionMediaProbe, probeUpload } from '../adapters/media-probe';
 import { stripePayments } from '../adapters/stripe';
@@ -28,7 +29,7 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from '../render/blender-install'
  * from is reset (tests and the local stack set the environment after import).
  */
 let made:
-  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes }
+  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes; tasks?: Ports['askRenderTask'] }
   | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
@@ -99,6 +100,14 @@ export function composeServer(): void {
     healthProbes: () => {
       const adapters = current();
       return (adapters.health ??= healthProbes(adapters.config));
+    },
+    askRenderTask: (request) => {
+      const adapters = current();
+      const { config } = adapters;
+      adapters.tasks ??=
+        workerTaskBroker({ region: config.AWS_REGION, sessionFunction: config.WORKER_SESSION_FUNCTION, jobId: config.JOB_ID, ticket: config.WORKER_TICKET, lambdaEndpoint: config.LAMBDA_ENDPOINT }) ??
+        ((asked) => servingTasks.run(true, () => serveRenderTask(asked, { requireTicket: false })));
+      return adapters.tasks(request);
     },
   });
 }
@@ -204,20 +213,24 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
   return stsScopeIssuer({
     region: config.AWS_REGION,
     roleArn: config.WORKER_SCOPE_ROLE_ARN,
-    tableName: config.TABLE_NAME,
     outputsBucket: config.OUTPUTS_BUCKET,
     uploadsBucket: config.UPLOADS_BUCKET,
     stsEndpoint: config.STS_ENDPOINT,
   });
 }
 
+/** Set while this process answers a render task for its own worker (the local stack and tests; on AWS the broker answers). */
+const servingTasks = new AsyncLocalStorage<true>();
+
 /**
- * The render worker's table client refuses, before sending, every write its scope
- * role's IAM policy refuses on AWS (core/jobs/worker-writes.ts), so the local stack,
- * which has no IAM, holds the worker to the same rule.
+ * The render worker's table client refuses, before sending, every request of its own: a worker asks the task
+ * server (core/jobs/task-server.ts) and writes nothing itself, as its scope role, which holds no table rights,
+ * refuses on AWS. Locally the task server answers in this process, and only its requests pass.
  */
 export function holdWorkerToItsJob(jobId: string): void {
-  guardTableWrites(ports().documentClient(), (command, input) => refusedWorkerRequest(jobId, command, input));
+  guardTableRequests(ports().documentClient(), (command) =>
+    servingTasks.getStore() ? undefined : `the render worker of job ${jobId} sends no ${command.replace(/Command$/, '')} to the table: it asks the task server`,
+  );
 }
 
 /** The job and ticket the render function's environment holds its clients for (serveInvocationJob). */

@@ -170,6 +170,11 @@ export interface Ports {
    * configuration, in tests or the local stack, is asked afresh).
    */
   healthProbes(): HealthProbes;
+  /**
+   * A render worker's question to the task server (core/jobs/task-server.ts), answered as JSON: the session broker
+   * on AWS, with the job's farm ticket; this process locally.
+   */
+  askRenderTask(request: { jobId: string; task: string; args: unknown }): Promise<unknown>;
 }
 
 let bound: Ports | undefined;

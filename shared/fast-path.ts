@@ -51,7 +51,11 @@ export interface ChunkModel {
   inputMb: number;
   s3RequestSeconds: number;
   s3MegabytesPerSecond: number;
-  /** The chunk's table writes (claim, frames, segment, done): single-digit milliseconds each. */
+  /**
+   * The chunk's questions to the task server (claim, frames, segment, done): each a synchronous Invoke of the session
+   * broker (its overhead on a warm environment not published: 0.05 s assumed) and its table write (DynamoDB advertises
+   * single-digit milliseconds: 0.01 s assumed).
+   */
   recordSeconds: number;
 }
 
@@ -64,7 +68,7 @@ export const MEASURED_CHUNK_MODEL: ChunkModel = {
   inputMb: 5,
   s3RequestSeconds: 0.2,
   s3MegabytesPerSecond: 85,
-  recordSeconds: 0.04,
+  recordSeconds: 4 * (0.05 + 0.01),
 };
 
 /** One object in or out of S3 under the model's published latency and throughput. */

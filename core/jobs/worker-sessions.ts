@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { getJob } from './jobs';
+import { getJob, type JobRecord } from './jobs';
 
 /** The job a scope session is for, as the server's records say. */
 export interface JobScope {
@@ -43,15 +43,20 @@ export function newWorkerTicket(): { ticket: string; hash: string } {
 
 const sessionRequest = z.object({ jobId: z.string().uuid(), ticket: z.string().min(20).max(100) });
 
-/** Credentials for the job the ticket was issued for, while that job may still render. */
-export async function issueWorkerSession(request: unknown, issue: ScopeIssuer): Promise<ScopedCredentials> {
-  const parsed = sessionRequest.safeParse(request);
-  if (!parsed.success) throw new WorkerSessionRefused('a worker session needs a job id and its ticket');
-  const { jobId, ticket } = parsed.data;
+/** The job the ticket was issued for, as the server's records say; refused for any other ticket. */
+export async function jobOfTicket(jobId: string, ticket: string): Promise<JobRecord> {
   const job = await getJob(jobId);
   const expected = job?.workerTicketHash ? Buffer.from(job.workerTicketHash, 'hex') : undefined;
   const shown = Buffer.from(ticketHash(ticket), 'hex');
   if (!job || !expected || expected.length !== shown.length || !timingSafeEqual(expected, shown)) throw new WorkerSessionRefused(`no farm submission of job ${jobId} holds this ticket`);
-  if (job.status !== 'queued' && job.status !== 'rendering') throw new WorkerSessionRefused(`job ${jobId} is ${job.status}: its workers get no more credentials`);
+  return job;
+}
+
+/** Credentials for the job the ticket was issued for, while that job may still render. */
+export async function issueWorkerSession(request: unknown, issue: ScopeIssuer): Promise<ScopedCredentials> {
+  const parsed = sessionRequest.safeParse(request);
+  if (!parsed.success) throw new WorkerSessionRefused('a worker session needs a job id and its ticket');
+  const job = await jobOfTicket(parsed.data.jobId, parsed.data.ticket);
+  if (job.status !== 'queued' && job.status !== 'rendering') throw new WorkerSessionRefused(`job ${job.jobId} is ${job.status}: its workers get no more credentials`);
   return issue({ jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) });
 }

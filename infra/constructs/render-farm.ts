@@ -9,7 +9,6 @@ import { Construct } from 'constructs';
 import { UPLOADS_PREFIX, type Storage } from './storage';
 import { ServerFunction } from './server-function';
 import { repoRoot } from '../paths';
-import { WORKER_RETURN_VALUES, WORKER_WRITABLE_ATTRIBUTES } from '../../core/jobs/worker-writes';
 
 export interface RenderFarmProps {
   storage: Storage;
@@ -99,7 +98,8 @@ export class RenderFarm extends Construct {
     this.sessionBroker = new ServerFunction(this, 'SessionBroker', { entry: 'lambdas/farm/worker-session.ts', environment: props.environment, timeout: Duration.seconds(10) });
     this.jobScopeRole = this.scopeRole(props.storage, this.sessionBroker.fn.role!);
     this.sessionBroker.fn.addEnvironment('WORKER_SCOPE_ROLE_ARN', this.jobScopeRole.roleArn);
-    props.storage.table.grant(this.sessionBroker.fn, 'dynamodb:GetItem');
+    // The broker is the workers' task server too (core/jobs/task-server.ts): it moves their jobs and chunks.
+    props.storage.table.grantReadWriteData(this.sessionBroker.fn);
     this.jobRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sessionBroker.fn.functionArn] }));
     this.executionRole = new iam.Role(this, 'ExecutionRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Pulls the worker image and writes its logs' });
 
@@ -156,10 +156,9 @@ export class RenderFarm extends Construct {
    * userId from the job item (core/jobs/worker-sessions.ts), and the role's
    * permissions are written against those tags. Only the broker's role may assume
    * it, so no worker can name a job of its choosing. A worker's session reaches:
-   * - the table's items whose partition key is JOB#<its job> (the job and its
-   *   chunks, which live in the job's partition): no user, ledger, payment or
-   *   analytics item, no index; and of them it writes only the attributes of
-   *   rendering progress and state, never one that decides money or ownership;
+   * - no item of the table: it asks the broker, which checks the ticket, to move
+   *   its job and chunks (core/jobs/task-server.ts), so status, attempts, the
+   *   active-jobs index and the outputs are written by server code alone;
    * - users/<its user>/jobs/<its job>/ in the outputs bucket (read, write, delete,
    *   list under that prefix);
    * - uploads/<its user>/ in the uploads bucket, read and delete, which the session
@@ -175,33 +174,12 @@ export class RenderFarm extends Construct {
         Null: { 'aws:RequestTag/jobId': 'false', 'aws:RequestTag/userId': 'false' },
         'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId', 'userId'] },
       }),
-      description: 'A render worker for one job: its items, its outputs prefix, its input (session tags jobId, userId set by the session broker)',
+      description: 'A render worker for one job: its outputs prefix and its input (session tags jobId, userId set by the session broker)',
       // A role taken from another role's session is capped at one hour; the worker asks the broker again.
       maxSessionDuration: Duration.hours(1),
     });
     broker.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole', 'sts:TagSession'], resources: [role.roleArn] }));
-    const { table, uploadsBucket, outputsBucket } = storage;
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'ReadOwnJobItems',
-        actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${jobId}`] } },
-      }),
-    );
-    // Writes name only the attributes of rendering progress and state (core/jobs/worker-writes.ts): never a price,
-    // a payment status, a refund mark or an owner. ReturnValues is held to what the request named, as IAM requires with dynamodb:Attributes.
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'WriteOwnJobProgress',
-        actions: ['dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${jobId}`], 'dynamodb:Attributes': [...WORKER_WRITABLE_ATTRIBUTES] },
-          StringEqualsIfExists: { 'dynamodb:ReturnValues': [...WORKER_RETURN_VALUES] },
-        },
-      }),
-    );
+    const { uploadsBucket, outputsBucket } = storage;
     role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'OwnJobOutputs',

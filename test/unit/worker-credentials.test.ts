@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../core/config';
 import { workerSessionPolicy } from '../../adapters/worker-credentials';
 import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '../../composition/server';
-import { documentClient, s3Client } from '../../core/ports';
+import { documentClient, ports, s3Client } from '../../core/ports';
 import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
@@ -77,7 +77,7 @@ describe('the render worker\'s credentials on AWS', () => {
     // STS's shortest session: credentials outlive their ended job by at most 15 minutes.
     expect(asked.get('DurationSeconds')).toBe('900');
     expect([asked.get('Tags.member.1.Key'), asked.get('Tags.member.1.Value'), asked.get('Tags.member.2.Key'), asked.get('Tags.member.2.Value')]).toEqual(['jobId', scope.jobId, 'userId', scope.userId]);
-    expect(JSON.parse(asked.get('Policy')!)).toEqual(workerSessionPolicy(scope, { tableName: 'render-table', outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }));
+    expect(JSON.parse(asked.get('Policy')!)).toEqual(workerSessionPolicy(scope, { outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }));
   });
 
   it('when the worker needs credentials, it shows the broker its job and ticket and never takes a role itself', async () => {
@@ -121,6 +121,24 @@ describe('the render worker\'s credentials on AWS', () => {
       expect(invocations.at(-1)!.body).toEqual({ jobId: other, ticket: 'another-ticket' });
     } finally {
       serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
+      resetClients();
+    }
+  });
+
+  it('when the worker asks a render task, it asks the session broker with its job and ticket, and never the table', async () => {
+    resetClients();
+    const answer = brokerAnswer;
+    brokerAnswer = { status: 200, body: { outcome: 'skipped' } };
+    try {
+      expect(await ports().askRenderTask({ jobId: settings.JOB_ID, task: 'startChunk', args: { index: 3, workerId: 'w1' } })).toEqual({ outcome: 'skipped' });
+      expect(invocations.at(-1)).toEqual({
+        path: `/2015-03-31/functions/${settings.WORKER_SESSION_FUNCTION}/invocations`,
+        body: { jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET, task: 'startChunk', args: { index: 3, workerId: 'w1' } },
+      });
+      brokerAnswer = { status: 200, error: 'Unhandled', body: { errorType: 'RenderTaskRefused', errorMessage: 'the arguments of startChunk do not fit' } };
+      await expect(ports().askRenderTask({ jobId: settings.JOB_ID, task: 'startChunk', args: {} })).rejects.toThrow(/broker refused.*RenderTaskRefused/);
+    } finally {
+      brokerAnswer = answer;
       resetClients();
     }
   });

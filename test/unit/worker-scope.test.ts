@@ -2,23 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_POLICY_MAX_CHARS, workerSessionPolicy, workerSessionTags } from '../../adapters/worker-credentials';
 import { toolEnvironment } from '../../render/tool-environment';
 
-const resources = { tableName: 'cloud-render-prod-StorageTableB43FDCE7-1A2B3C4D5E6F', outputsBucket: 'cloud-render-prod-storageoutputsbucket49742862-abcdefghijkl', uploadsBucket: 'cloud-render-prod-storageuploadsbucket03e44dd0-abcdefghijkl' };
+const resources = { outputsBucket: 'cloud-render-prod-storageoutputsbucket49742862-abcdefghijkl', uploadsBucket: 'cloud-render-prod-storageuploadsbucket03e44dd0-abcdefghijkl' };
 const scope = { jobId: '6424abb2-3d2d-42ed-82ec-af3600468803', userId: 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc', inputKey: 'uploads/c4f8e2a0-1b2c-4d5e-8f90-123456789abc/0d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f/My song (final mix).mp3' };
 type Statement = { Sid: string; Action: string | string[]; Resource: string; Condition?: Record<string, Record<string, unknown>> };
 
 describe('the session a render worker takes for its job', () => {
-  it('when the worker builds its session policy, it names only its job\'s items, its job\'s outputs prefix and its one input', () => {
+  it('when the worker builds its session policy, it names only its job\'s outputs prefix and its one input, and no item of the table', () => {
     const statements = workerSessionPolicy(scope, resources).Statement as Statement[];
     const bySid = Object.fromEntries(statements.map((s) => [s.Sid, s]));
-    expect(Object.keys(bySid).sort()).toEqual(['ListOwnJobOutputs', 'OwnInput', 'OwnJobItems', 'OwnJobOutputs']);
-    expect(bySid.OwnJobItems.Resource).toBe(`arn:aws:dynamodb:*:*:table/${resources.tableName}`);
-    expect(bySid.OwnJobItems.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [`JOB#${scope.jobId}`] } });
+    expect(Object.keys(bySid).sort()).toEqual(['ListOwnJobOutputs', 'OwnInput', 'OwnJobOutputs']);
     expect(bySid.OwnJobOutputs.Resource).toBe(`arn:aws:s3:::${resources.outputsBucket}/users/${scope.userId}/jobs/${scope.jobId}/*`);
     expect(bySid.ListOwnJobOutputs.Condition).toEqual({ StringLike: { 's3:prefix': `users/${scope.userId}/jobs/${scope.jobId}/*` } });
     expect(bySid.OwnInput).toMatchObject({ Action: ['s3:GetObject', 's3:DeleteObject'], Resource: `arn:aws:s3:::${resources.uploadsBucket}/${scope.inputKey}` });
     const everyAction = statements.flatMap((s) => [s.Action].flat());
-    expect(everyAction.filter((action) => !/^(dynamodb|s3):[A-Za-z]+$/.test(action))).toEqual([]);
-    expect(everyAction).not.toContain('dynamodb:PutItem');
+    expect(everyAction.filter((action) => !/^s3:[A-Za-z]+$/.test(action))).toEqual([]);
   });
 
   it('when the job has no upload, the session policy grants no uploads access at all', () => {

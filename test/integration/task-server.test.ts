@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createJob, getJob, jobUpdate } from '../../core/jobs/jobs';
+import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
+import { renderTasks } from '../../core/jobs/render-tasks';
+import { serveRenderTask } from '../../core/jobs/task-server';
+import { newWorkerTicket } from '../../core/jobs/worker-sessions';
+import { keys } from '../../core/db/keys';
+import { documentClient, tableName } from '../../core/ports';
+import { holdWorkerToItsJob, resetClients } from '../../composition/server';
+import { outputPrefix } from '../../core/storage/storage';
+import { queuedJob } from './farm-helpers';
+
+async function plannedJob() {
+  const { ticket, hash } = newWorkerTicket();
+  const job = { ...queuedJob({ mode: 'still', isStillRender: true, total_frames: 1 }), workerTicketHash: hash };
+  await createJob(job);
+  await planOrResumeChunks(job);
+  return { job, ticket };
+}
+
+// The worker's guard stays on the client it was put on: the next test's setup gets clients of its own.
+afterEach(() => resetClients());
+
+describe('a render worker and the table', () => {
+  it.each([
+    ['status', { '#a': 'status' }, 'SET #a = :v', 'done'],
+    ['attempts', { '#a': 'attempts' }, 'SET #a = :v', 0],
+    ['GSI2PK', { '#a': 'GSI2PK' }, 'SET #a = :v', 'ACTIVE_JOBS'],
+  ])('when a worker writes %s on its own job itself, the write is refused and the job is unchanged', async (_name, names, expression, value) => {
+    const { job } = await plannedJob();
+    holdWorkerToItsJob(job.jobId);
+    const write = new UpdateCommand({ TableName: tableName(), Key: keys.job(job.jobId), UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ':v': value } });
+    await expect(documentClient().send(write)).rejects.toThrow(/sends no UpdateItem to the table: it asks the task server/);
+    resetClients();
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'queued', attempts: job.attempts });
+  });
+
+  it('when a worker asks to start its chunk, the task server claims it: the chunk\'s attempt, the job\'s status and the active-jobs index are written by server code', async () => {
+    const { job } = await plannedJob();
+    holdWorkerToItsJob(job.jobId);
+    await expect(documentClient().send(new UpdateCommand({ ...jobUpdate(job.jobId, { set: { lastHeartbeat: 'now' } }), ReturnValues: 'NONE' }))).rejects.toThrow(/task server/);
+    const task = await renderTasks.startChunk(job.jobId, 0, 'worker-1');
+    expect(task).toMatchObject({ job: { jobId: job.jobId }, chunk: { index: 0, status: 'rendering', attempts: 1 } });
+    resetClients();
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 1 });
+    const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(job.jobId) }));
+    expect(Item?.GSI2PK).toBe(keys.activeJobs);
+  });
+});
+
+describe('the task server, as the session broker answers it', () => {
+  it('when a worker shows another job\'s ticket or none, or asks with arguments that do not fit, nothing is claimed', async () => {
+    const own = await plannedJob();
+    const other = await plannedJob();
+    const start = { task: 'startChunk', args: { index: 0, workerId: 'w' } };
+    await expect(serveRenderTask({ jobId: other.job.jobId, ticket: own.ticket, ...start }, { requireTicket: true })).rejects.toThrow(/no farm submission/);
+    await expect(serveRenderTask({ jobId: own.job.jobId, ...start }, { requireTicket: true })).rejects.toThrow(/no farm submission/);
+    await expect(serveRenderTask({ jobId: own.job.jobId, ticket: own.ticket, task: 'startChunk', args: { index: -1, workerId: 'w' } }, { requireTicket: true })).rejects.toThrow(/arguments of startChunk do not fit/);
+    await expect(serveRenderTask({ jobId: own.job.jobId, ticket: own.ticket, task: 'setStatus', args: {} }, { requireTicket: true })).rejects.toThrow(/known task/);
+    expect((await listChunksOfJob(own.job.jobId)).map((chunk) => chunk.status)).toEqual(['pending']);
+    expect(await serveRenderTask({ jobId: own.job.jobId, ticket: own.ticket, ...start }, { requireTicket: true })).toMatchObject({ chunk: { status: 'rendering' } });
+  });
+
+  it('when a worker completes its job with an output outside its own files, the job is not done', async () => {
+    const { job, ticket } = await plannedJob();
+    await serveRenderTask({ jobId: job.jobId, ticket, task: 'startChunk', args: { index: 0, workerId: 'w' } }, { requireTicket: true });
+    const file = (key: string) => ({ name: 'render.png', key, contentType: 'image/png', size: 10 });
+    const elsewhere = `${outputPrefix('another-user', 'another-job')}render.png`;
+    const complete = (key: string) => serveRenderTask({ jobId: job.jobId, ticket, task: 'completeJob', args: { fileMetadata: [file(key)], mainOutputPath: key, mainOutputType: 'image/png' } }, { requireTicket: true });
+    expect(await complete(elsewhere)).toBe(false);
+    expect(await complete(`${outputPrefix(job.userId, job.jobId)}../../another-job/render.png`)).toBe(false);
+    expect((await getJob(job.jobId))?.status).toBe('rendering');
+    expect(await complete(`${outputPrefix(job.userId, job.jobId)}render.png`)).toBe(true);
+    expect((await getJob(job.jobId))?.status).toBe('done');
+  });
+});
