@@ -20,8 +20,6 @@ export const FAULT_KINDS = {
   s3: ['error', 'slowdown'],
 } as const satisfies Record<FaultService, readonly string[]>;
 
-export type FaultKind<S extends FaultService = FaultService> = (typeof FAULT_KINDS)[S][number];
-
 /** For each service, each kind's probability per request. */
 export type FaultPlan = Partial<Record<FaultService, Partial<Record<string, number>>>>;
 

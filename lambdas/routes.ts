@@ -81,8 +81,6 @@ export const routes = [
 ] as const satisfies readonly RouteDef[];
 
 export type Route = (typeof routes)[number];
-/** API Gateway's route key, e.g. 'GET /api/jobs/{jobId}'. */
-export type RouteKey = `${Route['method']} ${Route['path']}`;
 export type RouteKeyOf<F extends FunctionName> = Extract<Route, { fn: F }> extends infer R
   ? R extends Route ? `${R['method']} ${R['path']}` : never
   : never;

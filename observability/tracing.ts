@@ -40,8 +40,3 @@ export async function traced<T>(name: string, work: () => Promise<T>): Promise<T
     if (parent) t.setSegment(parent);
   }
 }
-
-/** The trace id of this invocation, handed to the render farm so the worker's lines name it. */
-export function currentTraceId(): string | undefined {
-  return tracer().isTracingEnabled() ? tracer().getRootXrayTraceId() : undefined;
-}

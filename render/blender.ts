@@ -38,7 +38,7 @@ import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
 
-export { BLENDER_MISSING_MESSAGE, findBlender, type BlenderInstall } from './blender-install';
+export { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 
 export type RenderMode = 'still' | 'animation';
 export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';

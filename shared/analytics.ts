@@ -233,7 +233,7 @@ export function formatPercent(rate: number): string {
 
 // ---------------------------------------------------------------- page views
 
-export { PAGE_NAMES, type PageName } from './schemas';
+export type { PageName } from './schemas';
 
 const EXACT_PAGES: Readonly<Record<string, PageName>> = {
   '/': 'home',

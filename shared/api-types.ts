@@ -207,6 +207,3 @@ export interface MainOutput {
   expiresAt: string;
 }
 
-export interface ApiError {
-  message: string;
-}

@@ -298,7 +298,6 @@ export function previewVideoFor(scene: SceneDefinition, style?: string): string 
 
 export const CATEGORIES = ['all', 'favorites', 'text', 'image', 'sound', '3D'] as const;
 export type Category = (typeof CATEGORIES)[number];
-export const categories: readonly Category[] = CATEGORIES;
 
 export interface SceneFilter {
   search?: string;

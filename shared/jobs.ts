@@ -10,9 +10,6 @@ import { clamp } from './numbers';
 export const JOB_STATUSES = ['awaiting_payment', 'queued', 'rendering', 'done', 'failed', 'abandoned'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Statuses read back from storage: ours plus the legacy running states of earlier versions. */
-export type StoredJobStatus = JobStatus | 'in_progress' | 'processing';
-
 /** ISO-8601 string or epoch milliseconds. */
 export type Timestamp = string | number | Date;
 
@@ -274,4 +271,4 @@ export function pickThumbnail<T extends OutputFile>(files: readonly T[]): T | nu
   );
 }
 
-export { ABANDON_CONFIRM, INCOMPLETE_RENDER_FOUND, JOB_FAILED, JOB_STALLED } from './messages';
+export { JOB_FAILED, JOB_STALLED } from './messages';

@@ -7,8 +7,6 @@
 
 /** Slots in the strip at most. */
 export const MAX_STRIP_SLOTS = 24;
-/** Seconds between two polls of a rendering job's frames. */
-export const LIVE_PREVIEW_POLL_MS = 3000;
 
 /** The frame numbers the strip shows: every frame when they fit, else evenly spaced ones. */
 export function stripFrames(totalFrames: number, maxSlots = MAX_STRIP_SLOTS): number[] {

@@ -11,8 +11,6 @@ export const SITE_GATE_INCORRECT = 'Incorrect password';
 
 // ---------------------------------------------------------------- login
 export const LOGIN_FIELDS_REQUIRED = 'Please enter both email and password';
-/** The underlying error of an unverified login, shown to the user as LOGIN_EMAIL_NOT_VERIFIED. */
-export const LOGIN_VERIFY_EMAIL = 'Please verify your email before logging in';
 export const LOGIN_EMAIL_NOT_VERIFIED = 'Email not verified. Please check your inbox for the verification link.';
 export const LOGIN_USER_NOT_FOUND = 'No user found with this email address';
 export const LOGIN_WRONG_PASSWORD = 'Incorrect password. Please try again.';
@@ -118,8 +116,6 @@ export const NO_JOB_ID = 'No job ID returned';
 export const STRIPE_NOT_INITIALIZED = 'Stripe has not been initialized';
 export const PAYMENT_INTENT_FAILED = 'Failed to create payment intent';
 export const USER_DOCUMENT_MISSING = 'User document does not exist';
-export const INSUFFICIENT_CREDITS = 'Insufficient credits';
-export const CREDIT_PAYMENT_FAILED = 'Failed to process credit payment';
 export const SCENE_NOT_FOUND = 'Scene not found';
 
 export function renderStartFailed(message?: string): string {
@@ -136,10 +132,6 @@ export function paymentFailed(message: string): string {
 
 export function paymentFailedWithStatus(status: string): string {
   return `Payment failed with status: ${status}`;
-}
-
-export function paymentStatusNotSucceeded(status: string): string {
-  return `Payment status: ${status}`;
 }
 
 /** Credits are dollars, so a fractional need is shown to the cent ('2.27'), a whole one plainly. */
@@ -201,17 +193,11 @@ export const RESULT_PAYMENT_TAKEN_BACK = 'The card payment for this render was t
 export const RESULT_REFUNDED = 'The price of this render was refunded, so its files are not available. Contact support if you think this is wrong.';
 export const NO_IMAGE_FOR_STILL = 'No image found for still render';
 export const NO_VIDEO_FOR_ANIMATION = 'No video found for animation render';
-export const OUTPUT_NOT_FOUND = 'Could not find rendered output';
 export const AUTHENTICATION_REQUIRED = 'Authentication required';
 export const IMAGE_LOAD_FAILED = 'Failed to load image'; // ours
-export const VIDEO_LOAD_FAILED = 'Failed to load video'; // ours
 export const MEDIA_METADATA_FAILED = 'Failed to load media metadata'; // ours
 export const LOADING_RENDERED_FILES = 'Loading rendered files...';
 export const RENDER_COMPLETED = 'Render completed successfully!';
-
-export function errorFetchingFiles(message: string): string {
-  return `Error fetching files: ${message}`;
-}
 
 export function mediaProcessingError(message: string): string {
   return `Error processing media file: ${message}`;
@@ -225,12 +211,7 @@ export const ABANDON_CONFIRM_TITLE = 'Confirm Action';
 export const ABANDON_CONFIRM = 'Are you sure you want to abandon this job? This action cannot be undone.';
 export const DOWNLOAD_FAILED = 'Download failed. Please try again.';
 export const ABANDON_FAILED = 'Failed to abandon job. Please try again.';
-export const RESUME_FAILED = 'Resume failed';
 export const RESUME_NETWORK_ERROR = 'Failed to resume job. Please check your connection and try again.';
-
-export function abandonFailed(message: string): string {
-  return `Failed to abandon job: ${message}`;
-}
 
 export function resumeFailed(serverError?: string): string {
   return `Failed to resume job: ${serverError || 'Unknown error'}`;

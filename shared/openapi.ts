@@ -232,5 +232,3 @@ export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_
     webhooks: { 'render.done': webhook('render.done'), 'render.failed': webhook('render.failed') },
   };
 }
-
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

@@ -41,7 +41,6 @@ export const renderRequest = z.strictObject({
 });
 
 export type RenderSettingsRequest = z.infer<typeof renderSettingsRequest>;
-export type RenderRequest = z.infer<typeof renderRequest>;
 
 /**
  * The web app's job request for an API render: the job schema then checks it

@@ -359,13 +359,6 @@ export const pageView = z.strictObject({
   query: z.string().max(2048),
 });
 
-export type LoginForm = z.infer<typeof loginForm>;
-export type SignupForm = z.infer<typeof signupForm>;
-export type ChangePasswordForm = z.infer<typeof changePasswordForm>;
-export type ReportForm = z.infer<typeof reportForm>;
-export type CreditPurchaseRequest = z.infer<typeof creditPurchaseRequest>;
-export type RenderSettingsInput = z.infer<typeof renderSettings>;
-export type QuoteRequest = z.infer<typeof quoteRequest>;
 export type Alignment = z.infer<typeof alignment>;
 export type CreateJobRequest = z.infer<typeof createJobRequest>;
 export type PreviewRequest = z.infer<typeof previewRequest>;
@@ -376,4 +369,3 @@ export type UserSettingsRequest = z.infer<typeof userSettingsRequest>;
 export type UploadRequest = z.infer<typeof uploadRequest>;
 export type SessionEvent = z.infer<typeof sessionEvent>;
 export type SessionRecord = z.infer<typeof sessionRecord>;
-export type PageView = z.infer<typeof pageView>;

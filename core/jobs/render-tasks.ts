@@ -12,7 +12,7 @@ import type { ChunkRecord } from './chunks';
 import type { JobRecord } from './jobs';
 import type { ChunkStart, JobOutputs, RenderTaskAnswer, RenderTaskArgs, RenderTaskName, TaskOutcome } from './task-server';
 
-export { CHUNK_GAVE_UP, CHUNK_LOST_TOO_OFTEN, type JobOutputs, type TaskOutcome } from './task-server';
+export { CHUNK_GAVE_UP, type JobOutputs, type TaskOutcome } from './task-server';
 
 /** How often a worker renews its task's lease and the job's heartbeat. */
 export const HEARTBEAT_MS = 5_000;

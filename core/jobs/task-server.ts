@@ -188,14 +188,6 @@ export type RenderTaskName = keyof typeof tasks;
 export type RenderTaskArgs<T extends RenderTaskName> = z.input<(typeof tasks)[T]['args']>;
 export type RenderTaskAnswer<T extends RenderTaskName> = Awaited<ReturnType<(typeof tasks)[T]['run']>>;
 
-/** One question of a worker, as it crosses to the server: its job, the job's farm ticket (on AWS), the task and its arguments. */
-export interface RenderTaskRequest {
-  jobId: string;
-  ticket?: string;
-  task: RenderTaskName;
-  args: unknown;
-}
-
 export class RenderTaskRefused extends Error {
   override name = 'RenderTaskRefused';
 }

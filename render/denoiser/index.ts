@@ -6,7 +6,7 @@
 import { denoiseExrFrame } from './frame';
 import { loadDenoiser, type Denoiser } from './denoise';
 
-export { loadDenoiser, defaultWeightsPath, WeightsError, type Denoiser } from './denoise';
+export { loadDenoiser, WeightsError, type Denoiser } from './denoise';
 
 let shared: { weights: string; denoiser: Promise<Denoiser> } | null = null;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ACCEPTED_UPLOADS,
   DEFAULT_LOG_LINES,
-  categories,
+  CATEGORIES,
   exampleImagesFor,
   filterScenes,
   getScene,
@@ -133,7 +133,7 @@ describe('filterScenes', () => {
   });
 
   it('when listing the category buttons, they are the fixed six', () => {
-    expect(categories).toEqual(['all', 'favorites', 'text', 'image', 'sound', '3D']);
+    expect(CATEGORIES).toEqual(['all', 'favorites', 'text', 'image', 'sound', '3D']);
   });
 });
 

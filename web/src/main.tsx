@@ -42,6 +42,6 @@ startTransition(() =>
 
 configReady().catch(async (error: unknown) => {
   console.error(error);
-  const { ErrorPage } = await import('./components/ErrorPage');
+  const { default: ErrorPage } = await import('./components/ErrorPage');
   root.render(<ErrorPage error={error} />);
 });

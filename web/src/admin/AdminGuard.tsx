@@ -6,6 +6,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { ADMIN_ACCESS_DENIED, ADMIN_ACCESS_DENIED_TEXT, ADMIN_VERIFYING } from '../../../shared/messages';
 import { callerIsAdmin } from '../data/admin';
 import { useSession } from '../lib/session';
 import './admin.css';
@@ -44,7 +45,7 @@ export default function AdminGuard({ children }: { children: ReactNode }) {
     return (
       <div className="admin-guard" role="status">
         <span className="spinner" aria-hidden="true" />
-        <p>Verifying admin access...</p>
+        <p>{ADMIN_VERIFYING}</p>
       </div>
     );
   }
@@ -53,8 +54,8 @@ export default function AdminGuard({ children }: { children: ReactNode }) {
     return (
       <div className="admin-guard">
         <div className="admin-denied" role="alert">
-          <h1>Access Denied</h1>
-          <p>You don't have permission to access this admin area.</p>
+          <h1>{ADMIN_ACCESS_DENIED}</h1>
+          <p>{ADMIN_ACCESS_DENIED_TEXT}</p>
           <button type="button" className="btn btn-primary" onClick={goBack}>
             Go Back
           </button>

@@ -4,7 +4,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
 import { adminApi } from '../data/admin-api';
-import AnalyticsDashboard, { CLEAR_CONFIRMATION, CLEAR_FAILURE, CLEAR_SUCCESS, IMPORT_CONFIRMATION, IMPORT_FAILURE, IMPORT_SUCCESS } from './AnalyticsDashboard';
+import AnalyticsDashboard from './AnalyticsDashboard';
+import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '../../../shared/messages';
 import { overviewFixture } from './test-fixtures';
 
 vi.mock('../data/admin-api', () => ({
@@ -149,8 +150,8 @@ describe('AnalyticsDashboard', () => {
     render(<AnalyticsDashboard />);
     await screen.findByText('Daily Activity');
     await userEvent.click(screen.getByRole('button', { name: 'Import Data' }));
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(IMPORT_SUCCESS));
-    expect(confirm).toHaveBeenCalledWith(IMPORT_CONFIRMATION);
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(ANALYTICS_IMPORT_SUCCEEDED));
+    expect(confirm).toHaveBeenCalledWith(ANALYTICS_IMPORT_CONFIRM);
     expect(api.importKind.mock.calls.map(([kind]) => kind)).toEqual([...ANALYTICS_KINDS]);
     expect(api.overview).toHaveBeenCalledTimes(2);
   });
@@ -173,7 +174,7 @@ describe('AnalyticsDashboard', () => {
     render(<AnalyticsDashboard />);
     await screen.findByText('Daily Activity');
     await userEvent.click(screen.getByRole('button', { name: 'Import Data' }));
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(IMPORT_FAILURE));
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(ANALYTICS_IMPORT_FAILED));
     expect(api.importKind.mock.calls.map(([kind]) => kind)).toEqual(['daily', 'renders', 'users']);
     expect(console.error).toHaveBeenCalled();
   });
@@ -184,14 +185,14 @@ describe('AnalyticsDashboard', () => {
     render(<AnalyticsDashboard />);
     await screen.findByText('Daily Activity');
     await userEvent.click(screen.getByRole('button', { name: 'Clear Data' }));
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(CLEAR_SUCCESS));
-    expect(confirm).toHaveBeenCalledWith(CLEAR_CONFIRMATION);
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(ANALYTICS_CLEAR_SUCCEEDED));
+    expect(confirm).toHaveBeenCalledWith(ANALYTICS_CLEAR_CONFIRM);
     expect(api.clearKind.mock.calls.map(([kind]) => kind)).toEqual([...ANALYTICS_KINDS]);
 
     api.clearKind.mockRejectedValue(new Error('Failed to clear daily'));
     await screen.findByText('Daily Activity');
     await userEvent.click(within(screen.getByRole('banner')).getByRole('button', { name: 'Clear Data' }));
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(CLEAR_FAILURE));
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(ANALYTICS_CLEAR_FAILED));
   });
 
   it('when the rollup is older than the live counters, the page says which figures are which and as of when', async () => {

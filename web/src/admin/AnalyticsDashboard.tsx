@@ -22,12 +22,7 @@ import { formatDateTime } from '../components/ui';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
-export const IMPORT_CONFIRMATION = 'Are you sure you want to import analytics data? This will overwrite existing data.';
-export const CLEAR_CONFIRMATION = 'Are you sure you want to clear all analytics data? This action cannot be undone.';
-export const IMPORT_SUCCESS = 'Analytics data imported successfully!';
-export const IMPORT_FAILURE = 'Failed to import analytics data. Please check the console for details.';
-export const CLEAR_SUCCESS = 'Analytics data cleared successfully!';
-export const CLEAR_FAILURE = 'Failed to clear analytics data. Please check the console for details.';
+import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '../../../shared/messages';
 
 const SERIES = [
   { key: 'renders_started', name: 'Renders Started', color: DOUGHNUT_PALETTE[1] },
@@ -45,13 +40,13 @@ export default function AnalyticsDashboard() {
   const reload = overview.refetch;
 
   const runAll = async (action: 'import' | 'clear') => {
-    if (!window.confirm(action === 'import' ? IMPORT_CONFIRMATION : CLEAR_CONFIRMATION)) return;
+    if (!window.confirm(action === 'import' ? ANALYTICS_IMPORT_CONFIRM : ANALYTICS_CLEAR_CONFIRM)) return;
     try {
       await run.mutateAsync(action);
-      window.alert(action === 'import' ? IMPORT_SUCCESS : CLEAR_SUCCESS);
+      window.alert(action === 'import' ? ANALYTICS_IMPORT_SUCCEEDED : ANALYTICS_CLEAR_SUCCEEDED);
     } catch (failure) {
       console.error(`Error ${action === 'import' ? 'importing' : 'clearing'} analytics data:`, failure);
-      window.alert(action === 'import' ? IMPORT_FAILURE : CLEAR_FAILURE);
+      window.alert(action === 'import' ? ANALYTICS_IMPORT_FAILED : ANALYTICS_CLEAR_FAILED);
     }
   };
 

@@ -8,12 +8,12 @@ import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
 import { useClientAnalytics } from '../data/admin';
 import type { ClientAnalyticsView } from '../data/admin-api';
+import { NO_SCENE_DATA } from '../../../shared/messages';
 import { formatCount } from './format';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
 export const LOADING_TEXT = 'Loading client analytics...';
-export const NO_SCENE_DATA = 'No scene data available';
 
 export default function ClientAnalyticsDashboard() {
   const [days, setDays] = useState(DEFAULT_CLIENT_RANGE_DAYS);

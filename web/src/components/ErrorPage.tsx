@@ -1,5 +1,5 @@
 /** The fallback of a page that threw while rendering (or of the app when config.json fails); loaded only then. */
-export function ErrorPage({ error }: { error?: unknown }) {
+function ErrorPage({ error }: { error?: unknown }) {
   const detail = error instanceof Error ? error.message : undefined;
   return (
     <main className="error-page">

@@ -4,6 +4,7 @@
  */
 import type { AnalyticsKind } from '../../../shared/analytics';
 import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../../shared/analytics-api';
+import { clearKindFailed, importKindFailed } from '../../../shared/messages';
 import { apiRequest } from '../lib/api';
 
 export type { AnalyticsOverview, ClientAnalyticsView };
@@ -16,14 +17,14 @@ export const adminApi = {
     try {
       return await apiRequest<ImportResponse>('GET', `/analytics/import/${kind}`);
     } catch (cause) {
-      throw new Error(`Failed to import ${kind}`, { cause });
+      throw new Error(importKindFailed(kind), { cause });
     }
   },
   clearKind: async (kind: AnalyticsKind) => {
     try {
       return await apiRequest<ClearResponse>('DELETE', `/analytics/clear/${kind}`);
     } catch (cause) {
-      throw new Error(`Failed to clear ${kind}`, { cause });
+      throw new Error(clearKindFailed(kind), { cause });
     }
   },
 };
