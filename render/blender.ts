@@ -33,6 +33,7 @@ import { frameFile, REGION_FILE, sceneContract, STILL_FILE } from '../shared/ren
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
 import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/files';
+import type { RenderMode } from '../shared/scene-types';
 import { prepareForTool, toolProcess } from './tool-environment';
 import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
@@ -40,7 +41,7 @@ import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type Denoise
 
 export { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 
-export type RenderMode = 'still' | 'animation';
+export type { RenderMode } from '../shared/scene-types';
 export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';
 
 /** Where the user's image sits on a poster (Bus Stop); see render/scenes/bus-stop.py. */

@@ -211,10 +211,10 @@ export const TIME_ACCURACY = {
   YELLOW_BELOW: 0.75,
 } as const;
 
-/** actual / estimated minutes; null when either is missing, not positive or not finite. */
-export function timeAccuracyRatio(actualMinutes: number, estimatedMinutes: number): number | null {
-  if (!(actualMinutes > 0) || !(estimatedMinutes > 0)) return null;
-  const ratio = actualMinutes / estimatedMinutes;
+/** actual / expected (in the same unit); null when either is missing, not positive or not finite. */
+export function timeAccuracyRatio(actual: number, expected: number): number | null {
+  if (!(actual > 0) || !(expected > 0)) return null;
+  const ratio = actual / expected;
   return Number.isFinite(ratio) ? ratio : null;
 }
 

@@ -21,6 +21,11 @@ export interface JobRecord extends JobView {
   /** The uploaded input in the uploads bucket; removed once the worker is done with it. */
   inputKey?: string;
   paymentId?: string;
+  /**
+   * When the customer was told the render would be ready, in seconds from its payment (its creation for a free test):
+   * the "ready in about N s" of the customise page, from the same model (shared/fast-path.ts). A resume drops it.
+   */
+  promisedSeconds?: number;
   timeAccuracyReportSent?: boolean;
   timeAccuracyReportType?: 'UNDERESTIMATED' | 'OVERESTIMATED';
   timeAccuracyReportTimestamp?: string;

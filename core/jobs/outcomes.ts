@@ -43,14 +43,15 @@ export async function failJob(
 }
 
 /**
- * Records a finished render: actual minutes and the accuracy ratio against the
- * estimate. Counters and the time-accuracy report follow from the done state in
- * core/jobs/final-state.ts, outside the render worker.
+ * Records a finished render: actual minutes and the accuracy ratio, the customer's wait against the time they were
+ * promised when there is a promise (from payment to now), else the render's minutes against the estimate. Counters
+ * and the time-accuracy report follow from the done state in core/jobs/final-state.ts, outside the render worker.
  */
 export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNullable<JobRecord['fileMetadata']>; mainOutputPath: string; mainOutputType: string }, now = new Date()): Promise<JobRecord | undefined> {
   const started = Date.parse(job.startTime ?? job.created_at);
   const actual = Math.max(0, (now.getTime() - started) / 60_000);
-  const ratio = timeAccuracyRatio(actual, job.estimatedRenderTimeMinutes);
+  const waited = (now.getTime() - Date.parse(job.paymentTimestamp ?? job.created_at)) / 1000;
+  const ratio = job.promisedSeconds ? timeAccuracyRatio(waited, job.promisedSeconds) : timeAccuracyRatio(actual, job.estimatedRenderTimeMinutes);
   const done = await changeJob(job.jobId, {
     set: {
       status: 'done',

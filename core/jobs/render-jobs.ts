@@ -10,6 +10,8 @@ import { FPS, MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-formats';
+import { readyInSeconds } from '../../shared/fast-path';
+import { planInputOf } from '../../shared/render-plan';
 import * as messages from '../../shared/messages';
 import type { PaymentTicket } from '../../shared/api-types';
 import type { CreateJobRequest } from '../../shared/schemas';
@@ -161,6 +163,7 @@ async function createRenderJob(requester: Requester, request: CreateJobRequest, 
     loggedLines: 0,
     estimatedPrice: price,
     estimatedRenderTimeMinutes: quote.estimatedRenderTimeMinutes,
+    promisedSeconds: readyInSeconds(planInputOf({ sceneId: scene.id, resolution_x: request.resolutionX, resolution_y: request.resolutionY, isTest: request.isTest, total_frames: quote.frames, isStillRender: request.mode === 'still' })),
     totalBillableTimeMinutes: quote.totalBillableTimeMinutes,
     estimatedCloudRunCost: quote.cloudRunCost,
     priceBreakdown: JSON.stringify(quote.breakdown),
@@ -305,7 +308,8 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   const change = {
     set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
     // A refund not written yet never will be: the payment it would give back carries the new attempt (refundFailedJob checks the attempt).
-    remove: ['crashReason', 'abandonedAt', 'failureCause', 'failureErrorType'] as (keyof JobRecord)[],
+    // The promise was for the whole render from its payment; a resume's accuracy is measured against the estimate.
+    remove: ['crashReason', 'abandonedAt', 'failureCause', 'failureErrorType', 'promisedSeconds'] as (keyof JobRecord)[],
     whenStatusIn: ['failed', 'abandoned'] as const,
     condition: 'paymentStatus = :seenPaymentStatus',
     conditionValues: { ':seenPaymentStatus': job.paymentStatus },

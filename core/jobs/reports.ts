@@ -43,6 +43,8 @@ export async function sendJobReport(job: JobRecord, reportType: ReportType, mess
       `resolution: ${job.resolution_x}x${job.resolution_y}`,
       `estimated_minutes: ${readable(job.estimatedRenderTimeMinutes)}`,
       `actual_minutes: ${readable(job.actualRenderTimeMinutes)}`,
+      // The ratio is the customer's wait against this promise when there is one, else actual against estimated minutes.
+      ...(job.promisedSeconds ? [`promised_seconds: ${job.promisedSeconds}`] : []),
       `ratio: ${readable(job.timeAccuracy)}`,
       `render_options: ${job.options}`,
       `total_frames: ${job.total_frames}`,

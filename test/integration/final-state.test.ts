@@ -104,6 +104,20 @@ describe('what follows a job\'s final state', () => {
     expect(after.renders_completed - before.renders_completed).toBe(1);
     expect(await mailsAbout(job.jobId, 'Render time accuracy report for job')).toBe(1);
   });
+
+  it('when a render had a promise, its accuracy is the customer\'s wait from payment against it, and the report names the promise', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    // Promised in 30 s, paid a minute ago; estimated (in the price's minutes) at exactly the ten minutes it rendered.
+    const job = await paidJobInProgress(user, { promisedSeconds: 30, paymentTimestamp: new Date(Date.now() - 60_000).toISOString(), estimatedRenderTimeMinutes: 10 });
+    const done = (await completeJob(job, { fileMetadata: [], mainOutputPath: `users/${user.userId}/jobs/${job.jobId}/final.png`, mainOutputType: 'image/png' }))!;
+    expect(done.timeAccuracy).toBeGreaterThanOrEqual(2);
+    expect(done.timeAccuracy).toBeLessThan(2.5);
+    await storedJobOnce(job.jobId, (s) => s.timeAccuracyReportSent === true);
+    const mailDir = join(inject('dataDir'), 'mail');
+    const mails = await Promise.all((await readdir(mailDir)).map((f) => readFile(join(mailDir, f), 'utf8')));
+    expect(mails.find((mail) => mail.includes(`Render time accuracy report for job ${job.jobId}`))).toContain('promised_seconds: 30');
+  });
 });
 
 describe('the local stream', () => {

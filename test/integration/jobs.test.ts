@@ -6,6 +6,8 @@ import { getScene } from '../../shared/catalogue';
 import { quoteRender } from '../../shared/pricing';
 import { insufficientCredits } from '../../shared/messages';
 import { getUser } from '../../core/users/users';
+import { getJob } from '../../core/jobs/jobs';
+import { readyInSeconds } from '../../shared/fast-path';
 import { listAllCreditHistory } from '../../core/credits/credits';
 import { api, grantCredits, postToStorage, smallTextStill, unverifiedUser, verifiedUser } from './helpers';
 
@@ -59,6 +61,15 @@ describe('POST /api/jobs paid with credits', () => {
     expect(created.body.job.userId).toBeUndefined();
     const history = (await api('/api/credits/history', { token: user.token })).body.entries;
     expect(history[0]).toMatchObject({ type: 'render', amount: -priceOfSmallTextStill, jobId: created.body.job.jobId, balance: Number((10 - priceOfSmallTextStill).toFixed(2)) });
+  });
+
+  it('when a job is created, it keeps the promise the customise page showed for it: the same model\'s figure for the same settings', async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    const created = await api('/api/jobs', { token: user.token, body: smallTextStill() });
+    const stored = (await getJob(created.body.job.jobId))!;
+    expect(stored.promisedSeconds).toBe(readyInSeconds({ sceneId: stored.sceneId, resolutionX: stored.resolution_x, resolutionY: stored.resolution_y, isTest: stored.isTest, totalFrames: 1, isStill: true }));
+    expect(created.body.job.promisedSeconds, 'kept on the server').toBeUndefined();
   });
 
   it('when two jobs race for credits that cover one, exactly one is queued and the balance equals the ledger', async () => {
