@@ -38,11 +38,9 @@ import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { startLocalStack } from '../infra/local/stack';
 import { runScene, type SceneArgs } from '../render/blender';
 import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
-// Segments (and a split still's regions) the finishing step downloads at once.
-import { SEGMENT_DOWNLOADS_AT_ONCE } from '../render/encode-step';
 import { fastPathCost, fastPathCosts, FINISHING_FUNCTION_SECONDS } from '../scripts/costs';
 import { getScene, scenes, type Scene } from '../shared/catalogue';
-import { functionFrameSeconds, MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, type ChunkModel } from '../shared/fast-path';
+import { functionFrameSeconds, MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, SEGMENT_DOWNLOADS_AT_ONCE, type ChunkModel } from '../shared/fast-path';
 import { regionRows } from '../shared/render-plan';
 import { REGION_FILE } from '../shared/render-contract';
 import { readExr } from '../render/denoiser/exr';

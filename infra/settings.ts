@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { DEFAULT_FAST_PATH_CONCURRENCY } from '../shared/fast-path';
+import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE } from '../shared/fast-path';
 
 /**
  * The deployment's settings, read once from CDK context (cdk.json "context", or
@@ -78,7 +78,7 @@ export const settingDefaults = {
   renderArchitecture: 'x86_64',
   renderMaxVcpus: 256,
   renderFunctionConcurrency: DEFAULT_FAST_PATH_CONCURRENCY,
-  renderFunctionArchitecture: 'arm64',
+  renderFunctionArchitecture: DEFAULT_RENDER_FUNCTION_ARCHITECTURE,
   webDistDir: 'web/dist',
   allowNoWaf: false,
   previewProvisionedConcurrency: 0,

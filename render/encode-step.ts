@@ -15,6 +15,7 @@ import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { frameFile, regionFile, segmentFile } from '../shared/render-contract';
+import { SEGMENT_DOWNLOADS_AT_ONCE } from '../shared/fast-path';
 import { finishSplitStill } from './region-stitch';
 import type { JobRecord, OutputFile } from '../core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
@@ -39,9 +40,6 @@ async function encodeChosenFormat(job: JobRecord, files: JobFiles, workDir: stri
   const stored = await files.storeLarge(spec.fileName, file, spec.contentType);
   return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
 }
-
-/** Segments fetched at once: enough to hide each request's latency, few enough for a small worker. */
-export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
 /** Every chunk's segment, downloaded in frame order; undefined when a chunk has none. */
 async function fetchSegments(job: JobRecord, files: JobFiles, workDir: string): Promise<string[] | undefined> {

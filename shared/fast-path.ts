@@ -18,6 +18,10 @@ export const RENDER_FUNCTION = { memoryMiB: 10_240, vcpus: 6, timeoutSeconds: 15
 export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** The render function's reserved concurrency, a deploy setting (renderFunctionConcurrency). */
 export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
+/** The render function's processor unless the deploy setting renderFunctionArchitecture says otherwise. */
+export const DEFAULT_RENDER_FUNCTION_ARCHITECTURE: 'x86_64' | 'arm64' = 'arm64';
+/** Segments (and a split still's regions) the finishing step downloads at once: enough to hide each request's latency, few enough for a small worker. */
+export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
 /**
  * A final still estimated above this on the function is split into regions of about this
