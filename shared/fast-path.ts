@@ -4,14 +4,18 @@
  * Batch task on Fargate takes a minute and more, so every chunk that fits in the
  * function's time limit renders there, one frame per chunk while the job has fewer frames
  * than the configured concurrency; a frame too long for the function goes to Batch.
+ * And when a job there is delivered (deliveryBands): best, typical and pessimistic, from one
+ * table of figures with their sources; the customer is promised the typical band.
  */
 import { getScene, requiredUploadKind } from './catalogue';
-import { estimateFrameSeconds, framesOf, hasFinishingStep, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
+import { FPS } from './files';
+import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
  * your Lambda function has access to up to 6 vCPUs", Lambda developer guide, memory
- * configuration) and 15 minutes at most per invocation.
+ * configuration) and 15 minutes at most per invocation. Cycles renders on 6 threads; the CPU
+ * time they share is that of 5.79 vCPUs (FUNCTION_VCPU_SHARE), as the delivery's bands count it.
  */
 export const RENDER_FUNCTION = { memoryMiB: 10_240, vcpus: 6, timeoutSeconds: 15 * 60 } as const;
 /** A chunk is planned to end well inside the limit: estimates err, and a shared host runs slower. */
@@ -26,11 +30,118 @@ export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 /**
  * A final still estimated above this on the function is split into regions of about this
  * long each: with the cold start (10 s) and the finishing step (stitch, one denoise, the
- * formats) a Full-HD still then stays inside 30 s (npm run bench:delivery simulates it).
+ * formats) a Full-HD still then stays inside 30 s in the best band, not yet in the typical
+ * one (deliveryBands; npm run bench:delivery prints both).
  */
 export const STILL_REGION_SECONDS = 6;
 
 export type RenderEngine = 'function' | 'batch';
+
+/** A function environment's cold start, at most Lambda's 10-s Init limit (Lambda developer guide, execution environment lifecycle). */
+export const FUNCTION_START_SECONDS = 10;
+/** The CPU share of 10,240 MB: "At 1,769 MB, a function has the equivalent of one vCPU" (Lambda developer guide, memory configuration). */
+export const FUNCTION_VCPU_SHARE = RENDER_FUNCTION.memoryMiB / 1769;
+/** Lambda's function scaling: "1,000 execution environment instances every 10 seconds" per function (Lambda developer guide, scaling behavior). */
+export const ENVIRONMENTS_PER_10_SECONDS = 1000;
+/**
+ * A throttled asynchronous event is retried: "The retry interval increases exponentially from 1 second after the first
+ * attempt to a maximum of 5 minutes" (Lambda developer guide, error handling for asynchronous invocation). The growth
+ * per step is not published: doubling assumed.
+ */
+export const THROTTLE_BACKOFF = { firstSeconds: 1, maxSeconds: 300 } as const;
+
+/** The three bands a delivery time is given in; the customer is promised the typical one. */
+export type DeliveryBand = 'best' | 'typical' | 'pessimistic';
+export const DELIVERY_BANDS: readonly DeliveryBand[] = ['best', 'typical', 'pessimistic'];
+
+/**
+ * Each step's figure on AWS, in one band. CPU seconds measured on one core here (the chunk model) become the
+ * function's seconds through the vCPU's speed, the vCPUs and the threads' efficiency.
+ */
+export interface DeliveryAssumptions {
+  /** From the launcher's asynchronous Invoke to the handler starting. */
+  dispatchSeconds: number;
+  /** Share of the back-off step (THROTTLE_BACKOFF) a throttled chunk still waits once a slot frees. */
+  throttleRetryShare: number;
+  /** Init of each environment the job's first chunks start. */
+  coldStartSeconds: number;
+  /** Blender's first read of its files from the lazily loaded image, once per new environment. */
+  pageInSeconds: number;
+  /** A Graviton (arm64) vCPU's speed against a core here. */
+  arm64Speed: number;
+  /** An x86_64 vCPU's speed against a core here. */
+  x86Speed: number;
+  vcpus: number;
+  /** The threads' wall-time share of ideal speed on the vCPUs, at most (the measured efficiency applies when lower). */
+  threadEfficiency: number;
+  s3RequestSeconds: number;
+  s3MegabytesPerSecond: number;
+  /** A chunk's job credentials: the session broker's synchronous Invoke and its AssumeRole. */
+  credentialsSeconds: number;
+  /** Blender's version asked twice per chunk, uncached. */
+  versionProbeSeconds: number;
+  /** The chunk's four questions to the task server (claim, frames, segment, done). */
+  recordSeconds: number;
+  /** How much longer the job's slowest chunk runs than the modelled chunk. */
+  stragglerShare: number;
+  /** The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads. */
+  finishingExtraSeconds: number;
+}
+
+/** One figure in the three bands, and where it comes from. */
+export type AssumptionRow = Record<DeliveryBand, number> & { source: string };
+
+/**
+ * The delivery's figures, best / typical / pessimistic, each with its source: AWS's published figure where there is
+ * one (the document's title), "assumed" where there is none. The best band keeps the kind assumptions the bench
+ * used alone before (marked "as before"); the typical band is what the customer is promised (readyInSeconds).
+ */
+export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionRow> = {
+  dispatchSeconds: { best: 0.5, typical: 0.5, pessimistic: 1, source: "From the launcher's asynchronous Invoke to the handler starting: not published; 0.5 s assumed (as before), 1 s pessimistic." },
+  throttleRetryShare: {
+    best: 0, typical: 0.5, pessimistic: 1,
+    source: 'A chunk past the reserved concurrency is throttled and retried "exponentially from 1 second after the first attempt to a maximum of 5 minutes" (Lambda developer guide, error handling for asynchronous invocation; doubling assumed): once a slot frees, the chunk waits for its next retry, half a step typically (a slot frees anywhere in the step), a whole step pessimistically, not at all at best (as before).',
+  },
+  coldStartSeconds: {
+    best: FUNCTION_START_SECONDS, typical: FUNCTION_START_SECONDS, pessimistic: FUNCTION_START_SECONDS,
+    source: 'A large container image: "startup times of several seconds" (What\'s New, "AWS Lambda now supports SnapStart for container image functions", Sep 2026), and "The Init phase is limited to 10 seconds" (Lambda developer guide, execution environment lifecycle): the limit, in every band.',
+  },
+  pageInSeconds: { best: 0, typical: 2, pessimistic: 5, source: "Blender's first read of its files from the image, which Lambda loads lazily, once per new environment: not published, not measured; none at best (as before), 2 s typical, 5 s pessimistic: assumed." },
+  arm64Speed: {
+    best: 1, typical: 0.8, pessimistic: 0.7,
+    source: 'A Graviton2 vCPU rendering Cycles, against a core here: not measured (no arm64 machine). AWS: "up to 19 percent better performance" (AWS News Blog, "AWS Lambda Functions Powered by AWS Graviton2 Processor", Sep 2021); published comparisons range from 16 % slower to 19 % faster, and Cycles\' Embree runs on Arm through a 4-wide SSE translation. As fast at best (as before); 0.8 typical, 0.7 pessimistic: assumed.',
+  },
+  x86Speed: { best: 1, typical: 1, pessimistic: 0.9, source: 'An x86_64 vCPU against a core here: not measured; as fast at best (as before) and typically, 10 % slower pessimistically (a vCPU is a hyperthread of a shared host): assumed.' },
+  vcpus: {
+    best: RENDER_FUNCTION.vcpus, typical: FUNCTION_VCPU_SHARE, pessimistic: FUNCTION_VCPU_SHARE,
+    source: '10,240 MB: "up to 6 vCPUs" (Lambda developer guide, memory configuration): 6 at best (as before); CPU time is given in proportion to memory, 1,769 MB being one vCPU (same guide): 5.79 typical and pessimistic.',
+  },
+  threadEfficiency: {
+    best: 1, typical: 0.85, pessimistic: 0.75,
+    source: "The threads' wall-time share of ideal speed, at most: the efficiency bench:delivery measures per doubling (1 and 2 threads, CPU seconds) compounded to the vCPUs, and no more than this. CPU time does not see idle threads: uncapped at best (as before); 85 % typical, 75 % pessimistic: assumed.",
+  },
+  s3RequestSeconds: { best: 0.2, typical: 0.2, pessimistic: 0.3, source: 'S3: "small object latencies (and first-byte-out latencies for larger objects) of roughly 100-200 milliseconds" (S3 user guide, optimizing performance): 0.2 s (as before); 0.3 s pessimistic: assumed.' },
+  s3MegabytesPerSecond: { best: 85, typical: 85, pessimistic: 40, source: 'S3: "one concurrent request for each 85-90 MB/s of desired network throughput" (S3 performance whitepaper): 85 MB/s a stream (as before); a function\'s own network share is not published: 40 MB/s pessimistic, assumed.' },
+  credentialsSeconds: {
+    best: 0.15, typical: 0.7, pessimistic: 1.3,
+    source: 'A synchronous Invoke of the session broker and its STS AssumeRole, in series before Blender starts; a job\'s chunks start as many broker environments at once, and a cold start "varies from under 100 ms to over 1 second" (Lambda developer guide, cold starts). Warm (0.05 s) plus AssumeRole 0.1 s at best; a 0.5-s cold start plus 0.2 s typical; 1 s plus 0.3 s pessimistic: assumed (not counted before).',
+  },
+  versionProbeSeconds: { best: 0, typical: 0.8, pessimistic: 1.2, source: '`blender --version`, twice per chunk, uncached: 0.31-0.38 s each on one core here (timed by hand, 28 November 2026), slower on a slower vCPU. Not counted at best (as before); 0.8 s typical, 1.2 s pessimistic.' },
+  recordSeconds: {
+    best: 4 * (0.05 + 0.01), typical: 4 * (0.1 + 0.01), pessimistic: 4 * (0.2 + 0.02),
+    source: "The chunk's four questions to the task server (claim, frames, segment, done), each a synchronous Invoke of the session broker and its table write: a warm Invoke's overhead is not published (0.05 s at best as before, 0.1 s typical, 0.2 s pessimistic: assumed); DynamoDB advertises single-digit milliseconds (0.01 s; 0.02 s pessimistic).",
+  },
+  stragglerShare: { best: 0, typical: 0.1, pessimistic: 0.2, source: "How much longer a job's slowest chunk runs than the modelled one (shared hosts, frames of uneven cost): not published, not measured; none at best (as before), 10 % typical, 20 % pessimistic: assumed." },
+  finishingExtraSeconds: {
+    best: 0, typical: 1, pessimistic: 3,
+    source: "The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads (Blender's version asked once more, a still's denoiser session created cold, an animation's thumbnail): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
+  },
+};
+
+/** One band's figures, read from the table. */
+export function assumptionsOf(band: DeliveryBand): DeliveryAssumptions {
+  return Object.fromEntries(Object.entries(DELIVERY_ASSUMPTIONS).map(([name, row]) => [name, row[band]])) as unknown as DeliveryAssumptions;
+}
 
 /**
  * What a chunk on the function spends besides its frames' pure rendering, and how Cycles'
@@ -38,9 +149,8 @@ export type RenderEngine = 'function' | 'batch';
  * project's machines (25 November 2026: Blender's serial part 2.25 CPU-s, 96.9 % efficiency
  * per doubling of threads, a Full-HD frame's segment encode 0.40 CPU-s and 51 kB), frames and
  * inputs at the sizes we store (a Full-HD PNG about 4 MB, an upload up to 5 MB typical), and
- * S3's published figures: "roughly 100-200 milliseconds" per small request (S3 user guide,
- * optimizing performance: 0.2 s) and "85-90 MB/s" per request (S3 performance whitepaper: 85).
- * The bench plans with its own fresh measurements through the same functions.
+ * S3's published figures and the task server's round trips as the best band has them
+ * (DELIVERY_ASSUMPTIONS). The bench plans with its own fresh measurements through the same functions.
  */
 export interface ChunkModel {
   /** Blender's start and scene build, once per chunk (CPU-s, single-threaded). */
@@ -55,11 +165,7 @@ export interface ChunkModel {
   inputMb: number;
   s3RequestSeconds: number;
   s3MegabytesPerSecond: number;
-  /**
-   * The chunk's questions to the task server (claim, frames, segment, done): each a synchronous Invoke of the session
-   * broker (its overhead on a warm environment not published: 0.05 s assumed) and its table write (DynamoDB advertises
-   * single-digit milliseconds: 0.01 s assumed).
-   */
+  /** The chunk's questions to the task server (claim, frames, segment, done). */
   recordSeconds: number;
 }
 
@@ -70,38 +176,98 @@ export const MEASURED_CHUNK_MODEL: ChunkModel = {
   segmentMbPerFrame: 0.051,
   frameMb: 4,
   inputMb: 5,
-  s3RequestSeconds: 0.2,
-  s3MegabytesPerSecond: 85,
-  recordSeconds: 4 * (0.05 + 0.01),
+  s3RequestSeconds: DELIVERY_ASSUMPTIONS.s3RequestSeconds.best,
+  s3MegabytesPerSecond: DELIVERY_ASSUMPTIONS.s3MegabytesPerSecond.best,
+  recordSeconds: DELIVERY_ASSUMPTIONS.recordSeconds.best,
+};
+
+/**
+ * What a still's regions and an animation's finishing step cost here (CPU-s on one core), as
+ * bench:delivery measures them: its run of 25 November 2026 (docs/render-farm.md) unless it passes its own.
+ */
+export interface FinishingModel {
+  /** Joining 120 Full-HD one-frame segments (concat demuxer, stream copy). */
+  joinSecondsPer120Frames: number;
+  /** The video's size, MB per second of it (H.264 at crf 18). */
+  videoMbPerSecond: number;
+  /** What a region pays whatever its area (Blender's start, the scene build, BVH), single-threaded. */
+  regionFixedSeconds: number;
+  /** The slowest strip's share of the frame's area-dependent work times the number of strips (1: even). */
+  regionImbalance: number;
+  /** A whole Full-HD frame's noisy passes as an uncompressed EXR, MB (each region stores its share). */
+  regionExrMb: number;
+  /** The finishing step of a split still: reading the passes, one denoise (threaded), Blender saving the frame. */
+  readSeconds: number;
+  denoiseSeconds: number;
+  saveSeconds: number;
+}
+
+export type DeliveryModel = ChunkModel & FinishingModel;
+
+export const MEASURED_DELIVERY_MODEL: DeliveryModel = {
+  ...MEASURED_CHUNK_MODEL,
+  joinSecondsPer120Frames: 1.08,
+  videoMbPerSecond: 1.5,
+  regionFixedSeconds: 1.73,
+  regionImbalance: 1,
+  regionExrMb: 91,
+  readSeconds: 0.41,
+  denoiseSeconds: 6.79,
+  saveSeconds: 1.78,
 };
 
 /** One object in or out of S3 under the model's published latency and throughput. */
 export const transferSeconds = (megabytes: number, model: ChunkModel = MEASURED_CHUNK_MODEL) => model.s3RequestSeconds + megabytes / model.s3MegabytesPerSecond;
 
-/**
- * One frame on the function's vCPUs, from its CPU seconds on one core: the serial part as
- * measured, the rest spread over the vCPUs at the efficiency each doubling keeps (a Lambda
- * vCPU taken as fast as a core here).
- */
-export function functionFrameSeconds(cpuSeconds: number, model: ChunkModel = MEASURED_CHUNK_MODEL): number {
-  const vcpus = RENDER_FUNCTION.vcpus;
-  return model.serialSeconds + Math.max(0, cpuSeconds - model.serialSeconds) / (vcpus * model.efficiencyPerDoubling ** Math.log2(vcpus));
+/** How the function turns CPU seconds measured on one core here into its own seconds. */
+export interface FunctionCpu {
+  /** A vCPU's speed against a core here (single-threaded work). */
+  speed: number;
+  /** What the vCPUs are worth together, in cores here, at the threads' efficiency (threaded work). */
+  parallelCores: number;
+}
+
+/** The planner's function: RENDER_FUNCTION's vCPUs each as fast as a core here, at the measured efficiency for each doubling. */
+export const plannedCpu = (model: ChunkModel = MEASURED_CHUNK_MODEL): FunctionCpu => ({
+  speed: 1,
+  parallelCores: RENDER_FUNCTION.vcpus * model.efficiencyPerDoubling ** Math.log2(RENDER_FUNCTION.vcpus),
+});
+
+/** A band's function: its vCPUs at its speed for the processor, at the measured efficiency but no more than the band allows. */
+export function bandCpu(assumptions: DeliveryAssumptions, model: ChunkModel, architecture: 'x86_64' | 'arm64'): FunctionCpu {
+  const speed = architecture === 'arm64' ? assumptions.arm64Speed : assumptions.x86Speed;
+  const efficiency = Math.min(assumptions.threadEfficiency, model.efficiencyPerDoubling ** Math.log2(assumptions.vcpus));
+  return { speed, parallelCores: assumptions.vcpus * efficiency * speed };
 }
 
 /**
- * A chunk's time on the function, as what it spends once (its input, Blender's serial part,
- * its segment's upload and its records) and per frame (rendering, storing the PNG, encoding
- * it into the segment). frameCpuSeconds: one frame's CPU seconds (default the manifest's).
+ * One frame on the function's vCPUs, from its CPU seconds on one core: the serial part on one
+ * vCPU, the rest spread over the vCPUs (by default the planner's: a vCPU as fast as a core here).
  */
-export function functionChunkTime(input: PlanInput, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds = estimateFrameSeconds({ ...input, cores: 1 })) {
+export function functionFrameSeconds(cpuSeconds: number, model: ChunkModel = MEASURED_CHUNK_MODEL, cpu: FunctionCpu = plannedCpu(model)): number {
+  return model.serialSeconds / cpu.speed + Math.max(0, cpuSeconds - model.serialSeconds) / cpu.parallelCores;
+}
+
+const sum = (steps: object) => Object.values(steps).reduce((a: number, b: number) => a + b, 0);
+
+/**
+ * A chunk's time on the function, as what it spends once (its input, Blender's serial part,
+ * its segment's upload and its records) and per frame (rendering, encoding it into the segment,
+ * storing the PNG and its share of the segment), each step named. frameCpuSeconds: one frame's
+ * CPU seconds (default the manifest's); cpu: the function (default the planner's).
+ */
+export function functionChunkTime(input: PlanInput, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds = estimateFrameSeconds({ ...input, cores: 1 }), cpu: FunctionCpu = plannedCpu(model)) {
   const animated = !input.isStill;
   const needsInput = requiredUploadKind(getScene(input.sceneId)!) !== null;
-  const frame = functionFrameSeconds(frameCpuSeconds, model);
-  return {
-    frameSeconds: frame,
-    fixedSeconds: (needsInput ? transferSeconds(model.inputMb, model) : 0) + model.serialSeconds + (animated ? model.s3RequestSeconds : 0) + model.recordSeconds,
-    perFrameSeconds: frame - model.serialSeconds + transferSeconds(model.frameMb, model) + (animated ? model.encodeSecondsPerFrame + model.segmentMbPerFrame / model.s3MegabytesPerSecond : 0),
+  const frame = functionFrameSeconds(frameCpuSeconds, model, cpu);
+  const blenderStart = model.serialSeconds / cpu.speed;
+  const once = { input: needsInput ? transferSeconds(model.inputMb, model) : 0, blenderStart, store: animated ? model.s3RequestSeconds : 0, taskServer: model.recordSeconds };
+  const perFrame = {
+    render: frame - blenderStart,
+    encode: animated ? model.encodeSecondsPerFrame / cpu.speed : 0,
+    store: transferSeconds(model.frameMb, model) + (animated ? model.segmentMbPerFrame / model.s3MegabytesPerSecond : 0),
   };
+  return { frameSeconds: frame, once, perFrame, fixedSeconds: sum(once), perFrameSeconds: sum(perFrame) };
 }
 
 /** A job's chunks on the fast path at most: a 10-minute animation at 30 fps in one-frame chunks. */
@@ -143,23 +309,160 @@ export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PAT
   return { engine: 'function', chunks, frameSeconds: estimateFrameSeconds({ ...input, cores: RENDER_FUNCTION.vcpus }), chunkSeconds: time.fixedSeconds + longest * time.perFrameSeconds };
 }
 
-/** A function environment's cold start, at most Lambda's 10-s Init limit (Lambda developer guide, execution environment lifecycle). */
-export const FUNCTION_START_SECONDS = 10;
-/** Joining an animation's segments and storing the video (bench:delivery measures the join). */
-export const FINISHING_SECONDS = 5;
+/** The back-off step under way `elapsed` seconds after a throttled event's first attempt (THROTTLE_BACKOFF: 1, 2, 4 ... 300 s). */
+export function backoffStepAt(elapsed: number): number {
+  let step: number = THROTTLE_BACKOFF.firstSeconds;
+  for (let next = step; next <= elapsed; next += step) step = Math.min(2 * step, THROTTLE_BACKOFF.maxSeconds);
+  return step;
+}
+
+/** A job's delivery on the function, queued to stored: each step on its path, seconds. */
+export interface DeliverySteps {
+  /** The launcher's asynchronous Invoke reaching the handler. */
+  dispatch: number;
+  /** Environments past Lambda's first 1,000 waiting for its next allotment. */
+  scaling: number;
+  coldStart: number;
+  pageIn: number;
+  /** The waves ahead of the job's last chunk (chunks beyond the concurrency wait for a slot), with the throttled retries' waits. */
+  queue: number;
+  /** The job's slowest chunk, step by step: */
+  input: number;
+  credentials: number;
+  versionProbes: number;
+  blenderStart: number;
+  render: number;
+  encode: number;
+  store: number;
+  taskServer: number;
+  /** The slowest chunk's time beyond the modelled one. */
+  straggler: number;
+  /** A split still's or an animation's finishing step (FinishingSteps); 0 for a still in one chunk. */
+  finishing: number;
+}
+
+/** The finishing step, on the warm environment of the last chunk to finish (it claims the step on its own invocation). */
+export interface FinishingSteps {
+  /** The segments' or regions' downloads, SEGMENT_DOWNLOADS_AT_ONCE at a time (an animation's segments checked first, all at once). */
+  download: number;
+  /** The job's upload again: a split still's scene is built again, a sound scene's audio is muxed. */
+  input: number;
+  read: number;
+  denoise: number;
+  save: number;
+  join: number;
+  /** The image, or the video and its thumbnail. */
+  store: number;
+  taskServer: number;
+  other: number;
+}
+
+export interface DeliveryEstimate {
+  steps: DeliverySteps;
+  finishing: FinishingSteps;
+  chunks: number;
+  /** Waves of the concurrency up to the job's last chunk (other jobs' chunks ahead included). */
+  waves: number;
+  /** The modelled chunk (a split still: its slowest region), straggler aside. */
+  chunkSeconds: number;
+  totalSeconds: number;
+  /** Function seconds billed for the job's chunks, page-ins and finishing step; Init is counted apart (scripts/costs.ts). */
+  billedSeconds: number;
+}
+
+export type DeliveryBands = Record<DeliveryBand, DeliveryEstimate>;
+
+export interface DeliveryOptions {
+  /** The function's processor (default: the deploy default). */
+  architecture?: 'x86_64' | 'arm64';
+  /** Chunks of other jobs sent to the function just before this job's, taking slots first (taken to be chunks like this job's). */
+  chunksAhead?: number;
+}
 
 /**
- * When a render on the fast path should be ready, from the manifest's cost and its plan:
- * a cold start, the chunks in waves of the concurrency, and an animation's finishing
- * step. What the customise page shows beside the estimated render time (the pricing input).
+ * When a job on the fast path is delivered, in three bands (DELIVERY_ASSUMPTIONS), each step named: the plan is
+ * the planner's (planForFastPath); its chunks start after a dispatch and a cold start with a page-in, in waves of
+ * the concurrency (a chunk beyond it waits for a slot and its next retry); the slowest chunk of the last wave sets
+ * when the finishing step starts. model and frameCpuSeconds: what bench:delivery measured (default the stored ones).
+ */
+export function deliveryBands(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: DeliveryModel = MEASURED_DELIVERY_MODEL, frameCpuSeconds = estimateFrameSeconds({ ...input, cores: 1 }), options: DeliveryOptions = {}): DeliveryBands {
+  const plan = planForFastPath(input, concurrency, model, frameCpuSeconds);
+  const band = (name: DeliveryBand) => deliveryIn(assumptionsOf(name), input, plan.chunks, concurrency, model, frameCpuSeconds, options);
+  return { best: band('best'), typical: band('typical'), pessimistic: band('pessimistic') };
+}
+
+function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[], concurrency: number, measured: DeliveryModel, frameCpu: number, options: DeliveryOptions): DeliveryEstimate {
+  const cpu = bandCpu(a, measured, options.architecture ?? DEFAULT_RENDER_FUNCTION_ARCHITECTURE);
+  const model: DeliveryModel = { ...measured, s3RequestSeconds: a.s3RequestSeconds, s3MegabytesPerSecond: a.s3MegabytesPerSecond, recordSeconds: a.recordSeconds };
+  const time = functionChunkTime(input, model, frameCpu, cpu);
+  const chunks = plan.length;
+  const split = input.isStill && chunks > 1;
+  const framesPerChunk = Math.max(...plan.map((chunk) => framesOf(chunk).length));
+  const regionMb = model.regionExrMb / chunks;
+  // A region renders its rows only; the frame's measured cost holds one denoise of the whole frame, which the finishing step runs once.
+  const regionWork = Math.max(0, frameCpu - model.serialSeconds - model.denoiseSeconds) / cpu.parallelCores;
+  const start = { input: time.once.input, credentials: a.credentialsSeconds, versionProbes: a.versionProbeSeconds };
+  const chunk = split
+    ? { ...start, blenderStart: model.regionFixedSeconds / cpu.speed, render: (regionWork * model.regionImbalance) / chunks, encode: 0, store: transferSeconds(regionMb, model), taskServer: model.recordSeconds }
+    : {
+        ...start,
+        blenderStart: time.once.blenderStart,
+        render: framesPerChunk * time.perFrame.render,
+        encode: framesPerChunk * time.perFrame.encode,
+        store: time.once.store + framesPerChunk * time.perFrame.store,
+        taskServer: time.once.taskServer,
+      };
+  const chunkSeconds = sum(chunk);
+
+  const ahead = options.chunksAhead ?? 0;
+  const scaling = Math.floor((Math.min(concurrency, ahead + chunks) - 1) / ENVIRONMENTS_PER_10_SECONDS) * 10;
+  const waves = Math.floor((ahead + chunks - 1) / concurrency) + 1;
+  // Each later wave starts warm as the wave before it ends, once the throttled chunk's next retry comes.
+  let elapsed = scaling + a.coldStartSeconds + a.pageInSeconds;
+  let queue = 0;
+  for (let wave = 1; wave < waves; wave += 1) {
+    const wait = a.throttleRetryShare * backoffStepAt(elapsed + chunkSeconds);
+    elapsed += chunkSeconds + wait;
+    queue += chunkSeconds + wait;
+  }
+
+  const finishing: FinishingSteps = { download: 0, input: 0, read: 0, denoise: 0, save: 0, join: 0, store: 0, taskServer: 0, other: 0 };
+  if (split) {
+    Object.assign(finishing, {
+      download: Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb, model),
+      input: time.once.input,
+      read: model.readSeconds / cpu.speed,
+      denoise: model.denoiseSeconds / cpu.parallelCores,
+      save: model.saveSeconds / cpu.speed,
+      store: transferSeconds(model.frameMb, model),
+      taskServer: model.recordSeconds,
+      other: a.finishingExtraSeconds,
+    });
+  } else if (!input.isStill) {
+    Object.assign(finishing, {
+      download: model.s3RequestSeconds + Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(model.segmentMbPerFrame * framesPerChunk, model),
+      input: getScene(input.sceneId)?.type === 'sound' ? time.once.input : 0,
+      join: (model.joinSecondsPer120Frames * (input.totalFrames / 120)) / cpu.speed,
+      store: transferSeconds((input.totalFrames / FPS) * model.videoMbPerSecond, model) + model.s3RequestSeconds,
+      taskServer: model.recordSeconds,
+      other: a.finishingExtraSeconds,
+    });
+  }
+
+  const steps: DeliverySteps = { dispatch: a.dispatchSeconds, scaling, coldStart: a.coldStartSeconds, pageIn: a.pageInSeconds, queue, ...chunk, straggler: chunkSeconds * a.stragglerShare, finishing: sum(finishing) };
+  // Billed: every chunk's once-per-chunk part and the job's frames (a split still: its regions' rows add up to the frame), the straggler, each new environment's page-in and the finishing step.
+  const perChunk = split ? chunkSeconds - chunk.render : chunkSeconds - framesPerChunk * time.perFrameSeconds;
+  const work = split ? regionWork : input.totalFrames * time.perFrameSeconds;
+  const billedSeconds = chunks * perChunk + work + steps.straggler + Math.min(concurrency, chunks) * a.pageInSeconds + steps.finishing;
+  return { steps, finishing, chunks, waves, chunkSeconds, totalSeconds: sum(steps), billedSeconds };
+}
+
+/**
+ * When a render on the fast path should be ready: the typical band of the delivery model (deliveryBands), rounded
+ * up. What the customise page shows beside the estimated render time (the pricing input).
  */
 export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
-  const plan = planForFastPath(input, concurrency);
-  const running = Math.min(concurrency, plan.chunks.length);
-  // A split still is stitched and denoised by a finishing step, as an animation's segments are joined.
-  const finishing = hasFinishingStep({ isStillRender: input.isStill, chunksTotal: plan.chunks.length }) ? FINISHING_SECONDS : 0;
-  const seconds = FUNCTION_START_SECONDS + Math.ceil(plan.chunks.length / running) * plan.chunkSeconds + finishing;
-  return Math.ceil(seconds);
+  return Math.ceil(deliveryBands(input, concurrency).typical.totalSeconds);
 }
 
 /** "about 40 s", "about 3 min". */

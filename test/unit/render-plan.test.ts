@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
-import { functionChunkTime, MEASURED_CHUNK_MODEL, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
+import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, functionChunkTime, MEASURED_CHUNK_MODEL, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
 import { scenes } from '../../shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
@@ -130,7 +130,14 @@ describe('still regions', () => {
     expect(plan.engine).toBe('function');
     expect(plan.chunks.length).toBe(Math.min(MAX_STILL_REGIONS, Math.ceil(plan.frameSeconds / STILL_REGION_SECONDS)));
     expect(plan.chunks.length).toBeGreaterThan(1);
-    expect(readyInSeconds(fullHdStill)).toBeLessThan(10 + plan.frameSeconds);
+    // The same still in one chunk (a concurrency of 1 leaves it whole), in the same model: the regions deliver it sooner.
+    const whole = deliveryBands(fullHdStill, 1).typical;
+    expect(whole.chunks).toBe(1);
+    expect(whole.steps.finishing).toBe(0);
+    const split = deliveryBands(fullHdStill).typical;
+    expect(split.steps.finishing).toBeGreaterThan(0);
+    expect(split.steps.render).toBeLessThan(whole.steps.render / 2);
+    expect(readyInSeconds(fullHdStill)).toBeLessThan(whole.totalSeconds);
   });
 });
 
@@ -175,5 +182,62 @@ describe('planForFastPath', () => {
     const planned = planForFastPath(drop, 200, slower, estimateFrameSeconds({ ...drop, cores: 1 }) * 1.3);
     expect(planned.chunks.length).toBeGreaterThan(stored.chunks.length);
     expect(planned.chunkSeconds).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
+  });
+});
+
+describe('deliveryBands', () => {
+  const jobs = [
+    { ...fullHd, totalFrames: 1, isStill: true },
+    { ...fullHd, totalFrames: 120, isStill: false },
+    { ...fullHd, totalFrames: 1, isStill: true, isTest: true },
+    ...scenes.map((scene) => ({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: 120, isStill: false })),
+  ];
+
+  it('when a job is planned, the promise shown before paying is the typical band of the same model, rounded up', () => {
+    for (const job of jobs) {
+      expect(readyInSeconds(job), JSON.stringify(job)).toBe(Math.ceil(deliveryBands(job).typical.totalSeconds));
+      expect(readyInSeconds(job, 50), JSON.stringify(job)).toBe(Math.ceil(deliveryBands(job, 50).typical.totalSeconds));
+    }
+  });
+
+  it('when the bands are computed, best <= typical <= pessimistic, and each total is the sum of its named steps', () => {
+    for (const job of jobs) {
+      const bands = deliveryBands(job);
+      expect(bands.best.totalSeconds, JSON.stringify(job)).toBeLessThanOrEqual(bands.typical.totalSeconds);
+      expect(bands.typical.totalSeconds, JSON.stringify(job)).toBeLessThanOrEqual(bands.pessimistic.totalSeconds);
+      expect(bands.best.billedSeconds).toBeLessThanOrEqual(bands.typical.billedSeconds);
+      expect(bands.typical.billedSeconds).toBeLessThanOrEqual(bands.pessimistic.billedSeconds);
+      for (const band of DELIVERY_BANDS) {
+        const { steps, finishing, totalSeconds } = bands[band];
+        expect(totalSeconds).toBeCloseTo(Object.values(steps).reduce((a, b) => a + b, 0), 9);
+        expect(steps.finishing).toBeCloseTo(Object.values(finishing).reduce((a, b) => a + b, 0), 9);
+        expect(steps.coldStart).toBe(DELIVERY_ASSUMPTIONS.coldStartSeconds[band]);
+      }
+    }
+  });
+
+  it('when every figure of the table is read, each band has a number and each figure says where it comes from', () => {
+    for (const [name, row] of Object.entries(DELIVERY_ASSUMPTIONS)) {
+      expect(row.source.length, name).toBeGreaterThan(20);
+      for (const band of DELIVERY_BANDS) expect(Number.isFinite(row[band]), `${name} ${band}`).toBe(true);
+    }
+    expect(assumptionsOf('typical').vcpus).toBeCloseTo(5.79, 2);
+    expect(assumptionsOf('best').vcpus).toBe(RENDER_FUNCTION.vcpus);
+  });
+
+  it("when other jobs' chunks hold the reserved concurrency, this job's last chunk waits for a slot and the retry's back-off; within it, nothing waits", () => {
+    const animation = { ...fullHd, totalFrames: 120, isStill: false };
+    const alone = deliveryBands(animation, 200);
+    const fifthOfFive = deliveryBands(animation, 200, undefined, undefined, { chunksAhead: 4 * 120 });
+    for (const band of DELIVERY_BANDS) {
+      expect(alone[band].waves).toBe(1);
+      expect(alone[band].steps.queue).toBe(0);
+      expect(fifthOfFive[band].waves).toBe(3);
+      // Two waves ahead, each at least a chunk long; the best band retries at once.
+      expect(fifthOfFive[band].steps.queue).toBeGreaterThanOrEqual(2 * fifthOfFive[band].chunkSeconds);
+      expect(fifthOfFive[band].totalSeconds).toBeCloseTo(alone[band].totalSeconds + fifthOfFive[band].steps.queue, 9);
+    }
+    expect(fifthOfFive.best.steps.queue).toBeCloseTo(2 * fifthOfFive.best.chunkSeconds, 9);
+    expect(fifthOfFive.typical.steps.queue).toBeGreaterThan(2 * fifthOfFive.typical.chunkSeconds);
   });
 });
