@@ -22,8 +22,9 @@
  *     serial part of a render from a warm scene (a child's 16x16, 1-sample frame) against a
  *     fresh Blender's (the figure above);
  * From the render manifest: each scene's measured Full-HD frame (npm run bench:frame-costs).
- * Simulated: the AWS figures below, each with its published source; where AWS publishes
- * nothing, the figure says "assumed".
+ * Simulated: the delivery on AWS in three bands, best, typical and pessimistic, by the model
+ * the customer's promise uses (deliveryBands in shared/fast-path.ts, fed with what was just
+ * measured here); its figures, each with its published source or "assumed", are printed once.
  *
  *   npm run bench:delivery
  */
@@ -38,15 +39,31 @@ import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
 import { startLocalStack } from '../infra/local/stack';
 import { runScene, type SceneArgs } from '../render/blender';
 import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
-import { fastPathCost, fastPathCosts, FINISHING_FUNCTION_SECONDS } from '../scripts/costs';
+import { fastPathCost, fastPathCosts, fullHdQuote, type FastPathCost } from '../scripts/costs';
 import { getScene, scenes, type Scene } from '../shared/catalogue';
-import { functionFrameSeconds, MEASURED_CHUNK_MODEL, planForFastPath, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, SEGMENT_DOWNLOADS_AT_ONCE, type ChunkModel } from '../shared/fast-path';
-import { regionRows } from '../shared/render-plan';
+import {
+  assumptionsOf,
+  DEFAULT_RENDER_FUNCTION_ARCHITECTURE,
+  DELIVERY_ASSUMPTIONS,
+  DELIVERY_BANDS,
+  deliveryBands,
+  functionFrameSeconds,
+  MEASURED_DELIVERY_MODEL,
+  planForFastPath,
+  RENDER_FUNCTION,
+  SAFE_CHUNK_SECONDS,
+  type DeliveryBand,
+  type DeliveryBands,
+  type DeliveryModel,
+  type DeliveryOptions,
+  type DeliverySteps,
+  type FinishingSteps,
+} from '../shared/fast-path';
+import { regionRows, type PlanInput } from '../shared/render-plan';
 import { REGION_FILE } from '../shared/render-contract';
 import { readExr } from '../render/denoiser/exr';
 import { denoiseImage } from '../render/denoiser/frame';
 import { sharedDenoiser } from '../render/denoiser';
-import { settingDefaults } from '../infra/settings';
 import type { RenderMode } from '../render/blender';
 import { FPS } from '../shared/files';
 import { fileURLToPath } from 'node:url';
@@ -58,53 +75,21 @@ import { PREVIEW_MEMORY_MB } from '../infra/constructs/live-previews';
 import { PREVIEW_INVOKE_MS } from '../adapters/preview-function';
 
 /**
- * AWS's published figures (research notes: ../shared/research/aws-fast-path-facts.md in the
- * team's shared folder quote each one).
+ * AWS's published figures the delivery model does not hold (its own, with their sources, are
+ * DELIVERY_ASSUMPTIONS in shared/fast-path.ts; research notes: ../shared/research/aws-fast-path-facts.md
+ * in the team's shared folder quote each one).
  */
 const AWS = {
-  /**
-   * Cold start of a large container-image function. AWS: "larger container images can
-   * experience startup times of several seconds as Lambda downloads image layers and
-   * initializes the runtime" (What's New, "AWS Lambda now supports SnapStart for container
-   * image functions", Sep 2026), and "The Init phase is limited to 10 seconds" (Lambda
-   * developer guide, execution environment lifecycle). We take the Init limit: 10 s.
-   */
-  coldStartSeconds: 10,
-  /** "your concurrency scaling rate is 1,000 execution environment instances every 10 seconds" per function (Lambda developer guide, scaling behavior). */
-  environmentsPer10Seconds: 1000,
   /** An SQS event source in standard mode: "starts processing five batches at a time" and adds "up to 300 more concurrent invokes per minute" (Lambda developer guide, SQS scaling). */
   sqsInitialInvokes: 5,
   sqsAddedPerMinute: 300,
   /** 15 minutes per invocation (Lambda quotas); chunks are planned to end inside SAFE_CHUNK_SECONDS. */
   timeoutSeconds: RENDER_FUNCTION.timeoutSeconds,
-  /** S3: "small object latencies (and first-byte-out latencies for larger objects) of roughly 100-200 milliseconds" (S3 user guide, optimizing performance): 0.2 s. */
-  s3RequestSeconds: 0.2,
-  /** S3: "one concurrent request for each 85–90 MB/s of desired network throughput" (S3 performance whitepaper): 85 MB/s. */
-  s3MegabytesPerSecond: 85,
-  /** From the API's Invoke (asynchronous) to the handler starting: not published; 0.5 s assumed. */
-  dispatchSeconds: 0.5,
   /** A synchronous Invoke's own overhead on a warm environment (request, routing, answer): not published; 0.05 s assumed. */
   syncInvokeSeconds: 0.05,
-  /** A chunk's 4 questions to the task server (claim, frame, segment, done): the session broker's synchronous Invoke and its one write each (MEASURED_CHUNK_MODEL.recordSeconds). */
-  chunkRecordSeconds: MEASURED_CHUNK_MODEL.recordSeconds,
-  /**
-   * The function's processor. Duration on arm64 costs 20 % less than on x86 (Lambda pricing;
-   * the rates are AWS_PRICES in scripts/costs.ts), and "Lambda functions powered by Graviton2
-   * are designed to deliver up to 19 percent better performance at 20 percent lower cost"
-   * (AWS News Blog, "AWS Lambda Functions Powered by AWS Graviton2 Processor", Sep 2021).
-   * That "up to" is not taken: a Graviton2 vCPU is assumed to render a Cycles frame exactly
-   * as fast as a core here, as an x86 vCPU is (not measured: no arm64 machine here); the
-   * bench prints how slow it may be before the cost passes 20 %.
-   */
-  arm64SpeedAssumed: 1,
 } as const;
 
-/** Sizes measured on our outputs: a Full-HD PNG frame about 4 MB, H.264 at crf 18 about 1.5 MB a second. */
-const FULL_HD_PNG_MB = 4;
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
-const VIDEO_MB_PER_SECOND = 1.5;
-
-const transferSeconds = (megabytes: number) => AWS.s3RequestSeconds + megabytes / AWS.s3MegabytesPerSecond;
 
 async function cpuOf(work: () => Promise<unknown>): Promise<{ cpuSeconds: number; wallSeconds: number }> {
   const cpu = watchChildCpu();
@@ -261,93 +246,43 @@ function fullHdPasses(probe: Awaited<ReturnType<typeof readExr>>) {
   return { width, height, channels };
 }
 
-interface Timeline {
-  chunks: number;
-  framesPerChunk: number;
-  waves: number;
-  chunkSeconds: number;
-  seconds: number;
-  /** Function seconds billed: every chunk and the finishing step. */
-  billedSeconds: number;
+/** How each step of a band reads in the output. */
+const STEP_LABELS: Record<keyof DeliverySteps, string> = {
+  dispatch: 'dispatch',
+  scaling: 'scaling',
+  coldStart: 'cold start',
+  pageIn: 'page-in',
+  queue: 'waiting for a slot',
+  input: 'input',
+  credentials: 'credentials',
+  versionProbes: 'version probes',
+  blenderStart: 'Blender start',
+  render: 'render',
+  encode: 'encode',
+  store: 'store',
+  taskServer: 'task server',
+  straggler: 'straggler',
+  finishing: 'finishing',
+};
+const FINISHING_LABELS: Record<keyof FinishingSteps, string> = { download: 'download', input: 'input', read: 'read', denoise: 'denoise', save: 'save', join: 'join', store: 'store', taskServer: 'task server', other: 'other' };
+
+/** One band, every step named: "typical 33.2 s: dispatch 0.5, cold start 10.0, ..., finishing 6.6 (download 0.5, ...)". */
+function bandLine(band: DeliveryBand, bands: DeliveryBands): string {
+  const { steps, finishing, totalSeconds } = bands[band];
+  const parts = (Object.keys(STEP_LABELS) as (keyof DeliverySteps)[]).map((step) => `${STEP_LABELS[step]} ${steps[step].toFixed(1)}`);
+  const finishingParts = (Object.keys(FINISHING_LABELS) as (keyof FinishingSteps)[]).filter((step) => finishing[step] > 0).map((step) => `${FINISHING_LABELS[step]} ${finishing[step].toFixed(1)}`);
+  return `${band} ${totalSeconds.toFixed(1)} s: ${parts.join(', ')}${finishingParts.length > 0 ? ` (${finishingParts.join(', ')})` : ''}`;
 }
 
-/** What the split still's simulation reads from the measurements. */
-interface RegionFigures {
-  /** The slowest strip's share of the frame's area-dependent work times the number of strips (1: even). */
-  imbalance: number;
-  /** CPU seconds a region pays whatever its area (Blender's start, the scene build, BVH), measured. */
-  fixedCpu: number;
-  wholeExrMb: number;
-  /** The finishing step's serial parts (reading the passes, Blender's save) and its parallel one (the denoise), CPU seconds at Full HD. */
-  readCpu: number;
-  saveCpu: number;
-  denoiseCpu: number;
-}
+/** "best 23 s, typical 34 s, pessimistic 48 s", rounded up as the promise is. */
+const bandSeconds = (bands: DeliveryBands) => DELIVERY_BANDS.map((band) => `${band} ${Math.ceil(bands[band].totalSeconds)} s`).join(', ');
 
-/** What the simulation reads from the measurements. */
-interface Figures {
-  /** The planner's chunk model with this machine's measured serial part, thread efficiency, segment encode and size. */
-  model: ChunkModel;
-  /** Joining 120 Full-HD segments, CPU seconds. */
-  joinSeconds: number;
-  /** What the function's vCPUs are worth in cores at the measured efficiency. */
-  parallelCores: number;
-  regions: RegionFigures;
-}
-
-/**
- * Queued to stored for a job on the function: every chunk invoked at once (direct
- * asynchronous Invoke: no ramp below 1,000 environments per 10 s) or through an SQS event
- * source's ramp; each chunk downloads its input, renders, stores its frames and its
- * segment; an animation's finishing step then runs on a warm environment of the fleet.
- */
-function simulate(scene: Scene, frames: number, frameCpuSeconds: number, figures: Figures, ramp: 'direct' | 'sqs', concurrency: number): Timeline {
-  // The planner's own chunk sizing and chunk time (shared/fast-path.ts), fed with what was just measured here.
-  const plan = planForFastPath({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 }, concurrency, figures.model, frameCpuSeconds);
-  const framesPerChunk = plan.chunks[0].frameEnd - plan.chunks[0].frameStart + 1;
-  const input = scene.type === 'text' ? 0 : transferSeconds(5);
-  if (frames === 1 && plan.chunks.length > 1) return simulateSplitStill(plan.chunks.length, input, functionFrameSeconds(frameCpuSeconds, figures.model), figures);
-  const animated = frames > 1;
-  // Blender starts and builds the scene once per chunk (its input, the segment's upload); each frame then renders, is stored and encoded.
-  const { chunkSeconds } = plan;
-  const startOf = (k: number) => {
-    // Environments beyond the first 1,000 wait for the next 10-s allotment; SQS adds its poller ramp.
-    const lambda = Math.floor(k / AWS.environmentsPer10Seconds) * 10;
-    const sqs = ramp === 'sqs' ? Math.max(0, ((k + 1 - AWS.sqsInitialInvokes) / AWS.sqsAddedPerMinute) * 60) : 0;
-    return Math.max(lambda, sqs);
-  };
-  const running = Math.min(concurrency, plan.chunks.length);
-  const waves = Math.ceil(plan.chunks.length / running);
-  // Each environment starts cold once, then takes the next wave's chunk warm.
-  const lastStart = Math.max(...Array.from({ length: running }, (_, k) => startOf(k)));
-  const rendered = AWS.dispatchSeconds + lastStart + AWS.coldStartSeconds + waves * chunkSeconds;
-  const billedSeconds = plan.chunks.length * chunkSeconds + (animated ? FINISHING_FUNCTION_SECONDS : 0);
-  if (!animated) return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered, billedSeconds };
-  const downloads = Math.ceil(plan.chunks.length / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(figures.model.segmentMbPerFrame * framesPerChunk);
-  const joinSeconds = figures.joinSeconds * (frames / 120);
-  const stored = transferSeconds((frames / FPS) * VIDEO_MB_PER_SECOND) + AWS.s3RequestSeconds;
-  return { chunks: plan.chunks.length, framesPerChunk, waves, chunkSeconds, seconds: rendered + AWS.dispatchSeconds + downloads + joinSeconds + stored, billedSeconds };
-}
-
-/**
- * A still in `regions` strips, all invoked at once: each region starts Blender, builds the
- * scene and renders its rows (the slowest strip's measured share of the frame's work),
- * then stores its passes; the last region's environment runs the finishing step warm:
- * downloads the regions, reads and stitches them, denoises the frame once, has Blender
- * save it, stores the image. The frame's measured cost holds a denoise of the whole frame,
- * taken out of the regions' work: it runs once, in the finishing step.
- */
-function simulateSplitStill(regions: number, input: number, frameSeconds: number, figures: Figures): Timeline {
-  const { model: { serialSeconds }, parallelCores, regions: r } = figures;
-  const renderWork = Math.max(0, frameSeconds - serialSeconds - r.denoiseCpu / parallelCores);
-  const regionMb = r.wholeExrMb / regions;
-  // The region's fixed part runs on one core, as Blender's serial part does.
-  const fixed = input + r.fixedCpu + transferSeconds(regionMb) + AWS.chunkRecordSeconds;
-  const slowest = fixed + (renderWork * r.imbalance) / regions;
-  const finishing = Math.ceil(regions / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb) + input + r.readCpu + r.denoiseCpu / parallelCores + r.saveCpu + transferSeconds(FULL_HD_PNG_MB) + AWS.chunkRecordSeconds;
-  const seconds = AWS.dispatchSeconds + AWS.coldStartSeconds + slowest + finishing;
-  // Billed: every region's fixed part and its own rows (the shares add up to the whole frame's work), and the finishing step.
-  return { chunks: regions, framesPerChunk: 1, waves: 1, chunkSeconds: slowest, seconds, billedSeconds: regions * fixed + renderWork + finishing };
+/** The table of assumptions, once: each figure in the three bands and its source. */
+function printAssumptions() {
+  console.log('  figure: best / typical / pessimistic; source');
+  for (const [name, row] of Object.entries(DELIVERY_ASSUMPTIONS)) {
+    console.log(`  ${name}: ${DELIVERY_BANDS.map((band) => Number(row[band].toFixed(2))).join(' / ')}; ${row.source}`);
+  }
 }
 
 async function main() {
@@ -382,62 +317,97 @@ async function main() {
     const costOf = (scene: Scene) => measured[scene.id] ?? slowest;
     const note = (scene: Scene) => (measured[scene.id] ? '' : ' (not measured: the slowest measured scene)');
     // CPU seconds, not this machine's wall time: on a shared machine the wall time also measures the neighbours.
-    const model: ChunkModel = { ...MEASURED_CHUNK_MODEL, serialSeconds: scaling.serial, efficiencyPerDoubling: scaling.efficiency, encodeSecondsPerFrame: segments.encode.cpuSeconds, segmentMbPerFrame: segments.segmentMb };
+    const model: DeliveryModel = {
+      ...MEASURED_DELIVERY_MODEL,
+      serialSeconds: scaling.serial,
+      efficiencyPerDoubling: scaling.efficiency,
+      encodeSecondsPerFrame: segments.encode.cpuSeconds,
+      segmentMbPerFrame: segments.segmentMb,
+      joinSecondsPer120Frames: segments.join.cpuSeconds,
+      regionFixedSeconds: split.fixed,
+      regionImbalance: Math.max(1, Math.max(...split.shares) * regionCount),
+      regionExrMb: split.wholeExrMb,
+      readSeconds: split.readCpu,
+      denoiseSeconds: split.denoiseCpu,
+      saveSeconds: split.saveCpu,
+    };
     const cpuSecondsOf = (scene: Scene) => costOf(scene).cpuSeconds;
-    // One Full-HD frame on the function's vCPUs (the efficiency measured 1 -> 2 threads assumed for every doubling after; a Lambda vCPU as fast as a core here).
-    const frameSeconds = (scene: Scene) => functionFrameSeconds(cpuSecondsOf(scene), model);
-    const parallelCores = RENDER_FUNCTION.vcpus * scaling.efficiency ** Math.log2(RENDER_FUNCTION.vcpus);
-    const regions: RegionFigures = { imbalance: Math.max(1, Math.max(...split.shares) * regionCount), fixedCpu: split.fixed, wholeExrMb: split.wholeExrMb, readCpu: split.readCpu, saveCpu: split.saveCpu, denoiseCpu: split.denoiseCpu };
-    const figures: Figures = { model, joinSeconds: segments.join.cpuSeconds, parallelCores, regions };
     const concurrency = 200;
-    console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB / ${RENDER_FUNCTION.vcpus} vCPU, cold start ${AWS.coldStartSeconds} s, reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk`);
+    const fullHd = (scene: Scene, frames: number): PlanInput => ({ sceneId: scene.id, resolutionX: 1920, resolutionY: 1080, totalFrames: frames, isStill: frames === 1 });
+    // The shared model (the customer's promise is its typical band), fed with this run's measurements.
+    const bandsOf = (scene: Scene, frames: number, options?: DeliveryOptions) => deliveryBands(fullHd(scene, frames), concurrency, model, cpuSecondsOf(scene), options);
+    const arch = DEFAULT_RENDER_FUNCTION_ARCHITECTURE;
+    console.log(`\nSimulated on AWS: render function ${RENDER_FUNCTION.memoryMiB} MB (Cycles on ${RENDER_FUNCTION.vcpus} threads), ${arch} (the deploy default), reserved concurrency ${concurrency}, direct asynchronous Invoke per chunk; three bands`);
+    console.log('Assumptions (DELIVERY_ASSUMPTIONS in shared/fast-path.ts; the promise is the typical band):');
+    printAssumptions();
+    console.log('Bands, queued -> stored, every step in seconds (the slowest chunk\'s steps from input to task server; finishing\'s parts in brackets):');
     for (const scene of scenes) {
-      const cost = costOf(scene);
-      const stillRun = simulate(scene, 1, cpuSecondsOf(scene), figures, 'direct', concurrency);
-      const how = stillRun.chunks > 1 ? `in ${stillRun.chunks} regions (slowest ${stillRun.chunkSeconds.toFixed(1)} s) stitched and denoised once` : 'whole';
-      console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${cost.cpuSeconds.toFixed(0)} CPU-s here -> ${frameSeconds(scene).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU; still ${how}: queued -> stored ${stillRun.seconds.toFixed(1)} s`);
+      const bands = bandsOf(scene, 1);
+      const how = bands.typical.chunks > 1 ? `in ${bands.typical.chunks} regions stitched and denoised once` : 'whole';
+      console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${costOf(scene).cpuSeconds.toFixed(0)} CPU-s here -> ${functionFrameSeconds(cpuSecondsOf(scene), model).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU as fast as a core here; still ${how}:`);
+      for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, bands)}`);
     }
     const text = getScene(1)!;
-    const still = simulate(text, 1, cpuSecondsOf(text), figures, 'direct', concurrency);
-    const animation = simulate(text, 120, cpuSecondsOf(text), figures, 'direct', concurrency);
-    const viaSqs = simulate(text, 120, cpuSecondsOf(text), figures, 'sqs', concurrency);
-    console.log(`  120-frame Text Animation: ${animation.chunks} chunks of ${animation.framesPerChunk} frame(s), ${animation.seconds.toFixed(1)} s; through an SQS event source (standard mode ramp) instead: ${viaSqs.seconds.toFixed(1)} s`);
+    const still = bandsOf(text, 1);
+    const animation = bandsOf(text, 120);
+    console.log(`  120-frame Text Animation, ${animation.typical.chunks} chunks of 1 frame:`);
+    for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, animation)}`);
+    // An SQS event source ramps its pollers instead of Lambda's 1,000 environments per 10 s: its last chunk starts that much later.
+    const sqsRamp = Math.max(animation.typical.steps.scaling, ((animation.typical.chunks - AWS.sqsInitialInvokes) / AWS.sqsAddedPerMinute) * 60);
+    console.log(`    through an SQS event source (standard mode ramp) instead: typical ${(animation.typical.totalSeconds - animation.typical.steps.scaling + sqsRamp).toFixed(1)} s`);
+    console.log(`  1, 2 and 5 jobs of the 120-frame Text Animation sent at once, against the reserved concurrency of ${concurrency} (a chunk beyond it waits for a slot and its next retry):`);
+    for (const jobs of [1, 2, 5]) {
+      const last = bandsOf(text, 120, { chunksAhead: (jobs - 1) * 120 });
+      const waits = DELIVERY_BANDS.map((band) => last[band].steps.queue.toFixed(1)).join(' / ');
+      console.log(`    ${jobs} job${jobs > 1 ? 's' : ''}: the last job's video ${bandSeconds(last)}; its last chunk waits ${waits} s (best / typical / pessimistic) for a slot (wave ${last.typical.waves} of the concurrency)`);
+    }
     const drop = getScene(7)!;
     const dropFrames = 10 * 60 * FPS;
-    const route = planForFastPath({ sceneId: drop.id, resolutionX: 1920, resolutionY: 1080, totalFrames: dropFrames, isStill: false }, concurrency);
-    const dark = simulate(drop, dropFrames, cpuSecondsOf(drop), figures, 'direct', concurrency);
-    console.log(`  Audio Reactive with dark drop, 10-minute track (${dropFrames} frames): ${route.engine}, ${dark.chunks} chunks of ${dark.framesPerChunk} frames (${dark.chunkSeconds.toFixed(0)} s each, limit ${SAFE_CHUNK_SECONDS} s planned / ${AWS.timeoutSeconds} s hard) in ${dark.waves} waves: ${dark.seconds.toFixed(0)} s (${(dark.seconds / 60).toFixed(1)} min)`);
+    const route = planForFastPath(fullHd(drop, dropFrames), concurrency, model, cpuSecondsOf(drop));
+    const dark = bandsOf(drop, dropFrames);
+    const chunkBands = DELIVERY_BANDS.map((band) => `${band} ${dark[band].chunkSeconds.toFixed(0)} s`).join(', ');
+    const pastLimit = DELIVERY_BANDS.filter((band) => dark[band].chunkSeconds > AWS.timeoutSeconds);
+    console.log(
+      `  Audio Reactive with dark drop, 10-minute track (${dropFrames} frames): ${route.engine}, ${dark.typical.chunks} chunks of ${route.chunks[0].frameEnd} frames in ${dark.typical.waves} waves; ` +
+        `a chunk ${chunkBands} (planned within ${SAFE_CHUNK_SECONDS} s by the best band's figures; hard limit ${AWS.timeoutSeconds} s${pastLimit.length > 0 ? `, passed in the ${pastLimit.join(' and ')} band` : ''}); ` +
+        `the video ${DELIVERY_BANDS.map((band) => `${band} ${(dark[band].totalSeconds / 60).toFixed(1)} min`).join(', ')}`,
+    );
     const policy = scenePolicy(1);
     const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
-    const testSeconds = AWS.dispatchSeconds + AWS.coldStartSeconds + functionFrameSeconds(scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor, model) + transferSeconds(0.3) + AWS.chunkRecordSeconds;
-    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${testSeconds.toFixed(1)} s`);
-    // The preview function (infra/constructs/live-previews.ts): 1,769 MB is one vCPU, which is all a forked child uses.
-    const previewOnVcpu = live.previewSeconds / AWS.arm64SpeedAssumed;
-    const warmPreview = AWS.syncInvokeSeconds + AWS.s3RequestSeconds /* the kept-picture lookup, a miss */ + previewOnVcpu + AWS.s3RequestSeconds /* keeping it */;
-    const coldPreview = warmPreview + AWS.coldStartSeconds + live.startSeconds / AWS.arm64SpeedAssumed;
+    const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor;
+    const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
+    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${bandSeconds(testRun)}`);
+    // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
+    const typical = assumptionsOf('typical');
+    const speed = arch === 'arm64' ? typical.arm64Speed : typical.x86Speed;
+    const previewOnVcpu = live.previewSeconds / speed;
+    const warmPreview = AWS.syncInvokeSeconds + typical.s3RequestSeconds /* the kept-picture lookup, a miss */ + previewOnVcpu + typical.s3RequestSeconds /* keeping it */;
+    const coldPreview = warmPreview + typical.coldStartSeconds + live.startSeconds / speed;
     console.log(
-      `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${AWS.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${AWS.s3RequestSeconds} s); ` +
-        `cold ${coldPreview.toFixed(1)} s (+ Init ${AWS.coldStartSeconds} s + the server's start ${live.startSeconds.toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
+      `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU, typical band): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${typical.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${typical.s3RequestSeconds} s); ` +
+        `cold ${coldPreview.toFixed(1)} s (+ Init ${typical.coldStartSeconds} s + the server's start ${(live.startSeconds / speed).toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
         `a render chunk from a warm scene would save ${Math.max(0, scaling.serial - live.serialSeconds).toFixed(2)} s of its serial part`,
     );
-    // A still's billed seconds come from its simulation (its regions and finishing step); an animation's from its frames, as npm run costs counts them.
-    const billed = (scene: Scene, mode: RenderMode) => (mode === 'still' ? simulate(scene, 1, cpuSecondsOf(scene), figures, 'direct', concurrency).billedSeconds : undefined);
-    const costs = fastPathCosts(frameSeconds, billed);
-    // The render function's architecture as the stack deploys it (infra/settings.ts, renderFunctionArchitecture).
-    const arch = settingDefaults.renderFunctionArchitecture as 'x86_64' | 'arm64';
-    const lambdaCost = (row: (typeof costs)[number]) => (arch === 'arm64' ? row.arm64 / AWS.arm64SpeedAssumed : row.x86) + row.other;
-    const worst = costs.reduce((a, b) => (lambdaCost(a) / a.price > lambdaCost(b) / b.price ? a : b));
-    const darkCost = fastPathCost(drop, 'animation', frameSeconds(drop));
-    console.log(`  highest cost share: ${worst.scene.title} ${worst.mode}, $${lambdaCost(worst).toFixed(3)} of $${worst.price.toFixed(2)} on ${arch} (x86 $${(worst.x86 + worst.other).toFixed(3)}, arm64 $${(worst.arm64 + worst.other).toFixed(3)}); Audio Reactive with dark drop at 4 s: ${((lambdaCost(darkCost) / darkCost.price) * 100).toFixed(1)} %`);
-    if (arch === 'arm64') {
-      // The arm64 figure rests on arm64SpeedAssumed: the slowest Graviton2 vCPU, relative to a core here, that keeps every render within 20 %.
-      const slowestKept = Math.max(...costs.map((row) => row.arm64 / AWS.arm64SpeedAssumed / (0.2 * row.price - row.other)));
-      console.log(`  on arm64 every render stays within 20 % of its price while a Graviton2 vCPU renders at least ${(slowestKept * 100).toFixed(0)} % as fast as a core here (assumed: ${AWS.arm64SpeedAssumed * 100} %, not measured)`);
-    }
+
+    // Cost per band: each band's billed seconds (chunks, page-ins, finishing) for every scene and mode, priced as npm run costs prices them (Init counted there).
+    const costsIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64') =>
+      fastPathCosts(undefined, (scene: Scene, mode: RenderMode) => bandsOf(scene, mode === 'still' ? 1 : fullHdQuote(scene, mode).frames, { architecture })[band].billedSeconds);
+    const lambdaCost = (row: FastPathCost, architecture: 'x86_64' | 'arm64') => (architecture === 'arm64' ? row.arm64 : row.x86) + row.other;
+    const worstIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64') => {
+      const worst = costsIn(band, architecture).reduce((a, b) => (lambdaCost(a, architecture) / a.price > lambdaCost(b, architecture) / b.price ? a : b));
+      return { row: worst, share: lambdaCost(worst, architecture) / worst.price };
+    };
+    const worst = Object.fromEntries(DELIVERY_BANDS.map((band) => [band, worstIn(band, arch)])) as Record<DeliveryBand, ReturnType<typeof worstIn>>;
+    const other = arch === 'arm64' ? 'x86_64' : 'arm64';
+    const darkCost = fastPathCost(drop, 'animation', undefined, bandsOf(drop, fullHdQuote(drop, 'animation').frames).typical.billedSeconds);
+    console.log(
+      `  highest cost share on ${arch} (Init counted): ${DELIVERY_BANDS.map((band) => `${band} ${worst[band].row.scene.title} ${worst[band].row.mode}, $${lambdaCost(worst[band].row, arch).toFixed(3)} of $${worst[band].row.price.toFixed(2)} (${(worst[band].share * 100).toFixed(1)} %)`).join('; ')}; ` +
+        `on ${other}: ${DELIVERY_BANDS.map((band) => `${band} ${(worstIn(band, other).share * 100).toFixed(1)} %`).join(', ')}; Audio Reactive with dark drop at 4 s, typical: ${((lambdaCost(darkCost, arch) / darkCost.price) * 100).toFixed(1)} %`,
+    );
     console.log('');
-    console.log(`Full-HD still (Text Animation): ${Math.round(still.seconds)} s`);
-    console.log(`120-frame Full-HD animation (Text Animation): ${Math.round(animation.seconds)} s`);
-    console.log(`highest AWS cost / price: ${((lambdaCost(worst) / worst.price) * 100).toFixed(1)} %`);
+    console.log(`Full-HD still (Text Animation): ${bandSeconds(still)}`);
+    console.log(`120-frame Full-HD animation (Text Animation): ${bandSeconds(animation)}`);
+    console.log(`highest AWS cost / price: ${DELIVERY_BANDS.map((band) => `${band} ${(worst[band].share * 100).toFixed(1)} %`).join(', ')}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

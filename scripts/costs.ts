@@ -124,10 +124,13 @@ function otherCosts(renderMinutes: number, frames: number, taskMinutes: number, 
   return dynamo + api + s3 + transfer + logs + ipv4;
 }
 
+/** The calculator's quote for a Full-HD render of the scene; media-driven scenes take their frame count from the media: 120 frames is 4 s at 30 fps. */
+export function fullHdQuote(scene: Scene, mode: RenderMode) {
+  return quoteRender(scene, { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) });
+}
+
 export function renderCost(scene: Scene, mode: RenderMode, renderMinutesOverride?: number): RenderCost {
-  // Media-driven scenes take their frame count from the media: 120 frames is 4 s at 30 fps.
-  const settings = { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) };
-  const quote = quoteRender(scene, settings);
+  const quote = fullHdQuote(scene, mode);
   const renderMinutes = renderMinutesOverride ?? quote.estimatedRenderTimeMinutes;
   const taskMinutes = renderMinutes + USAGE.taskStartMinutes + (mode === 'animation' ? USAGE.encodeMinutes + USAGE.taskStartMinutes : 0);
   const onDemand = fargateOnDemand(taskMinutes);
@@ -174,11 +177,10 @@ export const billedInitSeconds = (chunks: number) => Math.min(chunks, DEFAULT_FA
  * from the render manifest unless a caller (bench:delivery) has a better figure.
  */
 export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number, billedSeconds?: number): FastPathCost {
-  const settings = { mode, ...FULL_HD, ...(isMediaDriven(scene) ? { mediaDurationSeconds: ANIMATION_FRAMES / FPS } : {}) };
-  const quote = quoteRender(scene, settings);
+  const quote = fullHdQuote(scene, mode);
   const plan = planForFastPath({ sceneId: scene.id, ...FULL_HD, totalFrames: quote.frames, isStill: mode === 'still' });
   const perFrame = frameSeconds ?? plan.frameSeconds;
-  // A caller that simulates the render (bench:delivery: a still's regions and its finishing step) knows its billed seconds better.
+  // A caller that simulates the render (bench:delivery: each band's chunks, page-ins and finishing step) knows its billed seconds better.
   const functionSeconds = (billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0)) + billedInitSeconds(plan.chunks.length);
   const gbSeconds = functionSeconds * (RENDER_FUNCTION.memoryMiB / 1024);
   const requests = ((plan.chunks.length + 1) * AWS_PRICES.lambdaPerMillionRequests) / 1e6;
