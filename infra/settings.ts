@@ -50,9 +50,9 @@ export interface DeploySettings {
   /** Deploy outside us-east-1 with no web ACL: an explicit choice, never the default. */
   allowNoWaf: boolean;
   /**
-   * The render function's processor: arm64 (Graviton) by default, Lambda's lower GB-second
-   * rate; its image is built for it (Debian's Blender, ffmpeg and onnxruntime-node's CPU
-   * library all ship for arm64). The Batch tasks keep renderArchitecture.
+   * The render function's processor: x86_64 by default (DEFAULT_RENDER_FUNCTION_ARCHITECTURE says why); arm64
+   * (Graviton) has Lambda's lower GB-second rate, and its image is built for it (Debian's Blender, ffmpeg and
+   * onnxruntime-node's CPU library all ship for arm64). The Batch tasks keep renderArchitecture.
    */
   renderFunctionArchitecture: 'x86_64' | 'arm64';
   /**

@@ -19,7 +19,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
 import { FPS } from '../shared/files';
 import { isMediaDriven, quoteRender } from '../shared/pricing';
-import { DEFAULT_FAST_PATH_CONCURRENCY, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
+import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
 import { fromRoot } from '../infra/paths';
 import { readSettings, settingDefaults } from '../infra/settings';
 import { CloudRenderStack } from '../infra/stack';
@@ -271,7 +271,7 @@ export function costTables(): string {
     out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
   }
   out.push('');
-  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation and ${FUNCTION_START_SECONDS} s of billed Init for each environment its chunks start (up to the reserved concurrency), at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on arm64 by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
+  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation and ${FUNCTION_START_SECONDS} s of billed Init for each environment its chunks start (up to the reserved concurrency), at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on ${DEFAULT_RENDER_FUNCTION_ARCHITECTURE} by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
   out.push('');
   out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) | cost / price (arm64) |');
   out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -289,7 +289,7 @@ export function costTables(): string {
     `it would cost ${usd(measured.fargateSpot + measured.other)} on Spot, ${usd(measured.fargateOnDemand + measured.other)} on demand, against ${usd(measured.price)} charged.`);
   out.push('');
   const preview = livePreviewCost();
-  out.push(`A live preview (the preview function, ${PREVIEW_MEMORY_MB} MB on arm64, about ${PREVIEW_SECONDS} s a preview as \`npm run bench:live-preview\` measures a warm one; a kept picture answers identical settings): ` +
+  out.push(`A live preview (the preview function, ${PREVIEW_MEMORY_MB} MB on ${PREVIEW_ARCHITECTURE}, about ${PREVIEW_SECONDS} s a preview as \`npm run bench:live-preview\` measures a warm one; a kept picture answers identical settings): ` +
     `per thousand previews, ${perThousand(preview.function)} of function time, ${perThousand(preview.requests)} of requests (the API's function, the preview's Invoke, HTTP API) and ${perThousand(preview.storage)} to look for and keep the picture: ${perThousand(preview.total)}. ` +
     `Nothing runs while idle; each environment kept warm with the previewProvisionedConcurrency setting (0 by default) would add about ${usd(preview.provisionedMonth)} a month.`);
   out.push('');
@@ -303,18 +303,20 @@ export function costTables(): string {
 
 /** A warm live preview's function time, measured locally (npm run bench:live-preview: a forked child on one core, about 0.7 s, plus the server's own work). */
 const PREVIEW_SECONDS = 1;
-/** Provisioned concurrency's rate, arm64 (Lambda pricing): per GB-second kept, whether used or not. */
-const PROVISIONED_ARM_GB_SECOND = 0.0000033334;
+/** Provisioned concurrency's rate (Lambda pricing): per GB-second kept, whether used or not. */
+const PROVISIONED_GB_SECOND = { x86_64: 0.0000041667, arm64: 0.0000033334 } as const;
+/** The preview function runs on the render function's processor (its image). */
+const PREVIEW_ARCHITECTURE = DEFAULT_RENDER_FUNCTION_ARCHITECTURE;
 
 const perThousand = (value: number) => `$${(value * 1000).toFixed(4)}`;
 
 export function livePreviewCost() {
   const p = AWS_PRICES;
   const gb = PREVIEW_MEMORY_MB / 1024;
-  const fn = gb * PREVIEW_SECONDS * p.lambdaArmGbSecond;
+  const fn = gb * PREVIEW_SECONDS * (PREVIEW_ARCHITECTURE === 'arm64' ? p.lambdaArmGbSecond : p.lambdaX86GbSecond);
   const requests = (2 * p.lambdaPerMillionRequests + p.httpApiPerMillionRequests) / 1e6;
   const storage = p.s3PerThousandGets / 1000 + p.s3PerThousandPuts / 1000;
-  return { function: fn, requests, storage, total: fn + requests + storage, provisionedMonth: gb * PROVISIONED_ARM_GB_SECOND * 30 * 86_400 };
+  return { function: fn, requests, storage, total: fn + requests + storage, provisionedMonth: gb * PROVISIONED_GB_SECOND[PREVIEW_ARCHITECTURE] * 30 * 86_400 };
 }
 
 const BEGIN = '<!-- costs:begin (npm run costs -- --write) -->';

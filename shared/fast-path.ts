@@ -22,8 +22,12 @@ export const RENDER_FUNCTION = { memoryMiB: 10_240, vcpus: 6, timeoutSeconds: 15
 export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** The render function's reserved concurrency, a deploy setting (renderFunctionConcurrency). */
 export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
-/** The render function's processor unless the deploy setting renderFunctionArchitecture says otherwise. */
-export const DEFAULT_RENDER_FUNCTION_ARCHITECTURE: 'x86_64' | 'arm64' = 'arm64';
+/**
+ * The render function's processor unless the deploy setting renderFunctionArchitecture says otherwise: x86_64. arm64
+ * costs 20 % less a GB-second, but no published Cycles figure for a Graviton vCPU against a core like ours could be
+ * found (the typical band assumes 0.8, which costs more than x86 at 1.0): arm64 becomes the default with a measured one.
+ */
+export const DEFAULT_RENDER_FUNCTION_ARCHITECTURE: 'x86_64' | 'arm64' = 'x86_64';
 /** Segments (and a split still's regions) the finishing step downloads at once: enough to hide each request's latency, few enough for a small worker. */
 export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
 
@@ -78,7 +82,7 @@ export interface DeliveryAssumptions {
   s3MegabytesPerSecond: number;
   /** A chunk's job credentials: the session broker's synchronous Invoke and its AssumeRole. */
   credentialsSeconds: number;
-  /** Blender's version asked twice per chunk, uncached. */
+  /** Blender's version, asked once per environment: on a cold environment's first chunk. */
   versionProbeSeconds: number;
   /** The chunk's four questions to the task server (claim, frames, segment, done). */
   recordSeconds: number;
@@ -126,7 +130,7 @@ export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionR
     best: 0.15, typical: 0.7, pessimistic: 1.3,
     source: 'A synchronous Invoke of the session broker and its STS AssumeRole, in series before Blender starts; a job\'s chunks start as many broker environments at once, and a cold start "varies from under 100 ms to over 1 second" (Lambda developer guide, cold starts). Warm (0.05 s) plus AssumeRole 0.1 s at best; a 0.5-s cold start plus 0.2 s typical; 1 s plus 0.3 s pessimistic: assumed (not counted before).',
   },
-  versionProbeSeconds: { best: 0, typical: 0.8, pessimistic: 1.2, source: '`blender --version`, twice per chunk, uncached: 0.31-0.38 s each on one core here (timed by hand, 28 November 2026), slower on a slower vCPU. Not counted at best (as before); 0.8 s typical, 1.2 s pessimistic.' },
+  versionProbeSeconds: { best: 0, typical: 0.31, pessimistic: 0.5, source: '`blender --version`, asked once per environment (render/blender-install.ts keeps the answer for the process): 0.31 s median on one core here (bench:worker, 28 November 2026), on the first chunk of each cold environment; none on a warm one (best); 0.5 s on a slower vCPU (pessimistic), assumed.' },
   recordSeconds: {
     best: 4 * (0.05 + 0.01), typical: 4 * (0.1 + 0.01), pessimistic: 4 * (0.2 + 0.02),
     source: "The chunk's four questions to the task server (claim, frames, segment, done), each a synchronous Invoke of the session broker and its table write: a warm Invoke's overhead is not published (0.05 s at best as before, 0.1 s typical, 0.2 s pessimistic: assumed); DynamoDB advertises single-digit milliseconds (0.01 s; 0.02 s pessimistic).",

@@ -9,7 +9,7 @@ let tuned: Template;
 let batchOnly: Template;
 beforeAll(() => {
   template = synthesizeTemplate();
-  tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'x86_64' });
+  tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'arm64' });
   batchOnly = synthesizeTemplate({ renderFunctionConcurrency: 0 });
 }, 3 * SYNTH_TIMEOUT_MS);
 
@@ -39,9 +39,9 @@ describe('the render function (fast path)', () => {
     expect(steps.sort()).toEqual(['preview', 'probe']);
   });
 
-  it('when no architecture is set, the function runs on arm64 (the lower rate) while the Batch tasks keep theirs; the setting can put it on x86_64', () => {
-    expect(renderFunction(template)[1].Properties.Architectures).toEqual(['arm64']);
-    expect(renderFunction(tuned)[1].Properties.Architectures).toEqual(['x86_64']);
+  it('when no architecture is set, the function runs on x86_64 (no published figure puts Graviton past the cost break-even) as the Batch tasks do; the setting can put it on arm64', () => {
+    expect(renderFunction(template)[1].Properties.Architectures).toEqual(['x86_64']);
+    expect(renderFunction(tuned)[1].Properties.Architectures).toEqual(['arm64']);
     const [[, definition]] = resourcesOf(template, 'AWS::Batch::JobDefinition');
     expect(JSON.stringify(definition.Properties)).toContain('X86_64');
   });

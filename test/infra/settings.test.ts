@@ -13,7 +13,7 @@ describe('deploy settings', () => {
       alarmEmail: settingDefaults.ownerEmail,
       adminEmails: [],
       renderArchitecture: 'x86_64',
-      renderFunctionArchitecture: 'arm64',
+      renderFunctionArchitecture: 'x86_64',
     });
     expect(settings.siteDomain).toBeUndefined();
     expect(settings.googleClientId).toBeUndefined();
