@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { counterNames, type CounterName, type DailyStats } from '../../shared/analytics-api';

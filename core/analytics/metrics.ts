@@ -1,7 +1,7 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsKind } from '../../shared/analytics';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/analytics-api';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { insufficientCredits, USER_DOCUMENT_MISSING } from '../../shared/messages';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { keys } from '../db/keys';
 import { Transaction } from '../db/transaction';
 import { DomainError, NotFoundError } from '../errors';

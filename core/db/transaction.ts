@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
+import { updateItem } from './items';
 import type { TransactItem } from './keys';
 
 /**
@@ -78,7 +79,7 @@ export function guardedUpdate(key: Record<string, string>, update: string, condi
 
 /** Sends one guarded update; false when its condition did not hold. */
 export async function updateWhen(input: ReturnType<typeof guardedUpdate>): Promise<boolean> {
-  return holds(documentClient().send(new UpdateCommand(input)));
+  return holds(updateItem(input));
 }
 
 /** Waits for a write: false when its condition (or a condition in its transaction) did not hold. */

@@ -8,7 +8,7 @@
  */
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
 

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/query';
+import { queryPages } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 import { counterIncrement } from '../analytics/counters';
