@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { tableName } from '../ports';
+import { getItem, putItem, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { counterNames, type CounterName, type DailyStats } from '../../shared/analytics-api';
@@ -37,7 +36,7 @@ export function counterIncrement(now: Date, counts: Partial<Record<CounterName, 
 
 /** Atomically adds to the day's counters. */
 export async function incrementCounters(now: Date, counts: Partial<Record<CounterName, number>>): Promise<void> {
-  await documentClient().send(new UpdateCommand(counterUpdate(now, counts)));
+  await updateItem(counterUpdate(now, counts));
 }
 
 // ---------------------------------------------------------------- reads and page views
@@ -69,20 +68,17 @@ export async function listDailyCounters(fromDate: string, toDate: string): Promi
 export async function overwriteDailyCounters(date: string, counts: Partial<Record<CounterName, number>>): Promise<void> {
   const names = Object.keys(counts) as CounterName[];
   if (names.length === 0) return;
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.dailyCounters(date),
-      UpdateExpression: `SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires), ${names.map((_, i) => `#c${i} = :c${i}`).join(', ')}`,
-      ExpressionAttributeNames: { '#date': 'date', ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])) },
-      ExpressionAttributeValues: {
-        ':date': date,
-        // Kept 365 days from the day it describes, like the live counters.
-        ':expires': expiresAtFor(new Date(`${date}T00:00:00.000Z`)),
-        ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counts[name]])),
-      },
-    }),
-  );
+  await updateItem({
+    Key: keys.dailyCounters(date),
+    UpdateExpression: `SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires), ${names.map((_, i) => `#c${i} = :c${i}`).join(', ')}`,
+    ExpressionAttributeNames: { '#date': 'date', ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])) },
+    ExpressionAttributeValues: {
+      ':date': date,
+      // Kept 365 days from the day it describes, like the live counters.
+      ':expires': expiresAtFor(new Date(`${date}T00:00:00.000Z`)),
+      ...Object.fromEntries(names.map((name, i) => [`:c${i}`, counts[name]])),
+    },
+  });
 }
 
 /** Visitor markers and salts only need to outlive their day. */
@@ -95,23 +91,20 @@ const VISITOR_MARKER_SECONDS = 2 * 86_400;
  */
 export async function visitorSaltOf(now: Date): Promise<string> {
   const key = keys.visitorSalt(dayOf(now));
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  if (Item) return Item.salt as string;
+  const stored = await getItem(key, { consistent: true });
+  if (stored) return stored.salt as string;
   const salt = randomBytes(32).toString('hex');
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...key, entity: 'visitorSalt', salt, expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await putItem({
+      Item: { ...key, entity: 'visitorSalt', salt, expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
     return salt;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // Another request created it first: use theirs.
-    const again = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    return again.Item!.salt as string;
+    const again = await getItem(key, { consistent: true });
+    return again!.salt as string;
   }
 }
 
@@ -125,28 +118,22 @@ export async function recordPageView(now: Date, page: string, visitorHash: strin
   const day = dayOf(now);
   let newVisitor = true;
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.visitorOfDay(day, visitorHash), entity: 'visitorMarker', expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await putItem({
+      Item: { ...keys.visitorOfDay(day, visitorHash), entity: 'visitorMarker', expiresAt: Math.floor(now.getTime() / 1000) + VISITOR_MARKER_SECONDS },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     newVisitor = false;
   }
   await Promise.all([
     incrementCounters(now, newVisitor ? { page_views: 1, unique_visitors: 1 } : { page_views: 1 }),
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.pageCounters(day),
-        UpdateExpression: 'SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD #page :one',
-        ExpressionAttributeNames: { '#date': 'date', '#page': page },
-        ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':one': 1 },
-      }),
-    ),
+    updateItem({
+      Key: keys.pageCounters(day),
+      UpdateExpression: 'SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD #page :one',
+      ExpressionAttributeNames: { '#date': 'date', '#page': page },
+      ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':one': 1 },
+    }),
   ]);
   return { newVisitor };
 }

@@ -1,7 +1,5 @@
-import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsKind } from '../../shared/analytics';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { putItem, queryPage, queryPages, updateItem, writeBatch } from '../db/items';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/analytics-api';
@@ -19,27 +17,21 @@ const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 
 /** Writes (or overwrites) one kind's record for its period_start; kept 365 days from that day. */
 export async function putMetric<K extends MetricKind>(kind: K, record: MetricRecords[K]): Promise<void> {
-  await documentClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.metric(kind, record.period_start), entity: 'metric', kind, ...record, expiresAt: expiresAtFor(dayStart(record.period_start)) },
-    }),
-  );
+  await putItem({
+    Item: { ...keys.metric(kind, record.period_start), entity: 'metric', kind, ...record, expiresAt: expiresAtFor(dayStart(record.period_start)) },
+  });
 }
 
 /** The newest record of a kind whose period_start is within [fromDay, toDay]; one Query, limit 1. */
 export async function latestMetricInRange<K extends MetricKind>(kind: K, fromDay: string, toDay: string): Promise<MetricRecords[K] | null> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': keys.metricPartition(kind), ':from': keys.metricSortKey(fromDay), ':to': keys.metricSortKey(toDay) },
-      ScanIndexForward: false,
-      Limit: 1,
-    }),
-  );
-  if (Items.length === 0) return null;
-  const { PK, SK, entity, kind: storedKind, expiresAt, ...record } = Items[0];
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.metricPartition(kind), ':from': keys.metricSortKey(fromDay), ':to': keys.metricSortKey(toDay) },
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  if (items.length === 0) return null;
+  const { PK, SK, entity, kind: storedKind, expiresAt, ...record } = items[0];
   return record as MetricRecords[K];
 }
 
@@ -66,8 +58,7 @@ async function deleteBatch(itemKeys: Record<string, unknown>[]): Promise<void> {
   for (let attempt = 0; requests.length > 0; attempt++) {
     if (attempt > 8) throw new Error(`Could not delete ${requests.length} analytics items after retries`);
     if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-    requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    requests = (await writeBatch(requests)) as typeof requests;
   }
 }
 
@@ -100,14 +91,13 @@ const minuteOfDay = (now: Date) => now.getUTCHours() * 60 + now.getUTCMinutes();
  */
 export async function recordHealthSample(healthy: boolean, now = new Date(), { signal }: { signal?: AbortSignal } = {}): Promise<void> {
   const day = dayOf(now);
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
+  await updateItem(
+    {
       Key: keys.healthSamples(day),
       UpdateExpression: 'SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD #set :minute',
       ExpressionAttributeNames: { '#date': 'date', '#set': healthy ? 'healthy_minutes' : 'unhealthy_minutes' },
       ExpressionAttributeValues: { ':date': day, ':expires': expiresAtFor(now), ':minute': new Set([minuteOfDay(now)]) },
-    }),
+    },
     // The health report's sample gives up at its deadline, retries included.
     { abortSignal: signal },
   );

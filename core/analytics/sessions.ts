@@ -1,7 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionRecord } from '../../shared/schemas';
 import type { ClientSession } from '../../shared/analytics';
-import { documentClient, tableName } from '../ports';
+import { getItem, putItem, queryPage, type Item } from '../db/items';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
 import { deletePartitionItems } from './metrics';
@@ -26,8 +25,8 @@ interface Pointer {
 }
 
 async function pointerOf(sessionId: string): Promise<Pointer | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.clientSessionPointer(sessionId), ConsistentRead: true }));
-  return Item ? { day: Item.day as string, created_at: Item.created_at as string } : undefined;
+  const item = await getItem(keys.clientSessionPointer(sessionId), { consistent: true });
+  return item ? { day: item.day as string, created_at: item.created_at as string } : undefined;
 }
 
 function sessionItem(record: SessionRecord, pointer: Pointer, now: Date) {
@@ -69,16 +68,13 @@ export async function saveSession(record: SessionRecord, now = new Date()): Prom
       }
     }
     try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: sessionItem(record, pointer, now),
-          ConditionExpression: record.session_ended
-            ? 'attribute_exists(PK)'
-            : 'attribute_exists(PK) AND (session_ended = :false OR page_views < :pageViews)',
-          ...(record.session_ended ? {} : { ExpressionAttributeValues: { ':false': false, ':pageViews': record.page_views } }),
-        }),
-      );
+      await putItem({
+        Item: sessionItem(record, pointer, now),
+        ConditionExpression: record.session_ended
+          ? 'attribute_exists(PK)'
+          : 'attribute_exists(PK) AND (session_ended = :false OR page_views < :pageViews)',
+        ...(record.session_ended ? {} : { ExpressionAttributeValues: { ':false': false, ':pageViews': record.page_views } }),
+      });
       return 'updated';
     } catch (error) {
       if (isConditionFailure(error)) return 'stale';
@@ -110,20 +106,17 @@ export async function listSessionsNewestFirst(since: Date, until: Date, limit: n
   // '~' sorts after '#', so every session created at `until` is included.
   const to = `${until.toISOString()}~`;
   for (let day = dayStartMs(until); day >= dayStartMs(since) && sessions.length < limit; day -= 86_400_000) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    let ExclusiveStartKey: Item | undefined;
     do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': keys.clientSessionsOfDay(dayOf(new Date(day))), ':from': from, ':to': to },
-          ScanIndexForward: false,
-          Limit: limit - sessions.length,
-          ExclusiveStartKey,
-        }),
-      );
-      sessions.push(...(page.Items ?? []).map(sessionFields));
-      ExclusiveStartKey = sessions.length < limit ? page.LastEvaluatedKey : undefined;
+      const page = await queryPage({
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.clientSessionsOfDay(dayOf(new Date(day))), ':from': from, ':to': to },
+        ScanIndexForward: false,
+        Limit: limit - sessions.length,
+        ExclusiveStartKey,
+      });
+      sessions.push(...page.items.map(sessionFields));
+      ExclusiveStartKey = sessions.length < limit ? page.lastKey : undefined;
     } while (ExclusiveStartKey);
   }
   return { sessions, limited: sessions.length >= limit };

@@ -6,8 +6,8 @@
  * and never carries admin rights.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { tableName } from '../ports';
+import { getItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 import { ConflictError, NotFoundError } from '../errors';
@@ -67,24 +67,21 @@ export async function createApiKey(owner: { userId: string; email: string }, nam
 
 /** A user's live keys, oldest first. */
 export async function listApiKeysOfUser(userId: string): Promise<ApiKeyRecord[]> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.apiKeyPrefix },
-    }),
-  );
-  return Items.map(recordOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.apiKeyPrefix },
+  });
+  return items.map(recordOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /** Revokes a key: both items go in one transaction, so the key stops working the moment it leaves the list. */
 export async function revokeApiKey(userId: string, keyId: string): Promise<void> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(userId, keyId), ConsistentRead: true }));
-  if (!Item) throw new NotFoundError('API key not found');
+  const item = await getItem(keys.apiKey(userId, keyId), { consistent: true });
+  if (!item) throw new NotFoundError('API key not found');
   await new Transaction()
     .add(
       { Delete: { TableName: tableName(), Key: keys.apiKey(userId, keyId) } },
-      { Delete: { TableName: tableName(), Key: keys.apiKeyLookup(Item.secretHash as string) } },
+      { Delete: { TableName: tableName(), Key: keys.apiKeyLookup(item.secretHash as string) } },
     )
     .commit();
 }
@@ -95,9 +92,9 @@ export async function revokeApiKey(userId: string, keyId: string): Promise<void>
  */
 export async function findApiKeyOwner(secret: string, now = new Date()): Promise<ApiKeyOwner | undefined> {
   if (!API_KEY_PATTERN.test(secret)) return undefined;
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKeyLookup(hashApiKey(secret)) }));
-  if (!Item) return undefined;
-  const owner: ApiKeyOwner = { userId: Item.userId as string, email: Item.email as string, keyId: Item.keyId as string };
+  const item = await getItem(keys.apiKeyLookup(hashApiKey(secret)));
+  if (!item) return undefined;
+  const owner: ApiKeyOwner = { userId: item.userId as string, email: item.email as string, keyId: item.keyId as string };
   await recordApiKeyUse(owner, now);
   return owner;
 }
@@ -105,16 +102,13 @@ export async function findApiKeyOwner(secret: string, now = new Date()): Promise
 /** One conditional write at most a minute: two concurrent requests write once, the loser's condition fails harmlessly. */
 async function recordApiKeyUse(owner: ApiKeyOwner, now: Date): Promise<void> {
   try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.apiKey(owner.userId, owner.keyId),
-        UpdateExpression: 'SET lastUsedAt = :now',
-        // attribute_exists(PK): a key revoked in between is not recreated as a stub.
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString() },
-      }),
-    );
+    await updateItem({
+      Key: keys.apiKey(owner.userId, owner.keyId),
+      UpdateExpression: 'SET lastUsedAt = :now',
+      // attribute_exists(PK): a key revoked in between is not recreated as a stub.
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString() },
+    });
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

@@ -3,10 +3,9 @@
  * in one transaction with its ledger entry, so it always equals the ledger's sum.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { insufficientCredits, USER_DOCUMENT_MISSING } from '../../shared/messages';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { tableName } from '../ports';
+import { queryPage, queryPages } from '../db/items';
 import { keys } from '../db/keys';
 import { Transaction } from '../db/transaction';
 import { DomainError, NotFoundError } from '../errors';
@@ -28,16 +27,13 @@ export interface LedgerEntry {
 }
 
 export async function listCreditHistoryNewestFirst(userId: string, limit: number): Promise<LedgerEntry[]> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.ledgerPrefix },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items.map(ledgerFields);
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.ledgerPrefix },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
+  return items.map(ledgerFields);
 }
 
 /** Every ledger entry of a user (for reconciliation and tests), oldest first. */

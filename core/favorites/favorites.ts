@@ -1,5 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { deleteItem, putItem, queryPage } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 
@@ -10,27 +9,21 @@ export interface Favorite {
 
 /** A user's favorites, newest first. The sort key is the scene, so one favorite per scene. */
 export async function listFavoritesNewestFirst(userId: string): Promise<Favorite[]> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.favoritePrefix },
-    }),
-  );
-  return Items.map((item) => ({ sceneId: Number(item.sceneId), createdAt: item.createdAt as string })).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': keys.favoritePrefix },
+  });
+  return items.map((item) => ({ sceneId: Number(item.sceneId), createdAt: item.createdAt as string })).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
 /** Adds a favorite unless it exists: the condition makes two concurrent adds keep exactly one. */
 export async function addFavorite(userId: string, sceneId: number, now = new Date()): Promise<{ favorite: Favorite; created: boolean }> {
   const favorite = { sceneId, createdAt: now.toISOString() };
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.favorite(userId, sceneId), entity: 'favorite', ...favorite },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await putItem({
+      Item: { ...keys.favorite(userId, sceneId), entity: 'favorite', ...favorite },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
     return { favorite, created: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -39,8 +32,6 @@ export async function addFavorite(userId: string, sceneId: number, now = new Dat
 }
 
 export async function removeFavorite(userId: string, sceneId: number): Promise<boolean> {
-  const { Attributes } = await documentClient().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.favorite(userId, sceneId), ReturnValues: 'ALL_OLD' }),
-  );
-  return Attributes !== undefined;
+  const removed = await deleteItem({ Key: keys.favorite(userId, sceneId), ReturnValues: 'ALL_OLD' });
+  return removed !== undefined;
 }

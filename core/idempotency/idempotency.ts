@@ -5,8 +5,8 @@
  * neither does; a retry finds the key and answers with what the first request made.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { tableName } from '../ports';
+import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { ConflictError } from '../errors';
 
@@ -54,12 +54,10 @@ function canonicalJson(value: unknown): string {
  * The same key with another body is refused.
  */
 export async function findPriorAnswer(request: IdempotentRequest, now = new Date()): Promise<IdempotentAnswer | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.idempotencyKey(request.userId, request.scope, request.key), ConsistentRead: true }),
-  );
-  if (!Item || (Item.expiresAt as number) <= Math.floor(now.getTime() / 1000)) return undefined;
-  if (Item.requestHash !== request.requestHash) throw new ConflictError(IDEMPOTENCY_KEY_REUSED);
-  return Item.answer as IdempotentAnswer;
+  const item = await getItem(keys.idempotencyKey(request.userId, request.scope, request.key), { consistent: true });
+  if (!item || (item.expiresAt as number) <= Math.floor(now.getTime() / 1000)) return undefined;
+  if (item.requestHash !== request.requestHash) throw new ConflictError(IDEMPOTENCY_KEY_REUSED);
+  return item.answer as IdempotentAnswer;
 }
 
 /** The Put that records the key with its answer; it fails when a live record of the key exists. */

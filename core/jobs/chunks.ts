@@ -6,9 +6,7 @@
  * attempt limit. The job item carries the counters the progress and the time
  * left are computed from.
  */
-import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { getItem, queryPages, updateItem, writeBatch, type WriteRequest } from '../db/items';
 import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
@@ -71,8 +69,8 @@ export async function listChunksOfJob(jobId: string): Promise<ChunkRecord[]> {
 }
 
 export async function getChunk(jobId: string, index: number): Promise<ChunkRecord | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.chunk(jobId, index), ConsistentRead: true }));
-  return Item ? chunkFields(Item) : undefined;
+  const item = await getItem(keys.chunk(jobId, index), { consistent: true });
+  return item ? chunkFields(item) : undefined;
 }
 
 /** BatchWriteItem's most items a request. */
@@ -94,11 +92,10 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
     const batches = Array.from({ length: Math.ceil(chunks.length / BATCH_WRITE_ITEMS) }, (_, b) => chunks.slice(b * BATCH_WRITE_ITEMS, (b + 1) * BATCH_WRITE_ITEMS));
     await Promise.all(
       batches.map(async (batch) => {
-        let requests: Record<string, any>[] = batch.map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
+        let requests: WriteRequest[] = batch.map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
         for (let round = 0; requests.length > 0; round += 1) {
           if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
-          const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-          requests = UnprocessedItems?.[tableName()] ?? [];
+          requests = await writeBatch(requests);
         }
       }),
     );
@@ -107,10 +104,8 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
   }
   const unfinished = existing.filter((chunk) => chunk.status !== 'done');
   for (const chunk of unfinished) {
-    await documentClient().send(
-      new UpdateCommand(
-        guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero, losses = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
-      ),
+    await updateItem(
+      guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero, losses = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
     );
   }
   const done = existing.filter((chunk) => chunk.status === 'done');
@@ -124,14 +119,12 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
 }
 
 async function setJobFarmCounters(jobId: string, counters: { chunksTotal: number; chunksDone: number; chunkSecondsDone: number; chunkFramesDone: number }) {
-  await documentClient().send(
-    new UpdateCommand(
-      guardedUpdate(
-        keys.job(jobId),
-        'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, chunkFrameSeconds = if_not_exists(chunkFrameSeconds, :empty) REMOVE encodeWorkerId, encodeLeaseUntil',
-        'attribute_exists(PK)',
-        { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
-      ),
+  await updateItem(
+    guardedUpdate(
+      keys.job(jobId),
+      'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, chunkFrameSeconds = if_not_exists(chunkFrameSeconds, :empty) REMOVE encodeWorkerId, encodeLeaseUntil',
+      'attribute_exists(PK)',
+      { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
     ),
   );
 }

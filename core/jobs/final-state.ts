@@ -11,10 +11,9 @@
  * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '../../shared/jobs';
 import { tableName } from '../ports';
+import { streamImage } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
@@ -141,11 +140,10 @@ export interface TableStreamRecord {
  * other change (other items, the effects' own writes on a failed job, a resume).
  */
 export function jobReachingFinalState(record: TableStreamRecord): JobRecord | undefined {
-  const image = (raw?: Record<string, unknown>) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
-  const next = image(record.dynamodb?.NewImage);
+  const next = streamImage(record.dynamodb?.NewImage);
   if (!next || next.entity !== 'job' || next.SK !== keys.job('').SK) return undefined;
   // Jobs reach done or failed by an update; an item written whole (a restore, a fixture) is not an outcome.
-  const previous = image(record.dynamodb?.OldImage);
+  const previous = streamImage(record.dynamodb?.OldImage);
   if (!previous) return undefined;
   return reachedFinalState(previous.status, next.status) ? jobFromItem(next) : undefined;
 }

@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobStatus } from '../../shared/jobs';
 import type { JobView } from '../../shared/api-types';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { tableName } from '../ports';
+import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
 
@@ -95,12 +94,12 @@ export function createJobItem(job: JobRecord): TransactItem {
 }
 
 export async function createJob(job: JobRecord): Promise<void> {
-  await documentClient().send(new PutCommand(createJobItem(job).Put!));
+  await putItem(createJobItem(job).Put!);
 }
 
 export async function getJob(jobId: string): Promise<JobRecord | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(jobId), ConsistentRead: true }));
-  return Item ? jobFromItem(Item) : undefined;
+  const item = await getItem(keys.job(jobId), { consistent: true });
+  return item ? jobFromItem(item) : undefined;
 }
 
 /** Another user's job is indistinguishable from a missing one. */
@@ -110,17 +109,14 @@ export async function getJobOfUser(userId: string, jobId: string): Promise<JobRe
 }
 
 export async function listJobsNewestFirst(userId: string, limit = 50): Promise<JobRecord[]> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items.map(jobFromItem);
+  const { items } = await queryPage({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.jobsOfUser(userId) },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
+  return items.map(jobFromItem);
 }
 
 /**
@@ -250,8 +246,8 @@ export function jobUpdateItem(jobId: string, change: JobChange): TransactItem {
 /** Applies a change; returns the new job, or undefined when the job or its status condition did not hold. */
 export async function updateJob(jobId: string, change: JobChange): Promise<JobRecord | undefined> {
   try {
-    const { Attributes } = await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'ALL_NEW' }));
-    return Attributes ? jobFromItem(Attributes) : undefined;
+    const attributes = await updateItem({ ...jobUpdate(jobId, change), ReturnValues: 'ALL_NEW' });
+    return attributes ? jobFromItem(attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -264,7 +260,7 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
  */
 export async function changeJob(jobId: string, change: JobChange): Promise<boolean> {
   try {
-    await documentClient().send(new UpdateCommand({ ...jobUpdate(jobId, change), ReturnValues: 'NONE' }));
+    await updateItem({ ...jobUpdate(jobId, change), ReturnValues: 'NONE' });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

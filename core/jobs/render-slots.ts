@@ -1,5 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { getItem } from '../db/items';
 import { keys } from '../db/keys';
 import { guardedUpdate, updateWhen } from '../db/transaction';
 import { getJob } from './jobs';
@@ -27,8 +26,8 @@ export async function releaseRenderSlot(userId: string, jobId: string): Promise<
 }
 
 export async function jobsHoldingSlots(userId: string): Promise<string[]> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.renderSlots(userId), ConsistentRead: true }));
-  return [...((Item?.jobIds as Set<string> | undefined) ?? [])];
+  const item = await getItem(keys.renderSlots(userId), { consistent: true });
+  return [...((item?.jobIds as Set<string> | undefined) ?? [])];
 }
 
 /**

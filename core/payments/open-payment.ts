@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PaymentTicket } from '../../shared/api-types';
-import { documentClient, ports } from '../ports';
+import { ports } from '../ports';
 import { getConfig } from '../config';
 import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
+import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
 
 export interface PaymentRequest {
@@ -36,7 +36,7 @@ export async function openPayment(request: PaymentRequest, tx = new Transaction(
   const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: 'usd' as const };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
   const intent = await ports().payments().createPaymentIntent({ ...request, paymentId: payment.paymentId });
-  await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
+  await updateItem(setProviderPaymentIdUpdate(payment.paymentId, intent.id));
   return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
 }
 
@@ -48,7 +48,7 @@ export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTick
     // The request that recorded the payment did not get to open it (it failed, or it is still running):
     // Stripe's idempotency key on the create makes both end with the same PaymentIntent.
     const intent = await ports().payments().createPaymentIntent(payment);
-    await documentClient().send(new UpdateCommand(setProviderPaymentIdUpdate(payment.paymentId, intent.id)));
+    await updateItem(setProviderPaymentIdUpdate(payment.paymentId, intent.id));
     return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
   }
   const intent = await ports().payments().retrievePaymentIntent(payment.providerPaymentId);

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { tableName } from '../ports';
+import { getItem, putItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { newItem } from '../db/transaction';
 
@@ -25,9 +25,7 @@ export interface PaymentRecord {
 }
 
 export async function createPayment(payment: PaymentRecord): Promise<void> {
-  await documentClient().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' }),
-  );
+  await putItem({ Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' });
 }
 
 export function createPaymentItem(payment: PaymentRecord): TransactItem {
@@ -35,9 +33,9 @@ export function createPaymentItem(payment: PaymentRecord): TransactItem {
 }
 
 export async function getPayment(paymentId: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.payment(paymentId), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { PK, SK, entity, ...payment } = Item;
+  const item = await getItem(keys.payment(paymentId), { consistent: true });
+  if (!item) return undefined;
+  const { PK, SK, entity, ...payment } = item;
   return payment as PaymentRecord;
 }
 
@@ -81,8 +79,7 @@ export function recordPaymentEventItem(eventId: string, paymentId: string, type:
 }
 
 export async function paymentEventSeen(eventId: string): Promise<boolean> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.paymentEvent(eventId), ConsistentRead: true }));
-  return Item !== undefined;
+  return (await getItem(keys.paymentEvent(eventId), { consistent: true })) !== undefined;
 }
 
 /**

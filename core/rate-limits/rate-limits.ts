@@ -1,5 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 
@@ -25,18 +24,15 @@ export async function consumeWindow(scope: string, subject: string, limit: numbe
   const window = Math.floor(now.getTime() / 1000 / windowSeconds);
   const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now.getTime() / 1000));
   try {
-    const { Attributes } = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(scope, subject, window),
-        UpdateExpression: 'ADD #count :one SET expiresAt = :expires',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': (window + 2) * windowSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return { allowed: true, used: Number(Attributes?.count ?? 1), resetSeconds };
+    const updated = await updateItem({
+      Key: keys.rateWindow(scope, subject, window),
+      UpdateExpression: 'ADD #count :one SET expiresAt = :expires',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': (window + 2) * windowSeconds },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    return { allowed: true, used: Number(updated?.count ?? 1), resetSeconds };
   } catch (error) {
     if (isConditionFailure(error)) return { allowed: false, used: limit, resetSeconds };
     throw error;
@@ -50,16 +46,13 @@ export async function consumeWindow(scope: string, subject: string, limit: numbe
 export async function returnToWindow(scope: string, subject: string, windowSeconds: number, at: Date): Promise<void> {
   const window = Math.floor(at.getTime() / 1000 / windowSeconds);
   try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(scope, subject, window),
-        UpdateExpression: 'ADD #count :minusOne',
-        ConditionExpression: '#count > :zero',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-      }),
-    );
+    await updateItem({
+      Key: keys.rateWindow(scope, subject, window),
+      UpdateExpression: 'ADD #count :minusOne',
+      ConditionExpression: '#count > :zero',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+    });
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { UploadKind } from '../../shared/catalogue';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError, RateLimitedError } from '../errors';
-import { documentClient, tableName } from '../ports';
+import { getItem, putItem } from '../db/items';
 import { keys } from '../db/keys';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { downloadInput, headInput, measureInputDuration, MediaUnreadableError } from '../storage/storage';
@@ -58,7 +57,7 @@ export async function measuredUploadSeconds(userId: string, key: string): Promis
 const inFlight = new Map<string, Promise<number>>();
 
 async function measureOnce(userId: string, key: string, etag: string | undefined): Promise<number> {
-  const cached = etag ? (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.probedUpload(key, etag) }))).Item : undefined;
+  const cached = etag ? await getItem(keys.probedUpload(key, etag)) : undefined;
   if (cached) {
     if (typeof cached.unreadable === 'string') throw new MediaUnreadableError(cached.unreadable);
     return Number(cached.seconds);
@@ -73,9 +72,7 @@ async function measureOnce(userId: string, key: string, etag: string | undefined
     measured = { unreadable: error.message };
   }
   if (etag) {
-    await documentClient().send(
-      new PutCommand({ TableName: tableName(), Item: { ...keys.probedUpload(key, etag), entity: 'probe', ...measured, expiresAt: Math.floor(Date.now() / 1000) + PROBE_KEPT_SECONDS } }),
-    );
+    await putItem({ Item: { ...keys.probedUpload(key, etag), entity: 'probe', ...measured, expiresAt: Math.floor(Date.now() / 1000) + PROBE_KEPT_SECONDS } });
   }
   if ('unreadable' in measured) throw new MediaUnreadableError(measured.unreadable);
   return measured.seconds;

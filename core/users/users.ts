@@ -1,6 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
-import { queryPages } from '../db/items';
+import { getItem, queryPages, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, newItem, Transaction } from '../db/transaction';
 import { counterIncrement } from '../analytics/counters';
@@ -32,20 +30,17 @@ export const wantsOutcomeEmails = (user: Pick<UserRecord, 'notifyByEmail'>): boo
 
 /** Switches the render e-mails on or off; the user item must exist (GET /api/me creates it). */
 export async function setNotifyByEmail(userId: string, notifyByEmail: boolean): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET notifyByEmail = :notify',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':notify': notifyByEmail },
-    }),
-  );
+  await updateItem({
+    Key: keys.user(userId),
+    UpdateExpression: 'SET notifyByEmail = :notify',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':notify': notifyByEmail },
+  });
 }
 
 export async function getUser(userId: string): Promise<UserRecord | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.user(userId), ConsistentRead: true }));
-  return Item ? userFields(Item) : undefined;
+  const item = await getItem(keys.user(userId), { consistent: true });
+  return item ? userFields(item) : undefined;
 }
 
 /**
@@ -69,15 +64,12 @@ export async function ensureUser(userId: string, email: string, now = new Date()
 
 /** Records a sign-in and the method it used (the 'login' analytics event). */
 export async function recordLogin(userId: string, method: 'email' | 'google', now = new Date()): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET lastLogin = :now, lastLoginMethod = :method ADD loginCount :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': now.toISOString(), ':method': method, ':one': 1 },
-    }),
-  );
+  await updateItem({
+    Key: keys.user(userId),
+    UpdateExpression: 'SET lastLogin = :now, lastLoginMethod = :method ADD loginCount :one',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':method': method, ':one': 1 },
+  });
 }
 
 /** The user directory, for the daily reconciliation (a scheduled job, not a request path). */

@@ -9,10 +9,9 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery } from '../../shared/api-types';
 import type { WebhookEventAnswer } from '../../shared/render-api';
-import { documentClient, tableName } from '../ports';
+import { deleteItem, getItem, putItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJob, type JobRecord } from '../jobs/jobs';
@@ -32,13 +31,11 @@ const MAX_RESPONSE_BYTES = 16 * 1024;
 
 /** The account's signing secret, created on first use. */
 export async function getSigningSecret(userId: string): Promise<string> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSecret(userId), ConsistentRead: true }));
-  if (Item) return Item.secret as string;
+  const item = await getItem(keys.webhookSecret(userId), { consistent: true });
+  if (item) return item.secret as string;
   const secret = `whsec_${randomBytes(32).toString('base64url')}`;
   try {
-    await documentClient().send(
-      new PutCommand({ TableName: tableName(), Item: { ...keys.webhookSecret(userId), entity: 'webhookSecret', secret, createdAt: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(PK)' }),
-    );
+    await putItem({ Item: { ...keys.webhookSecret(userId), entity: 'webhookSecret', secret, createdAt: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(PK)' });
     return secret;
   } catch (error) {
     // Two first uses at once: the one stored wins.
@@ -151,15 +148,12 @@ export function nextAttemptAt(firstAttemptAt: Date, failedAttempt: number, now: 
 }
 
 async function recordDelivery(jobId: string, delivery: WebhookDelivery): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.job(jobId),
-      UpdateExpression: 'SET webhookDeliveries = list_append(if_not_exists(webhookDeliveries, :none), :delivery)',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':none': [], ':delivery': [delivery] },
-    }),
-  );
+  await updateItem({
+    Key: keys.job(jobId),
+    UpdateExpression: 'SET webhookDeliveries = list_append(if_not_exists(webhookDeliveries, :none), :delivery)',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':none': [], ':delivery': [delivery] },
+  });
 }
 
 interface RetryItem {
@@ -219,7 +213,7 @@ export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promis
 }
 
 async function queueDelivery(retry: RetryItem): Promise<void> {
-  await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.webhookRetry(retry.dueAt, retry.jobId), entity: 'webhookRetry', ...retry } }));
+  await putItem({ Item: { ...keys.webhookRetry(retry.dueAt, retry.jobId), entity: 'webhookRetry', ...retry } });
 }
 
 /** How long a run holds a delivery it is sending: past it (the run died) another run sends it. */
@@ -241,15 +235,12 @@ const PER_ACCOUNT = 2;
  */
 export async function retryDueWebhooks(now = new Date(), budgetMs = 30_000): Promise<number> {
   const stopAt = Date.now() + budgetMs;
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND SK <= :now',
-      ExpressionAttributeValues: { ':pk': keys.webhookRetryPartition, ':now': `${now.toISOString()}#~` },
-      Limit: 100,
-    }),
-  );
-  const waiting = [...(Items as RetryItem[])];
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND SK <= :now',
+    ExpressionAttributeValues: { ':pk': keys.webhookRetryPartition, ':now': `${now.toISOString()}#~` },
+    Limit: 100,
+  });
+  const waiting = [...(items as RetryItem[])];
   const accountOf = (item: RetryItem) => item.userId ?? item.jobId;
   const busy = new Map<string, number>();
   const running = new Set<Promise<void>>();
@@ -285,15 +276,12 @@ async function sendDue(item: RetryItem, now: Date): Promise<boolean> {
   const key = keys.webhookRetry(item.dueAt, item.jobId);
   const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
   try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET leaseUntil = :until',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-        ExpressionAttributeValues: { ':until': leaseUntil, ':now': new Date().toISOString() },
-      }),
-    );
+    await updateItem({
+      Key: key,
+      UpdateExpression: 'SET leaseUntil = :until',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+      ExpressionAttributeValues: { ':until': leaseUntil, ':now': new Date().toISOString() },
+    });
   } catch (error) {
     if (isConditionFailure(error)) return false;
     throw error;
@@ -302,7 +290,7 @@ async function sendDue(item: RetryItem, now: Date): Promise<boolean> {
   // A job resumed since then has a new outcome of its own; the old one is not announced any more.
   const current = job !== undefined && job.webhookOutcome === item.outcome;
   if (current) await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);
-  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'leaseUntil = :until', ExpressionAttributeValues: { ':until': leaseUntil } })).catch((error) => {
+  await deleteItem({ Key: key, ConditionExpression: 'leaseUntil = :until', ExpressionAttributeValues: { ':until': leaseUntil } }).catch((error) => {
     if (!isConditionFailure(error)) throw error;
   });
   return current;
