@@ -5,14 +5,9 @@
  * them together and their outputs can be downloaded as one ZIP once all are done.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import type { Readable } from 'node:stream';
 import type { CreateJobRequest } from '../../shared/schemas';
 import type { BatchView } from '../../shared/api-types';
-import { documentClient, s3Client, tableName } from '../ports';
-import { getConfig } from '../config';
+import { deleteItem, getItem, putItem, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { ConflictError, DomainError, InvalidRequestError, NotFoundError, RateLimitedError } from '../errors';
@@ -21,7 +16,7 @@ import { getJobOfUser, type JobRecord } from '../jobs/jobs';
 import { floorPriceOf, isMeasured, serverPriceOf, startRenderJob, type Requester } from '../jobs/render-jobs';
 import { InsufficientCreditsError } from '../credits/credits';
 import { getUser } from '../users/users';
-import { listOutputs, presignDownload } from '../storage/storage';
+import { listOutputs, presignDownload, readOutputAt, uploadOutputArchive } from '../storage/storage';
 import { zipStream } from './zip-stream';
 
 /** A batch is stored as the web app sees it. */
@@ -59,21 +54,18 @@ const BATCH_START_HOLD_SECONDS = 60;
 async function holdBatchStart(userId: string, now: Date): Promise<() => Promise<void>> {
   const Key = keys.batchStart(userId);
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...Key, entity: 'batch-start', until: now.getTime() + BATCH_START_HOLD_SECONDS * 1000 },
-        ConditionExpression: 'attribute_not_exists(PK) OR #until < :now',
-        ExpressionAttributeNames: { '#until': 'until' },
-        ExpressionAttributeValues: { ':now': now.getTime() },
-      }),
-    );
+    await putItem({
+      Item: { ...Key, entity: 'batch-start', until: now.getTime() + BATCH_START_HOLD_SECONDS * 1000 },
+      ConditionExpression: 'attribute_not_exists(PK) OR #until < :now',
+      ExpressionAttributeNames: { '#until': 'until' },
+      ExpressionAttributeValues: { ':now': now.getTime() },
+    });
   } catch (error) {
     if (isConditionFailure(error)) throw new ConflictError('Another batch of yours is being started. Please wait for it, then try again.');
     throw error;
   }
   return async () => {
-    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key }));
+    await deleteItem({ Key });
   };
 }
 
@@ -115,7 +107,7 @@ async function startBatchRows(requester: Requester, requests: readonly CreateJob
   if (!existing) {
     if (balance < total) throw new BatchCreditsError(total, balance);
     const batch: BatchRecord = { batchId, sceneId: requests[0].sceneId, createdAt: now.toISOString(), rows: requests.length, jobIds: [], totalPrice: total };
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' }));
+    await putItem({ Item: batchItem(requester.userId, batch), ConditionExpression: 'attribute_not_exists(PK)' });
   }
   const jobs: JobRecord[] = [];
   for (const [index, request] of requests.entries()) {
@@ -126,21 +118,16 @@ async function startBatchRows(requester: Requester, requests: readonly CreateJob
       if (!(error instanceof InsufficientCreditsError) || jobs.length === 0) throw error;
       // The rows started are the batch: its ZIP is ready once they are done.
       const spent = Number(jobs.reduce((sum, started) => sum + (started.creditsUsed ?? 0), 0).toFixed(2));
-      await documentClient().send(
-        new UpdateCommand({ TableName: tableName(), Key: keys.batch(requester.userId, batchId), UpdateExpression: 'SET #rows = :rows, totalPrice = :spent', ExpressionAttributeNames: { '#rows': 'rows' }, ExpressionAttributeValues: { ':rows': jobs.length, ':spent': spent } }),
-      );
+      await updateItem({ Key: keys.batch(requester.userId, batchId), UpdateExpression: 'SET #rows = :rows, totalPrice = :spent', ExpressionAttributeNames: { '#rows': 'rows' }, ExpressionAttributeValues: { ':rows': jobs.length, ':spent': spent } });
       throw new BatchCreditsError(total, error.balance, jobs.length);
     }
     jobs.push(job);
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.batch(requester.userId, batchId),
-        UpdateExpression: 'SET jobIds = list_append(jobIds, :job)',
-        ConditionExpression: 'NOT contains(jobIds, :jobId)',
-        ExpressionAttributeValues: { ':job': [job.jobId], ':jobId': job.jobId },
-      }),
-    ).catch((error) => {
+    await updateItem({
+      Key: keys.batch(requester.userId, batchId),
+      UpdateExpression: 'SET jobIds = list_append(jobIds, :job)',
+      ConditionExpression: 'NOT contains(jobIds, :jobId)',
+      ExpressionAttributeValues: { ':job': [job.jobId], ':jobId': job.jobId },
+    }).catch((error) => {
       if (!isConditionFailure(error)) throw error;
     });
   }
@@ -148,9 +135,9 @@ async function startBatchRows(requester: Requester, requests: readonly CreateJob
 }
 
 async function findBatch(userId: string, batchId: string): Promise<BatchRecord | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.batch(userId, batchId), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { batchId: id, sceneId, createdAt, rows, jobIds, totalPrice } = Item as BatchRecord;
+  const item = await getItem(keys.batch(userId, batchId), { consistent: true });
+  if (!item) return undefined;
+  const { batchId: id, sceneId, createdAt, rows, jobIds, totalPrice } = item as BatchRecord;
   return { batchId: id, sceneId, createdAt, rows, jobIds, totalPrice };
 }
 
@@ -175,16 +162,15 @@ export async function archiveBatch(userId: string, batchId: string): Promise<{ u
   // Each ZIP streams every output of the batch through the function once: bounded per user.
   const zips = await consumeWindow('batch-zip', userId, BATCH_ZIPS_PER_HOUR, 3600);
   if (!zips.allowed) throw new RateLimitedError('Too many ZIPs made in the last hour. Please try again later.', zips.resetSeconds);
-  const bucket = getConfig().OUTPUTS_BUCKET;
   const files = (await Promise.all(jobs.map(async (job, index) => (await listOutputs(userId, job.jobId)).map((file) => ({ ...file, folder: `row-${String(index + 1).padStart(3, '0')}` }))))).flat();
   async function* entries() {
     for (const file of files) {
-      yield { name: `${file.folder}/${file.name}`, open: async () => (await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: file.key }))).Body as Readable };
+      yield { name: `${file.folder}/${file.name}`, open: () => readOutputAt(file.key) };
     }
   }
   const name = `batch-${batchId}.zip`;
   const key = `users/${userId}/batches/${batchId}/${name}`;
-  await new Upload({ client: s3Client(), params: { Bucket: bucket, Key: key, Body: zipStream(entries()), ContentType: 'application/zip' }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+  await uploadOutputArchive(key, zipStream(entries()));
   const size = files.reduce((sum, file) => sum + file.size, 0);
   return { url: await presignDownload(key, name, 'application/zip'), name, size };
 }

@@ -156,6 +156,12 @@ export async function readOutput(userId: string, jobId: string, name: string): P
   return Body as Readable;
 }
 
+/** One stored output by its whole key (a listed output, read into a batch's ZIP), as a stream. */
+export async function readOutputAt(key: string): Promise<Readable> {
+  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key }));
+  return Body as Readable;
+}
+
 /** Stores a large output (a video) as a multipart upload, streamed from the file, parts sent side by side. */
 export async function uploadLargeOutput(userId: string, jobId: string, name: string, file: string, contentType: string): Promise<{ key: string; size: number }> {
   const key = `${outputPrefix(userId, jobId)}${name}`;
@@ -211,6 +217,11 @@ export async function uploadOutputStream(userId: string, jobId: string, name: st
     queueSize: 4,
   }).done();
   return { key, size };
+}
+
+/** Stores a ZIP made as a stream (a batch's outputs) under its whole key as a multipart upload, two parts side by side. */
+export async function uploadOutputArchive(key: string, body: Readable): Promise<void> {
+  await new Upload({ client: s3Client(), params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body, ContentType: 'application/zip' }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
 }
 
 /** Whether an output exists (a frame's preview may be missing when its upload failed). */
