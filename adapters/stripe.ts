@@ -1,6 +1,7 @@
 import { Stripe } from 'stripe';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clientSettings, instrument, stripeSettings, type CallSettings } from './clients';
+import { CURRENCY } from '../shared/pricing';
 
 interface StripeSecrets {
   secretKey: string;
@@ -66,7 +67,7 @@ export function stripePayments(settings: StripeSettings) {
       const intent = await (await stripe()).paymentIntents.create(
         {
           amount: request.amountCents,
-          currency: 'usd',
+          currency: CURRENCY,
           automatic_payment_methods: { enabled: true },
           metadata: {
             paymentId: request.paymentId,

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Alignment } from '../shared/schemas';
 
 /**
  * The ports: what the core asks of the outside world, declared here so the core
@@ -116,7 +117,7 @@ export interface PreviewToRender {
   sceneId: number;
   customText?: string;
   options: string;
-  alignment?: { scale: number; x: number; y: number; opacity: number; blendMode: string; aspectRatioMatch?: boolean };
+  alignment?: Alignment;
   resolutionX: number;
   resolutionY: number;
   input?: UploadToMeasure;

@@ -34,28 +34,13 @@ import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
 import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/files';
 import type { RenderMode } from '../shared/scene-types';
+import type { Alignment } from '../shared/schemas';
 import { prepareForTool, toolProcess } from './tool-environment';
 import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
-
 export { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
-
 export type { RenderMode } from '../shared/scene-types';
-export type PosterBlendMode = 'normal' | 'multiply' | 'difference' | 'overlay';
-
-/** Where the user's image sits on a poster (Bus Stop); see render/scenes/bus-stop.py. */
-export interface PosterAlignment {
-  /** Percent; 100 fits the image inside the poster keeping its aspect ratio. */
-  scale: number;
-  /** Offsets as fractions of the poster's width / height; x to the right, y downwards. */
-  x: number;
-  y: number;
-  /** 0..100 */
-  opacity: number;
-  /** A PosterBlendMode; anything else renders as 'normal'. */
-  blendMode: PosterBlendMode | (string & {});
-}
 
 /** The JSON a scene script reads (args.json). */
 export interface SceneArgs {
@@ -76,7 +61,8 @@ export interface SceneArgs {
   frameEnd?: number | null;
   /** Render only these frames (resume renders the missing ones). Animation only. */
   frames?: number[];
-  alignment?: PosterAlignment | null;
+  /** Where the user's image sits on a poster (Bus Stop); see render/scenes/bus-stop.py. */
+  alignment?: Alignment | null;
   /** Test render: longer side capped (the manifest's test size), few samples, PREVIEW watermark. */
   isTest?: boolean;
   /** A live preview: its PREVIEW mark in a corner instead of across the picture. */

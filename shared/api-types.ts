@@ -6,6 +6,7 @@
 import type { JobStatus } from './jobs';
 import type { RenderCostResult } from './pricing';
 import type { OutputFormat } from './output-formats';
+import type { CURRENCY } from './pricing';
 
 /**
  * What every failed API call answers: `{ code, message }`, with `message` the
@@ -191,7 +192,7 @@ export interface PaymentTicket {
   /** Stripe's PaymentIntent client secret; in local mode the local provider's payment id. */
   clientSecret: string;
   amount: number;
-  currency: 'usd';
+  currency: typeof CURRENCY;
   mode: 'stripe' | 'local';
 }
 

@@ -289,7 +289,8 @@ export function quoteRemainingFrames(scene: PricedScene, settings: RenderSetting
 
 // ---------------------------------------------------------------- credits
 
-export const CURRENCY = 'usd';
+/** Every price, payment and credit is in US dollars. */
+export const CURRENCY = 'usd' as const;
 /** 1 credit = $1.00; a render paid with credits costs its final price in credits. */
 export const USD_PER_CREDIT = 1;
 /** Packages sell N credits for N dollars; custom amounts get no bonus either. */

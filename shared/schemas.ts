@@ -192,6 +192,10 @@ export const quoteRequest = z
   .strictObject({ sceneId: sceneIdField, ...renderSettingsShape })
   .superRefine((value, ctx) => void checkSceneSettings(ctx, value));
 
+/**
+ * Where the user's image sits on a poster (Bus Stop): scale in percent (100 fits the image inside the poster keeping
+ * its aspect ratio), x and y as fractions of the poster's width and height (x to the right, y downwards), opacity 0..100.
+ */
 export const alignment = z.strictObject({
   scale: z.number().min(ALIGNMENT.scale.min).max(ALIGNMENT.scale.max),
   x: z.number().min(ALIGNMENT.position.min).max(ALIGNMENT.position.max),

@@ -19,5 +19,3 @@ export const tableDefinition = {
   // effects (refund, counters, reports) outside the render worker.
   stream: 'NEW_AND_OLD_IMAGES',
 } as const;
-
-export type TableDefinition = typeof tableDefinition;

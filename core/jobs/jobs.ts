@@ -4,6 +4,7 @@ import { tableName } from '../ports';
 import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
+import type { Alignment } from '../../shared/schemas';
 
 export interface OutputFile {
   name: string;
@@ -16,7 +17,7 @@ export interface OutputFile {
 export interface JobRecord extends JobView {
   userId: string;
   userEmail: string;
-  alignment?: { scale: number; x: number; y: number; opacity: number; blendMode: string };
+  alignment?: Alignment;
   /** The uploaded input in the uploads bucket; removed once the worker is done with it. */
   inputKey?: string;
   paymentId?: string;
@@ -184,8 +185,6 @@ async function queryJobs(input: Parameters<typeof queryPages>[0]): Promise<JobRe
   for await (const items of queryPages(input)) jobs.push(...items.map(jobFromItem));
   return jobs;
 }
-
-export class JobStateError extends Error {}
 
 export interface JobChange {
   set?: Partial<JobRecord>;

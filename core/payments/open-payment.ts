@@ -5,6 +5,7 @@ import { getConfig } from '../config';
 import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
+import { CURRENCY } from '../../shared/pricing';
 
 export interface PaymentRequest {
   /** Chosen by the caller when other writes must name the payment (the job awaiting it). */
@@ -27,13 +28,13 @@ export async function openPayment(request: PaymentRequest, tx = new Transaction(
   const payment: PaymentRecord = {
     ...request,
     paymentId: request.paymentId ?? randomUUID(),
-    currency: 'usd',
+    currency: CURRENCY,
     provider: config.PAYMENTS_MODE === 'local' ? 'local' : 'stripe',
     status: 'pending',
     createdAt: new Date().toISOString(),
   };
   await tx.commit([createPaymentItem(payment)]);
-  const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: 'usd' as const };
+  const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: CURRENCY };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
   const intent = await ports().payments().createPaymentIntent({ ...request, paymentId: payment.paymentId });
   await updateItem(setProviderPaymentIdUpdate(payment.paymentId, intent.id));
@@ -42,7 +43,7 @@ export async function openPayment(request: PaymentRequest, tx = new Transaction(
 
 /** The card step again for a payment still open (the customer closed the form, or a card was declined). */
 export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTicket> {
-  const ticket = { paymentId: payment.paymentId, amount: payment.amountCents, currency: 'usd' as const };
+  const ticket = { paymentId: payment.paymentId, amount: payment.amountCents, currency: CURRENCY };
   if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
   if (!payment.providerPaymentId) {
     // The request that recorded the payment did not get to open it (it failed, or it is still running):

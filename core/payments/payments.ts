@@ -1,7 +1,8 @@
 import { tableName } from '../ports';
-import { getItem, putItem } from '../db/items';
+import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { newItem } from '../db/transaction';
+import type { CURRENCY } from '../../shared/pricing';
 
 /** What the server asked a payment provider to collect, and for what. */
 export interface PaymentRecord {
@@ -11,7 +12,7 @@ export interface PaymentRecord {
   jobId?: string;
   credits?: number;
   amountCents: number;
-  currency: 'usd';
+  currency: typeof CURRENCY;
   provider: 'stripe' | 'local';
   /** Stripe's PaymentIntent id (or the local provider's payment id). */
   providerPaymentId?: string;
@@ -22,10 +23,6 @@ export interface PaymentRecord {
   chargedBackCents?: number;
   /** Of that, how much the owner refunded (the charge's refunded total): a won dispute does not give it back. */
   refundedCents?: number;
-}
-
-export async function createPayment(payment: PaymentRecord): Promise<void> {
-  await putItem({ Item: { ...keys.payment(payment.paymentId), entity: 'payment', ...payment }, ConditionExpression: 'attribute_not_exists(PK)' });
 }
 
 export function createPaymentItem(payment: PaymentRecord): TransactItem {

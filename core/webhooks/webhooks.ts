@@ -65,8 +65,6 @@ export function verifySignature(secret: string, header: string, body: string, to
 
 // ---------------------------------------------------------------- the event
 
-export type WebhookEventType = WebhookDelivery['event'];
-
 /** The body POSTed to a webhook: the OpenAPI document's WebhookEvent, from the same schema. */
 export type WebhookEvent = WebhookEventAnswer;
 
