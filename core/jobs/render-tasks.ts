@@ -10,7 +10,7 @@ import { ports } from '../ports';
 import { log } from '../../observability/logger';
 import type { ChunkRecord } from './chunks';
 import type { JobRecord } from './jobs';
-import type { ChunkStart, JobOutputs, RenderTaskAnswer, RenderTaskArgs, RenderTaskName, TaskOutcome } from './task-server';
+import { REASON_MAX_CHARS, type ChunkStart, type JobOutputs, type RenderTaskAnswer, type RenderTaskArgs, type RenderTaskName, type TaskOutcome } from './task-server';
 
 export { CHUNK_GAVE_UP, type JobOutputs, type TaskOutcome } from './task-server';
 
@@ -18,6 +18,9 @@ export { CHUNK_GAVE_UP, type JobOutputs, type TaskOutcome } from './task-server'
 export const HEARTBEAT_MS = 5_000;
 /** How often a worker waiting on another's claim asks again (a live holder renews every HEARTBEAT_MS). */
 const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
+
+/** A failure's reason as the task server takes it: the customer reads it, so a long log is cut. */
+const said = (reason: string) => reason.slice(0, REASON_MAX_CHARS) || 'unknown error';
 
 const ask = async <T extends RenderTaskName>(jobId: string, task: T, args: RenderTaskArgs<T>): Promise<RenderTaskAnswer<T>> =>
   (await ports().askRenderTask({ jobId, task, args })) as RenderTaskAnswer<T>;
@@ -82,10 +85,10 @@ export const renderTasks = {
 
   /** The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the refund rule. */
   failChunk: (task: ChunkTask, workerId: string, reason: string, cause: 'internal' | 'input', errorType?: string): Promise<'failed' | 'stopped'> =>
-    ask(task.job.jobId, 'failChunk', { index: task.chunk.index, workerId, reason, cause, ...(errorType ? { errorType } : {}) }),
+    ask(task.job.jobId, 'failChunk', { index: task.chunk.index, workerId, reason: said(reason), cause, ...(errorType ? { errorType } : {}) }),
 
   /** This attempt failed on our side: pending again while attempts remain (retry), else the job fails (refunded). */
-  retryChunk: (task: ChunkTask, workerId: string, reason: string): Promise<TaskOutcome> => ask(task.job.jobId, 'retryChunk', { index: task.chunk.index, workerId, reason }),
+  retryChunk: (task: ChunkTask, workerId: string, reason: string): Promise<TaskOutcome> => ask(task.job.jobId, 'retryChunk', { index: task.chunk.index, workerId, reason: said(reason) }),
 
   /**
    * The worker stopped (the job stopped under it, or it was stopped from outside: a pool shutdown, a Spot reclaim):
@@ -113,7 +116,7 @@ export const renderTasks = {
 
   /** The finishing step failed: on our side (refunded), never retried by itself. */
   failFinishing: (job: JobRecord, reason: string, errorType?: string): Promise<'failed' | 'stopped'> =>
-    ask(job.jobId, 'failFinishing', { reason, ...(errorType ? { errorType } : {}) }),
+    ask(job.jobId, 'failFinishing', { reason: said(reason), ...(errorType ? { errorType } : {}) }),
 
   /** The job's chunks, in plan order (frame order for an animation, row order for a still's regions). */
   chunksOf: (jobId: string): Promise<ChunkRecord[]> => ask(jobId, 'chunksOf', {}),

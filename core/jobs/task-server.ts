@@ -39,10 +39,13 @@ export type ChunkStart = { job: JobRecord; chunk: ChunkRecord } | { heldBy: stri
 /** The job's outputs, as the delivery lists them. */
 export type JobOutputs = Parameters<typeof completeJob>[1];
 
+/** The longest failure reason a task takes (the worker cuts a longer one). */
+export const REASON_MAX_CHARS = 2000;
+
 const field = {
   workerId: z.string().min(1).max(200),
   index: z.number().int().min(0).max(1_000_000),
-  reason: z.string().min(1).max(2000),
+  reason: z.string().min(1).max(REASON_MAX_CHARS),
   errorType: z.string().max(100).optional(),
   loggedLines: z.number().int().min(0).max(10_000_000),
 };

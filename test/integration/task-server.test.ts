@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createJob, getJob, jobUpdate } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
 import { renderTasks } from '../../core/jobs/render-tasks';
-import { serveRenderTask } from '../../core/jobs/task-server';
+import { REASON_MAX_CHARS, serveRenderTask } from '../../core/jobs/task-server';
 import { newWorkerTicket } from '../../core/jobs/worker-sessions';
 import { keys } from '../../core/db/keys';
 import { documentClient, tableName } from '../../core/ports';
@@ -46,6 +46,16 @@ describe('a render worker and the table', () => {
     expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 1 });
     const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(job.jobId) }));
     expect(Item?.GSI2PK).toBe(keys.activeJobs);
+  });
+
+  it('when a worker fails its chunk with a reason longer than a task takes, the reason is cut and the job fails', async () => {
+    const { job } = await plannedJob();
+    holdWorkerToItsJob(job.jobId);
+    const task = await renderTasks.startChunk(job.jobId, 0, 'worker-1');
+    if (!('chunk' in task)) throw new Error(`not started: ${task.outcome}`);
+    expect(await renderTasks.failChunk(task, 'worker-1', 'x'.repeat(5000), 'input')).toBe('failed');
+    resetClients();
+    expect((await getJob(job.jobId))?.crashReason).toHaveLength(REASON_MAX_CHARS);
   });
 });
 
