@@ -19,6 +19,9 @@ export const HEARTBEAT_MS = 5_000;
 /** How often a worker waiting on another's claim asks again (a live holder renews every HEARTBEAT_MS). */
 const TAKE_OVER_POLL_MS = 2 * HEARTBEAT_MS;
 
+/** The log lines a running render shows: at most one short of the job's total (the last comes with its end), never negative. */
+const linesShown = (logged: number, total: number) => Math.max(0, Math.min(logged, total - 1)) || 0;
+
 /** A failure's reason as the task server takes it: the customer reads it, so a long log is cut. */
 const said = (reason: string) => reason.slice(0, REASON_MAX_CHARS) || 'unknown error';
 
@@ -68,7 +71,7 @@ export const renderTasks = {
   watchChunk(task: ChunkTask, workerId: string, loggedLines: () => number, lost: () => void): () => void {
     const { jobId, totalLogLines } = task.job;
     const timer = setInterval(() => {
-      ask(jobId, 'renewChunk', { index: task.chunk.index, workerId, loggedLines: Math.min(loggedLines(), totalLogLines - 1) })
+      ask(jobId, 'renewChunk', { index: task.chunk.index, workerId, loggedLines: linesShown(loggedLines(), totalLogLines) })
         .then((held) => held || lost())
         .catch((error) => log.warn('Heartbeat failed', { jobId, chunk: task.chunk.index, error }));
     }, HEARTBEAT_MS);
@@ -77,7 +80,7 @@ export const renderTasks = {
 
   /** A frame is stored: counted on the job. False when the job stopped rendering meanwhile. */
   recordFrame: (task: ChunkTask, frame: number, loggedLines: number): Promise<boolean> =>
-    ask(task.job.jobId, 'recordFrame', { frame, loggedLines: Math.min(loggedLines, task.job.totalLogLines - 1) }),
+    ask(task.job.jobId, 'recordFrame', { frame, loggedLines: linesShown(loggedLines, task.job.totalLogLines) }),
 
   /** The chunk is rendered and its outputs stored (frames, a region or a segment): done, with each frame's seconds. False when it was no longer this worker's. */
   finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>): Promise<boolean> =>
