@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { runChunk, type ChunkTimings } from './chunk-runner';
-import { runEncode } from './encode-step';
+import { runFinishing } from './finish-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
 import { sharedDenoiser } from './denoiser';
@@ -94,11 +94,11 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill, onTimings }) : runEncode(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill, onTimings }) : runFinishing(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
-    const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runEncode(work.jobId, { workerId })) : undefined;
+    const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runFinishing(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
   }, betweenInvocations && (() => clearInvocation(undefined, stills.pids())));
 }
@@ -121,7 +121,7 @@ const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
 const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runEncode(work.jobId, { workerId }))).then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runFinishing(work.jobId, { workerId }))).then(
   (outcome) => {
     withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);

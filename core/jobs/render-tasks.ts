@@ -1,6 +1,6 @@
 /**
  * The render worker's questions to the core, and nothing else. A worker (render/chunk-runner.ts,
- * render/encode-step.ts) is handed a task of a job's plan (a chunk, or the finishing step that
+ * render/finish-step.ts) is handed a task of a job's plan (a chunk, or the finishing step that
  * depends on every chunk: core/jobs/chunks.ts stores the plan once per launch or resume) and asks:
  * may I start it, am I still to run it, here is a frame, it is finished, it failed. The task server
  * (core/jobs/task-server.ts) answers, through the port the entry point binds: the session broker on

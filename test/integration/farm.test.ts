@@ -22,7 +22,7 @@ import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
 import { framePreviewFile, segmentFile } from '../../shared/render-contract';
 import { FPS } from '../../shared/files';
 import { downloadOutput } from '../../core/storage/storage';
-import { runEncode } from '../../render/encode-step';
+import { runFinishing } from '../../render/finish-step';
 import { probeMedia } from '../../render/encode';
 import { ffprobeStream } from '../render/media-checks';
 
@@ -110,7 +110,7 @@ describe('the local render farm', () => {
       await downloadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), file);
       expect(Number(ffprobeStream(file).nb_read_frames)).toBe(chunk.frameEnd - chunk.frameStart + 1);
     }
-    expect(await runEncode(job.jobId, { workerId: 'segments-test' })).toBe('done');
+    expect(await runFinishing(job.jobId, { workerId: 'segments-test' })).toBe('done');
     const video = join(dir, `final-${job.jobId}.mp4`);
     await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
     expect(Number(ffprobeStream(video).nb_read_frames)).toBe(10);

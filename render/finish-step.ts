@@ -1,10 +1,9 @@
 /**
- * The finishing step of an animation (or of a still split into regions: render/region-stitch.ts),
- * run once every chunk is done: on AWS the Batch
- * job that depends on the array of chunks, locally the pool's task queued after the
- * last chunk. The chunks' video segments are joined without re-encoding and the
- * soundtrack muxed once; the other formats (WebM, GIF, PNG ZIP) stream the stored
- * frames from storage into ffmpeg one at a time. The video goes up as a multipart
+ * A job's finishing step, run once every chunk is done (on the render function, by the environment whose chunk
+ * finished last; on Batch, the job that depends on the array of chunks; locally, the pool's task queued after the last
+ * chunk): a still split into regions is stitched and denoised once (render/region-stitch.ts) and delivered; for an
+ * animation, the chunks' video segments are joined without re-encoding and the soundtrack muxed once, and the other
+ * formats (WebM, GIF, PNG ZIP) stream the stored frames from storage into ffmpeg one at a time. The video goes up as a multipart
  * upload, and frames and segments are deleted once it is stored (a done job cannot be
  * resumed, so nothing needs them any more).
  */
@@ -61,7 +60,7 @@ async function downloadOutputs(files: JobFiles, names: string[], paths: string[]
 }
 
 /** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
-async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Promise<EncodeOutcome> {
+async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Promise<FinishingOutcome> {
   const chunks = await renderTasks.chunksOf(job.jobId);
   const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
   await downloadOutputs(files, chunks.map((chunk) => regionFile(chunk.index)), paths);
@@ -74,9 +73,9 @@ async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Pr
   return 'done';
 }
 
-export type EncodeOutcome = Exclude<TaskOutcome, 'retry'>;
+export type FinishingOutcome = Exclude<TaskOutcome, 'retry'>;
 
-export async function runEncode(jobId: string, options: { workerId: string }): Promise<EncodeOutcome> {
+export async function runFinishing(jobId: string, options: { workerId: string }): Promise<FinishingOutcome> {
   const job = await renderTasks.startFinishing(jobId, options.workerId);
   if (!job) return 'skipped';
   // ffmpeg (and a split still's Blender, which its chunks have run) runs as the tools' user: one that cannot reach a job's folder is said before the work.
