@@ -2,12 +2,11 @@ import { z } from 'zod';
 import { creditPurchaseRequest } from '../../shared/schemas';
 import type { CreditPurchaseResponse } from '../../shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
-import { InvalidRequestError, NotFoundError, PaymentRequiredError } from '../../core/errors';
+import { InvalidRequestError, NotFoundError } from '../../core/errors';
 import { getConfig } from '../../core/config';
 import { startCreditPurchase } from '../../core/payments/credit-purchase';
 import { applyStripeEvent, verifyStripeEvent } from '../../core/payments/stripe-events';
-import { settleFailedPayment, settleSucceededPayment } from '../../core/payments/fulfilment';
-import { getPayment } from '../../core/payments/payments';
+import { payWithTestCard } from '../../core/payments/local-payments';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
@@ -37,19 +36,7 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   return json(status, status === 200 ? { received: true, ...answer } : answer);
 }
 
-/**
- * Local only: the local payment provider's card confirmation. It accepts
- * Stripe's test card numbers and runs the same settlement as the webhook.
- */
-const TEST_CARDS: Record<string, string | null> = {
-  '4242424242424242': null,
-  '5555555555554444': null,
-  '4000000000000002': 'Your card was declined.',
-  '4000000000009995': 'Your card has insufficient funds.',
-  '4000000000000069': 'Your card has expired.',
-  '4000000000000127': "Your card's security code is incorrect.",
-};
-
+/** Local only: the local payment provider's card confirmation with a test card (core/payments/local-payments.ts). */
 const localConfirmBody = z.strictObject({
   paymentId: z.string().uuid(),
   cardNumber: z.string().max(32),
@@ -58,19 +45,8 @@ const localConfirmBody = z.strictObject({
 });
 
 export async function confirmLocalPayment(event: ApiEvent): Promise<ApiResult> {
+  // The route exists only where the local provider takes the payments.
   if (getConfig().PAYMENTS_MODE !== 'local') throw new NotFoundError();
-  const me = caller(event);
   const body = jsonBody(event, localConfirmBody);
-  const payment = await getPayment(body.paymentId);
-  if (!payment || payment.userId !== me.userId) throw new NotFoundError('Payment not found');
-  if (payment.status === 'succeeded') return json(200, { status: 'succeeded' });
-  const number = body.cardNumber.replace(/[\s-]/g, '');
-  if (!(number in TEST_CARDS)) throw new PaymentRequiredError('Your card number is incorrect.', { status: 'requires_payment_method' });
-  const decline = TEST_CARDS[number];
-  if (decline) {
-    await settleFailedPayment(`local:${payment.paymentId}:${Date.now()}`, payment.paymentId, decline);
-    throw new PaymentRequiredError(decline, { status: 'requires_payment_method' });
-  }
-  await settleSucceededPayment(`local:${payment.paymentId}`, payment.paymentId, { amountCents: payment.amountCents, currency: payment.currency });
-  return json(200, { status: 'succeeded' });
+  return json(200, { status: await payWithTestCard(caller(event).userId, body.paymentId, body.cardNumber) });
 }
