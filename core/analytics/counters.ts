@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { tableName } from '../ports';
 import { getItem, putItem, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
@@ -106,6 +106,18 @@ export async function visitorSaltOf(now: Date): Promise<string> {
     const again = await getItem(key, { consistent: true });
     return again!.salt as string;
   }
+}
+
+let saltCache: { day: string; salt: string } | undefined;
+
+/**
+ * A visitor's key for the day: a salted hash of their address (and browser, when given), which counts a visitor once a
+ * day and rate-limits them without being able to follow them. The day's salt is kept per process for the day.
+ */
+export async function visitorKeyOf(address: string, userAgent: string, now: Date): Promise<string> {
+  const day = dayOf(now);
+  if (saltCache?.day !== day) saltCache = { day, salt: await visitorSaltOf(now) };
+  return createHash('sha256').update(`${saltCache.salt}\n${address}\n${userAgent}`).digest('hex').slice(0, 32);
 }
 
 /**

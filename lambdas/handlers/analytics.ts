@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   ANALYTICS_KINDS,
@@ -21,7 +20,7 @@ import { pageView, sessionRecord } from '../../shared/schemas';
 import { json, jsonBody, pathParam, requireAdmin, validate, type ApiEvent, type ApiResult } from '../lib/http';
 import { RateLimitedError } from '../../core/errors';
 import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
-import { dayOf, listDailyCounters, recordPageView, visitorSaltOf, type DailyStats } from '../../core/analytics/counters';
+import { dayOf, listDailyCounters, recordPageView, visitorKeyOf, type DailyStats } from '../../core/analytics/counters';
 import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '../../core/analytics/metrics';
 import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../../core/analytics/sessions';
 import { runRollup } from '../../core/analytics/rollup';
@@ -58,19 +57,10 @@ function clientAddress(event: ApiEvent): string {
   return event.requestContext.http.sourceIp;
 }
 
-let saltCache: { day: string; salt: string } | undefined;
-
-/** The day's random salt (cached per Lambda instance for the day). */
-async function daySalt(now: Date): Promise<string> {
-  const day = dayOf(now);
-  if (saltCache?.day !== day) saltCache = { day, salt: await visitorSaltOf(now) };
-  return saltCache.salt;
-}
-
-/** A salted hash that changes every day: counts a visitor once a day without being able to follow them. */
-export async function anonymousClientKey(event: ApiEvent, now: Date, withUserAgent: boolean): Promise<string> {
+/** The visitor's day key (core/analytics/counters.ts): their address, and their browser when asked. */
+export function anonymousClientKey(event: ApiEvent, now: Date, withUserAgent: boolean): Promise<string> {
   const userAgent = withUserAgent ? (event.headers?.['user-agent'] ?? event.requestContext.http.userAgent ?? '') : '';
-  return createHash('sha256').update(`${await daySalt(now)}\n${clientAddress(event)}\n${userAgent}`).digest('hex').slice(0, 32);
+  return visitorKeyOf(clientAddress(event), userAgent, now);
 }
 
 // ---------------------------------------------------------------- capture (public)
