@@ -1,5 +1,8 @@
 import { getConfig } from '../config';
 import { sendMail } from '../ports';
+import { RateLimitedError } from '../errors';
+import { consumeRateLimit } from '../rate-limits/rate-limits';
+import { incrementCounters } from '../analytics/counters';
 import type { JobRecord } from './jobs';
 import { roundTo } from '../../shared/numbers';
 
@@ -59,4 +62,14 @@ export async function sendJobReport(job: JobRecord, reportType: ReportType, mess
     time_accuracy: `Render time accuracy report for job ${job.jobId}`,
   };
   await sendMail({ to: config.SUPPORT_EMAIL, replyTo: job.userEmail, subject: subjects[reportType], text: lines.join('\n') });
+}
+
+/** Problem reports e-mail support: a handful per user per hour stops a script flooding it. */
+const REPORTS_PER_HOUR = 5;
+
+/** A customer's own report of a problem with their job: e-mailed to support and counted, at most REPORTS_PER_HOUR an hour. */
+export async function reportJobProblem(job: JobRecord, description: string, now = new Date()): Promise<void> {
+  if (!(await consumeRateLimit('report', job.userId, REPORTS_PER_HOUR, 3600, now))) throw new RateLimitedError();
+  await sendJobReport(job, 'manual', description, now);
+  await incrementCounters(now, { errors_reported: 1 });
 }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { PaymentTicket } from '../../shared/api-types';
 import { ports } from '../ports';
 import { getConfig } from '../config';
-import { createPaymentItem, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
+import { createPaymentItem, getPayment, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
 import { CURRENCY } from '../../shared/pricing';
+import { ConflictError } from '../errors';
+import type { JobRecord } from '../jobs/jobs';
 
 export interface PaymentRequest {
   /** Chosen by the caller when other writes must name the payment (the job awaiting it). */
@@ -55,4 +57,11 @@ export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTick
   const intent = await ports().payments().retrievePaymentIntent(payment.providerPaymentId);
   if (!intent.clientSecret) throw new Error('Failed to create payment intent');
   return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+}
+
+/** The card step again for a job still awaiting its payment; a conflict once it is paid or has none. */
+export async function reopenJobPayment(job: Pick<JobRecord, 'status' | 'paymentId'>): Promise<PaymentTicket> {
+  const payment = job.status === 'awaiting_payment' && job.paymentId ? await getPayment(job.paymentId) : undefined;
+  if (!payment || payment.status === 'succeeded') throw new ConflictError('This job is not awaiting a payment.');
+  return reopenPayment(payment);
 }

@@ -1,30 +1,19 @@
 import { z } from 'zod';
-import { getScene, requiredUploadKind, ACCEPTED_UPLOADS } from '../../shared/catalogue';
 import { createJobRequest, uploadRequest, reportForm } from '../../shared/schemas';
-import { normalizeFileName, isImageFile, isVideoFile } from '../../shared/files';
 import * as messages from '../../shared/messages';
-import { outputsAvailable } from '../../shared/jobs';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
 import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
-import { ConflictError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../../core/errors';
-import { reopenPayment } from '../../core/payments/open-payment';
-import { getPayment } from '../../core/payments/payments';
-import { renderPaymentTakenBack } from '../../core/payments/chargebacks';
-import { sendJobReport } from '../../core/jobs/reports';
+import { reopenJobPayment } from '../../core/payments/open-payment';
+import { deliveredFiles, mainOutputOf } from '../../core/jobs/delivery';
+import { reportJobProblem } from '../../core/jobs/reports';
+import { issueUploadTicket } from '../../core/uploads/upload-tickets';
 import { listJobsNewestFirst, type JobRecord } from '../../core/jobs/jobs';
 import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '../../core/jobs/render-jobs';
-import { listOutputs, presignDownload, presignUpload, DOWNLOAD_URL_SECONDS } from '../../core/storage/storage';
-import { consumeRateLimit, consumeWindow } from '../../core/rate-limits/rate-limits';
-import { incrementCounters } from '../../core/analytics/counters';
 import { liveFramesOf } from '../../core/jobs/live-frames';
 import { queuePlaceOfJob } from '../../core/jobs/queue';
 import type { LiveFrames } from '../../shared/live-preview';
 import type { QueuePlace } from '../../shared/queue';
 
-/** Problem reports e-mail support: a handful per user per hour stops a script flooding it. */
-const REPORTS_PER_HOUR = 5;
-/** Upload tickets of one user in an hour (a batch of 100 renders with its own files fits). */
-export const UPLOAD_TICKETS_PER_HOUR = 120;
 
 /** Fields only the server and the worker use: owner ids, storage keys, report flags. */
 const INTERNAL_FIELDS = [
@@ -51,14 +40,7 @@ async function ownJobOf(event: ApiEvent): Promise<{ me: Caller; job: JobRecord }
 
 /** POST /api/uploads: a presigned POST for one input file, its key chosen here under the user's prefix. */
 export async function createUpload(event: ApiEvent): Promise<UploadTicket> {
-  const me = caller(event);
-  const request = jsonBody(event, uploadRequest);
-  // The schema has checked the scene, the file's type and its size against the scene's upload rule.
-  const kind = requiredUploadKind(getScene(request.sceneId)!)!;
-  // Each ticket lets the caller store up to the scene's size limit: bounded per user (the render API shares it).
-  const tickets = await consumeWindow('upload-ticket', me.userId, UPLOAD_TICKETS_PER_HOUR, 3600);
-  if (!tickets.allowed) throw new RateLimitedError('Too many uploads in the last hour. Please try again later.', tickets.resetSeconds);
-  return presignUpload(me.userId, normalizeFileName(request.fileName), request.contentType, ACCEPTED_UPLOADS[kind].maxBytes);
+  return issueUploadTicket(caller(event).userId, jsonBody(event, uploadRequest));
 }
 
 /** POST /api/jobs: creates a render job, paid with credits at once or awaiting a card payment. */
@@ -69,10 +51,7 @@ export async function createRenderJob(event: ApiEvent): Promise<CreateJobRespons
 
 /** GET /api/jobs/{jobId}/payment: the card step again for a job still awaiting its payment. */
 export async function jobPayment(event: ApiEvent): Promise<PaymentTicket> {
-  const { job } = await ownJobOf(event);
-  const payment = job.status === 'awaiting_payment' && job.paymentId ? await getPayment(job.paymentId) : undefined;
-  if (!payment || payment.status === 'succeeded') throw new ConflictError('This job is not awaiting a payment.');
-  return reopenPayment(payment);
+  return reopenJobPayment((await ownJobOf(event)).job);
 }
 
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
@@ -97,37 +76,14 @@ export async function resumeJob(event: ApiEvent): Promise<{ job: JobView }> {
   return { job: jobView(await resumeRenderJob(caller(event), pathParam(event, 'jobId'))) };
 }
 
-async function outputFiles(job: JobRecord): Promise<OutputFileView[]> {
-  if (!outputsAvailable(job)) return [];
-  // A done status is the worker's word; a refund is the server's: a refunded job is not delivered.
-  if (job.refundedAt) throw new PaymentRequiredError(messages.RESULT_REFUNDED);
-  if (await renderPaymentTakenBack(job)) throw new PaymentRequiredError(messages.RESULT_PAYMENT_TAKEN_BACK);
-  const stored = await listOutputs(job.userId, job.jobId);
-  const typeOf = (name: string) => job.fileMetadata?.find((f) => f.name === name)?.contentType ?? guessContentType(name);
-  return Promise.all(stored.map(async (file) => ({ name: file.name, size: file.size, contentType: typeOf(file.name), url: await presignDownload(file.key, file.name, typeOf(file.name)) })));
-}
-
-function guessContentType(name: string): string {
-  const extension = name.split('.').pop()?.toLowerCase() ?? '';
-  const types: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', bmp: 'image/bmp', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', zip: 'application/zip' };
-  return types[extension] ?? 'application/octet-stream';
-}
-
 /** GET /api/jobs/{jobId}/files: the outputs with time-limited download links. */
 export async function listJobFiles(event: ApiEvent): Promise<{ files: OutputFileView[] }> {
-  const { job } = await ownJobOf(event);
-  return { files: await outputFiles(job) };
+  return { files: await deliveredFiles((await ownJobOf(event)).job) };
 }
 
 /** GET /api/jobs/{jobId}/main-output: the image of a still, the video of an animation. */
 export async function mainOutput(event: ApiEvent): Promise<MainOutput> {
-  const { job } = await ownJobOf(event);
-  const files = await outputFiles(job);
-  if (files.length === 0) throw new NotFoundError(messages.NO_RENDERED_FILES);
-  const preferred = job.mainOutputPath ? files.find((f) => job.mainOutputPath!.endsWith(`/${f.name}`)) : undefined;
-  const main = preferred ?? (job.isStillRender ? files.find((f) => isImageFile(f.name) && !/thumb/i.test(f.name)) : files.find((f) => isVideoFile(f.name)));
-  if (!main) throw new NotFoundError(job.isStillRender ? messages.NO_IMAGE_FOR_STILL : messages.NO_VIDEO_FOR_ANIMATION);
-  return { url: main.url, contentType: main.contentType, name: main.name, expiresAt: new Date(Date.now() + DOWNLOAD_URL_SECONDS * 1000).toISOString() };
+  return mainOutputOf((await ownJobOf(event)).job);
 }
 
 /** GET /api/jobs/{jobId}/frames: the live preview, the latest frame and the strip of frames done so far. */
@@ -142,10 +98,7 @@ export async function jobQueuePlace(event: ApiEvent): Promise<{ queue: QueuePlac
 
 /** POST /api/jobs/{jobId}/reports: a problem report e-mailed to support, rate-limited per user. */
 export async function reportProblem(event: ApiEvent): Promise<{ ok: true; message: string }> {
-  const { me, job } = await ownJobOf(event);
-  const { description } = jsonBody(event, reportForm);
-  if (!(await consumeRateLimit('report', me.userId, REPORTS_PER_HOUR, 3600))) throw new RateLimitedError();
-  await sendJobReport(job, 'manual', description);
-  await incrementCounters(new Date(), { errors_reported: 1 });
+  const { job } = await ownJobOf(event);
+  await reportJobProblem(job, jsonBody(event, reportForm).description);
   return { ok: true, message: messages.REPORT_SENT };
 }
