@@ -194,7 +194,7 @@ export const quoteRequest = z
 
 /**
  * Where the user's image sits on a poster (Bus Stop): scale in percent (100 fits the image inside the poster keeping
- * its aspect ratio), x and y as fractions of the poster's width and height (x to the right, y downwards), opacity 0..100.
+ * its aspect ratio), x and y in percent of the poster's width and height (x to the right, y downwards), opacity 0..100.
  */
 export const alignment = z.strictObject({
   scale: z.number().min(ALIGNMENT.scale.min).max(ALIGNMENT.scale.max),

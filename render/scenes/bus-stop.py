@@ -6,8 +6,8 @@ The image is placed on the poster by the alignment data from the customisation s
 - the poster is POSTER_W x POSTER_H (2:3 portrait); at scale 100 the image is fitted
   inside it keeping its aspect ratio (like CSS object-fit: contain), centred;
 - scale (percent, 50..150) resizes the fitted image around its centre;
-- x, y move it by fractions of the poster's width and height, x to the right and y
-  downwards (screen convention);
+- x, y (percent, -100..100) move it by that share of the poster's width and height, x to the
+  right and y downwards (screen convention), as the preview's CSS translate(x%, y%) does;
 - opacity (0..100) and blendMode (normal, multiply, difference, overlay) combine it with
   the empty poster, like CSS mix-blend-mode.
 
@@ -174,8 +174,8 @@ def image_placement(image_size, alignment):
         size_u, size_v = scale, scale * poster_aspect / image_aspect
     else:
         size_u, size_v = scale * image_aspect / poster_aspect, scale
-    centre_u = 0.5 + number(alignment, "x", 0, -2, 2)
-    centre_v = 0.5 - number(alignment, "y", 0, -2, 2)  # UV v grows upwards, screen y down
+    centre_u = 0.5 + number(alignment, "x", 0, -100, 100) / 100
+    centre_v = 0.5 - number(alignment, "y", 0, -100, 100) / 100  # UV v grows upwards, screen y down
     # Mapping (type Point) computes uv * Scale + Location; we need (uv - corner) / size.
     corner_u, corner_v = centre_u - size_u / 2, centre_v - size_v / 2
     mode = str(alignment.get("blendMode") or "normal").lower()

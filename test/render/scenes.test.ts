@@ -107,7 +107,7 @@ describe('options change the picture', () => {
     const moved = await still('bus-moved', {
       sceneId: 6,
       inputFile: fixtures.image,
-      alignment: { scale: 60, x: 0.2, y: -0.2, opacity: 40, blendMode: 'multiply' },
+      alignment: { scale: 60, x: 20, y: -20, opacity: 40, blendMode: 'multiply' },
     });
     const before = await readPixels(centred.outputs[0]);
     const after = await readPixels(moved.outputs[0]);
