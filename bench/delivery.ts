@@ -65,7 +65,7 @@ import { readExr } from '../render/denoiser/exr';
 import { denoiseImage } from '../render/denoiser/frame';
 import { sharedDenoiser } from '../render/denoiser';
 import type { RenderMode } from '../render/blender';
-import { FPS } from '../shared/files';
+import { FPS } from '../shared/frames';
 import { fileURLToPath } from 'node:url';
 import { COST_RESOLUTION, scenePolicy, type FrameCost } from '../shared/render-manifest';
 import { watchChildCpu } from './frame-costs';

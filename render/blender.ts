@@ -32,7 +32,7 @@ import { resolveOptions, type OptionValues } from '../shared/options';
 import { frameFile, REGION_FILE, sceneContract, STILL_FILE } from '../shared/render-contract';
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../shared/upload-limits';
 import { samplingFor, scenePolicy } from '../shared/render-manifest';
-import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/files';
+import { MAX_MEDIA_DURATION_SECONDS, renderedResolution } from '../shared/frames';
 import type { RenderMode } from '../shared/scene-types';
 import type { Alignment } from '../shared/schemas';
 import { prepareForTool, toolProcess } from './tool-environment';

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '../shared/catalogue';
-import { FPS, renderedResolution } from '../shared/files';
+import { FPS, renderedResolution } from '../shared/frames';
 import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '../shared/render-contract';
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '../shared/render-plan';
 import type { JobRecord } from '../core/jobs/jobs';

@@ -12,7 +12,7 @@ import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '../shared/catalogue';
-import { FPS } from '../shared/files';
+import { FPS } from '../shared/frames';
 import { frameFile, regionFile, segmentFile } from '../shared/render-contract';
 import { SEGMENT_DOWNLOADS_AT_ONCE } from '../shared/fast-path';
 import { finishSplitStill } from './region-stitch';

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
-import { FPS } from '../shared/files';
+import { FPS } from '../shared/frames';
 import { isMediaDriven, quoteRender } from '../shared/pricing';
 import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
 import { fromRoot } from '../infra/paths';

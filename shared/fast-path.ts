@@ -8,7 +8,7 @@
  * table of figures with their sources; the customer is promised the typical band.
  */
 import { getScene, requiredUploadKind } from './catalogue';
-import { FPS } from './files';
+import { FPS } from './frames';
 import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { z } from './zod';
 import { ACCEPTED_UPLOADS, BACKGROUND_STYLE_OPTION, requiredUploadKind, type Scene } from './catalogue';
-import { MAX_RESOLUTION, MIN_RESOLUTION } from './files';
+import { MAX_RESOLUTION, MIN_RESOLUTION } from './resolution';
 import { serializeOptions } from './options';
 import { createJobRequest, MAX_CUSTOM_TEXT_LENGTH, previewRequest, type CreateJobRequest, type PreviewRequest } from './schemas';
 

@@ -5,7 +5,7 @@
  * is written twice. render/scenes/protocol.py reads `scene` and `options` from args.json.
  */
 import { BACKGROUND_STYLE_OPTION, type SceneDefinition } from './catalogue';
-import { FPS } from './files';
+import { FPS } from './frames';
 
 /** Where a scene writes a still and the frames of an animation, relative to its output folder (printf style). */
 export const STILL_FILE = 'still.png';

@@ -9,7 +9,7 @@
  * in production); they are a measurement, not a policy, so a tool rewrites them.
  */
 import { scenes } from './catalogue';
-import { TEST_RENDER_MAX_SIDE } from './files';
+import { TEST_RENDER_MAX_SIDE } from './frames';
 import measuredCosts from './render-manifest.costs.json';
 
 export interface FinalSampling {

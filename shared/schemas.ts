@@ -7,7 +7,9 @@ import { z } from './zod';
 import { RENDER_MODES, getScene, missingUploadMessage, requiredUploadKind, uploadProblem } from './catalogue';
 import type { Scene } from './catalogue';
 import { outputFormatProblem } from './output-formats';
-import { ALIGNMENT, BLEND_MODES, MAX_MEDIA_DURATION_SECONDS, MAX_RESOLUTION, MIN_RESOLUTION } from './files';
+import { MAX_RESOLUTION, MIN_RESOLUTION } from './resolution';
+import { MAX_MEDIA_DURATION_SECONDS } from './frames';
+import { ALIGNMENT, BLEND_MODES } from './alignment';
 import {
   CREDIT_AMOUNT_DIGITS_ONLY,
   CREDIT_AMOUNT_POSITIVE,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getScene, logLinesFor, requiredUploadKind } from '../../shared/catalogue';
 import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
-import { FPS, MAX_MEDIA_DURATION_SECONDS } from '../../shared/files';
+import { FPS, MAX_MEDIA_DURATION_SECONDS } from '../../shared/frames';
 import { resolveOptions, serializeOptions } from '../../shared/options';
 import { canAbandon, canResume } from '../../shared/jobs';
 import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-formats';

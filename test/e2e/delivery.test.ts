@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getJob } from '../../core/jobs/jobs';
 import { gifFrameCount } from '../../render/delivery-formats';
-import { FPS } from '../../shared/files';
+import { FPS } from '../../shared/frames';
 import { ffprobeStream, alphaHistogram } from '../render/media-checks';
 import { Visitors, ffmpegWav, jobCard, launchChromium, newestJobId, setResolution, signIn, verifiedUser, waitForMail, webUrl, type TestUser } from './helpers';
 

@@ -20,7 +20,7 @@ import { farmJobState } from '../../core/jobs/launch';
 import { freePort } from '../../infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
 import { framePreviewFile, segmentFile } from '../../shared/render-contract';
-import { FPS } from '../../shared/files';
+import { FPS } from '../../shared/frames';
 import { downloadOutput } from '../../core/storage/storage';
 import { runFinishing } from '../../render/finish-step';
 import { probeMedia } from '../../render/encode';

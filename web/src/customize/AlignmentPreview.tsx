@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { Scene } from '../../../shared/catalogue';
-import { ALIGNMENT, aspectMismatch } from '../../../shared/files';
+import { ALIGNMENT, aspectMismatch } from '../../../shared/alignment';
 import { Notice } from '../components/ui';
 import type { AlignmentState, UploadState } from './form-state';
 import { uploadAspectRatio } from './form-state';

@@ -2,7 +2,7 @@
 import type { FormEvent } from 'react';
 import type { Scene } from '../../../shared/catalogue';
 import { requiredUploadKind } from '../../../shared/catalogue';
-import { clampResolution } from '../../../shared/files';
+import { clampResolution } from '../../../shared/resolution';
 import { formatUsd, type RenderCostResult } from '../../../shared/pricing';
 import { MAX_CUSTOM_TEXT_LENGTH } from '../../../shared/schemas';
 import { AlignmentPreview } from './AlignmentPreview';

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { Scene } from '../../../shared/catalogue';
 import { exampleImagesFor, previewVideoFor } from '../../../shared/catalogue';
-import { DEFAULT_END_FRAME } from '../../../shared/files';
+import { DEFAULT_END_FRAME } from '../../../shared/frames';
 import { formatUsd } from '../../../shared/pricing';
 import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';

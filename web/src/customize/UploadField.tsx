@@ -6,7 +6,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Scene } from '../../../shared/catalogue';
 import { ACCEPTED_UPLOADS, requiredUploadKind, uploadProblem } from '../../../shared/catalogue';
-import { MAX_MEDIA_DURATION_SECONDS, normalizeFileName } from '../../../shared/files';
+import { normalizeFileName } from '../../../shared/files';
+import { MAX_MEDIA_DURATION_SECONDS } from '../../../shared/frames';
 import { mediaProcessingError, mediaTooLong } from '../../../shared/messages';
 import { UploadIcon } from '../components/Icons';
 import { storeUpload } from '../data/uploads';

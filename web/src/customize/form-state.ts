@@ -6,7 +6,8 @@
  */
 import type { RenderMode, Scene } from '../../../shared/catalogue';
 import { BACKGROUND_STYLE_OPTION, logLinesFor, missingUploadMessage, requiredUploadKind } from '../../../shared/catalogue';
-import { ALIGNMENT, aspectMismatch, clampResolution, type BlendMode } from '../../../shared/files';
+import { clampResolution } from '../../../shared/resolution';
+import { ALIGNMENT, aspectMismatch, type BlendMode } from '../../../shared/alignment';
 import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
 import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
 import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '../../../shared/pricing';

@@ -1,0 +1,30 @@
+/** Where a customer's image sits on a template (the Bus Stop poster): the controls' bounds and blend modes, the aspect check. */
+
+export const BLEND_MODES = ['normal', 'multiply', 'difference', 'overlay'] as const;
+export type BlendMode = (typeof BLEND_MODES)[number];
+
+/**
+ * Bounds of the image alignment controls. Position x/y is an offset in percent of the
+ * template's width/height (our choice of unit). Opacity is the
+ * template overlay's, so it starts half-transparent to show both layers.
+ */
+export const ALIGNMENT = {
+  scale: { min: 50, max: 150, defaultValue: 100 },
+  opacity: { min: 0, max: 100, defaultValue: 50 },
+  position: { min: -100, max: 100, defaultValue: 0 },
+  blendModes: BLEND_MODES,
+  defaultBlendMode: 'normal' as BlendMode,
+} as const;
+
+/** Relative aspect-ratio difference above which the alignment preview warns. */
+export const ASPECT_MISMATCH_TOLERANCE = 0.01;
+
+/**
+ * True when the uploaded aspect ratio differs from the template's by more than 1 %
+ * (relative to the template). The 1e-9 slack keeps an exact 1 % (1.01 vs 1, whose binary
+ * difference is 0.010000000000000009) on the "no warning" side: only a difference over 1 % warns.
+ */
+export function aspectMismatch(uploadedRatio: number, templateRatio: number): boolean {
+  const relative = Math.abs(uploadedRatio - templateRatio) / templateRatio;
+  return relative - ASPECT_MISMATCH_TOLERANCE > 1e-9;
+}
