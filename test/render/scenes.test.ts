@@ -115,6 +115,13 @@ describe('options change the picture', () => {
     expect(meanDifference(before, after, { x0: 0.5, y0: 0.3, x1: 0.68, y1: 0.7 })).toBeGreaterThan(8);
     expect(meanDifference(before, after, { x0: 0, y0: 0, x1: 0.12, y1: 1 })).toBeLessThan(4);
   });
+
+  test('when the image is moved a quarter of the poster, it is still on the poster, unlike one moved a whole poster away', async () => {
+    const quarter = await still('bus-quarter', { sceneId: 6, inputFile: fixtures.image, alignment: { scale: 100, x: 25, y: 0, opacity: 100, blendMode: 'normal' } });
+    const away = await still('bus-away', { sceneId: 6, inputFile: fixtures.image, alignment: { scale: 100, x: 100, y: 0, opacity: 100, blendMode: 'normal' } });
+    // x and y are percent of the poster, as the alignment preview's translate(x%, y%): 25 keeps most of the image on it.
+    expect(meanDifference(await readPixels(quarter.outputs[0]), await readPixels(away.outputs[0]), { x0: 0.5, y0: 0.3, x1: 0.68, y1: 0.7 })).toBeGreaterThan(8);
+  });
 });
 
 describe('test renders', () => {
