@@ -369,7 +369,7 @@ async function main() {
     const pastLimit = DELIVERY_BANDS.filter((band) => dark[band].chunkSeconds > AWS.timeoutSeconds);
     console.log(
       `  Audio Reactive with dark drop, 10-minute track (${dropFrames} frames): ${route.engine}, ${dark.typical.chunks} chunks of ${route.chunks[0].frameEnd} frames in ${dark.typical.waves} waves; ` +
-        `a chunk ${chunkBands} (planned within ${SAFE_CHUNK_SECONDS} s by the best band's figures; hard limit ${AWS.timeoutSeconds} s${pastLimit.length > 0 ? `, passed in the ${pastLimit.join(' and ')} band` : ''}); ` +
+        `a chunk ${chunkBands} (planned within ${SAFE_CHUNK_SECONDS} s by the pessimistic band's figures; hard limit ${AWS.timeoutSeconds} s${pastLimit.length > 0 ? `, passed in the ${pastLimit.join(' and ')} band` : ''}); ` +
         `the video ${DELIVERY_BANDS.map((band) => `${band} ${(dark[band].totalSeconds / 60).toFixed(1)} min`).join(', ')}`,
     );
     const policy = scenePolicy(1);

@@ -274,15 +274,27 @@ export function functionChunkTime(input: PlanInput, model: ChunkModel = MEASURED
   return { frameSeconds: frame, once, perFrame, fixedSeconds: sum(once), perFrameSeconds: sum(perFrame) };
 }
 
+/**
+ * The chunk time the planner sizes chunks by: the pessimistic band's (its vCPU speed and thread efficiency for the
+ * default processor, its slowest chunk's straggler share), so a chunk planned within SAFE_CHUNK_SECONDS ends well
+ * inside the function's limit even there; the best band's figures put the 10-minute track's chunks past it.
+ */
+export function planningChunkTime(input: PlanInput, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number) {
+  const pessimistic = assumptionsOf('pessimistic');
+  const time = functionChunkTime(input, model, frameCpuSeconds, bandCpu(pessimistic, model, DEFAULT_RENDER_FUNCTION_ARCHITECTURE));
+  const slowest = 1 + pessimistic.stragglerShare;
+  return { ...time, fixedSeconds: time.fixedSeconds * slowest, perFrameSeconds: time.perFrameSeconds * slowest };
+}
+
 /** A job's chunks on the fast path at most: a 10-minute animation at 30 fps in one-frame chunks. */
 export const FAST_PATH_MAX_CHUNKS = 18_000;
 
 /**
  * The fast path's chunk sizing: latency first (a final still in regions), and no chunk planned
- * past SAFE_CHUNK_SECONDS by the time it really spends (functionChunkTime).
+ * past SAFE_CHUNK_SECONDS by the time it spends in the pessimistic band (planningChunkTime).
  */
 export function fastPathSettings(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number): PlanSettings {
-  const { fixedSeconds, perFrameSeconds } = functionChunkTime(input, model, frameCpuSeconds);
+  const { fixedSeconds, perFrameSeconds } = planningChunkTime(input, model, frameCpuSeconds);
   return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency, cores: RENDER_FUNCTION.vcpus, stillRegionSeconds: STILL_REGION_SECONDS, chunkTime: { fixedSeconds, perFrameSeconds } };
 }
 
@@ -291,7 +303,7 @@ export interface FastPathPlan {
   chunks: ChunkRange[];
   /** The first estimate of one frame on the engine's cores. */
   frameSeconds: number;
-  /** The longest chunk's estimated time on the engine (on the function, never past SAFE_CHUNK_SECONDS). */
+  /** The longest chunk's estimated time on the engine (on the function, in the pessimistic band: never past SAFE_CHUNK_SECONDS). */
   chunkSeconds: number;
 }
 
@@ -300,7 +312,7 @@ export interface FastPathPlan {
  * not end safely inside its limit. A bench passes its own measured model and frame cost.
  */
 export function planForFastPath(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number): FastPathPlan {
-  const time = functionChunkTime(input, model, frameCpuSeconds);
+  const time = planningChunkTime(input, model, frameCpuSeconds);
   if (time.fixedSeconds + time.perFrameSeconds > SAFE_CHUNK_SECONDS) {
     const chunks = planChunks(input);
     const frameSeconds = estimateFrameSeconds(input);

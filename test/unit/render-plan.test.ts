@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '../../shared/render-plan';
 import { scenePolicy } from '../../shared/render-manifest';
-import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, functionChunkTime, MEASURED_CHUNK_MODEL, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
+import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, MEASURED_CHUNK_MODEL, planningChunkTime, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '../../shared/fast-path';
 import { scenes } from '../../shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
@@ -165,7 +165,7 @@ describe('planForFastPath', () => {
       const input = { ...tenMinutes, sceneId: scene.id };
       const plan = planForFastPath(input, 200);
       expect(plan.engine, scene.title).toBe('function');
-      const { fixedSeconds, perFrameSeconds } = functionChunkTime(input);
+      const { fixedSeconds, perFrameSeconds } = planningChunkTime(input);
       const longest = Math.max(...plan.chunks.map((chunk) => framesOf(chunk).length));
       expect(plan.chunkSeconds, scene.title).toBeCloseTo(fixedSeconds + longest * perFrameSeconds, 6);
       expect(plan.chunkSeconds, scene.title).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
