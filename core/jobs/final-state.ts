@@ -18,7 +18,7 @@ import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
 import { refundFailedJob } from '../payments/fulfilment';
-import { jobFromItem, updateJob, type JobRecord } from './jobs';
+import { jobFromItem, updateJobAndRead, type JobRecord } from './jobs';
 import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
@@ -101,7 +101,7 @@ async function countOutcome(job: JobRecord, counts: Partial<Record<CounterName, 
 /** The automatic problem report, once per job: the flag is set before the e-mail goes, so a second delivery finds it. */
 async function reportFailure(job: JobRecord, now: Date): Promise<void> {
   const errorType = job.failureErrorType ?? (job.failureCause === 'input' ? 'INPUT_ERROR' : 'RENDER_ERROR');
-  const flagged = await updateJob(job.jobId, {
+  const flagged = await updateJobAndRead(job.jobId, {
     set: { automaticErrorReported: true, automaticErrorType: errorType, automaticErrorTimestamp: now.toISOString() },
     condition: 'attribute_not_exists(automaticErrorReported)',
   });
@@ -113,7 +113,7 @@ async function reportTimeAccuracy(job: JobRecord, now: Date): Promise<void> {
   const ratio = job.timeAccuracy;
   if (ratio === undefined || ratio === null || !shouldSendTimeAccuracyReport(ratio)) return;
   const reportType = timeAccuracyReportType(ratio);
-  const flagged = await updateJob(job.jobId, {
+  const flagged = await updateJobAndRead(job.jobId, {
     set: { timeAccuracyReportSent: true, timeAccuracyReportType: reportType, timeAccuracyReportTimestamp: now.toISOString() },
     condition: 'attribute_not_exists(timeAccuracyReportSent)',
   });

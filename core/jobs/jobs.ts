@@ -201,7 +201,7 @@ export interface JobChange {
  * the status: a job enters it when it becomes queued or rendering (keyed by its
  * heartbeat) and leaves it in any other status.
  */
-export function jobUpdate(jobId: string, change: JobChange) {
+export function jobUpdateRequest(jobId: string, change: JobChange) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -239,13 +239,13 @@ export function jobUpdate(jobId: string, change: JobChange) {
 }
 
 export function jobUpdateItem(jobId: string, change: JobChange): TransactItem {
-  return { Update: jobUpdate(jobId, change) };
+  return { Update: jobUpdateRequest(jobId, change) };
 }
 
 /** Applies a change; returns the new job, or undefined when the job or its status condition did not hold. */
-export async function updateJob(jobId: string, change: JobChange): Promise<JobRecord | undefined> {
+export async function updateJobAndRead(jobId: string, change: JobChange): Promise<JobRecord | undefined> {
   try {
-    const attributes = await updateItem({ ...jobUpdate(jobId, change), ReturnValues: 'ALL_NEW' });
+    const attributes = await updateItem({ ...jobUpdateRequest(jobId, change), ReturnValues: 'ALL_NEW' });
     return attributes ? jobFromItem(attributes) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -253,13 +253,10 @@ export async function updateJob(jobId: string, change: JobChange): Promise<JobRe
   }
 }
 
-/**
- * Applies a change without reading the item back (ReturnValues NONE), as a render
- * worker's session must (its IAM policy refuses ALL_NEW); whether the condition held.
- */
+/** Applies a change without reading the item back (ReturnValues NONE); whether the job and its condition held. */
 export async function changeJob(jobId: string, change: JobChange): Promise<boolean> {
   try {
-    await updateItem({ ...jobUpdate(jobId, change), ReturnValues: 'NONE' });
+    await updateItem({ ...jobUpdateRequest(jobId, change), ReturnValues: 'NONE' });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -3,7 +3,7 @@ import { log } from '../../observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { fastPathSettings, planForFastPath } from '../../shared/fast-path';
 import { hasFinishingStep, planInputOf, type ChunkRange } from '../../shared/render-plan';
-import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJob, type JobRecord } from './jobs';
+import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 import { newWorkerTicket } from './worker-sessions';
@@ -21,7 +21,7 @@ export async function launchRender(jobId: string): Promise<void> {
   if (!job) throw new Error(`Job ${jobId} not found`);
   if (chosenFarm().keepsOwnLine) return submitToFarm(job);
   // Every job joins the end of its user's line, so a new job never overtakes one already waiting.
-  const joined = await updateJob(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
+  const joined = await updateJobAndRead(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
   if (joined) await admitWaitingJobs(job.userId);
 }
 
@@ -47,7 +47,7 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
     if (!(await takeRenderSlot(userId, waiting.jobId, getConfig().RENDER_JOBS_PER_USER))) break;
     // Leaving the line is conditional: of two admitters, one submits; a job abandoned meanwhile gives its slot back.
     const now = new Date().toISOString();
-    const left = await updateJob(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], whenStatusIn: ['queued'], condition: 'attribute_exists(waitingForSlot)' });
+    const left = await updateJobAndRead(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], whenStatusIn: ['queued'], condition: 'attribute_exists(waitingForSlot)' });
     if (!left) {
       const current = await getJob(waiting.jobId);
       if (current?.status !== 'queued' && current?.status !== 'rendering') await releaseRenderSlot(userId, waiting.jobId);
@@ -100,14 +100,14 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
   // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
   const { ticket, hash } = newWorkerTicket();
-  if (!(await updateJob(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }))) return;
+  if (!(await updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }))) return;
   const farmJobIds = await ports().farm(engine).submit(
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
     { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
   );
-  if (farmJobIds.length > 0) await updateJob(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+  if (farmJobIds.length > 0) await updateJobAndRead(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
 }
 
 /**
@@ -157,7 +157,7 @@ export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'
  */
 export const farmJobState = {
   /** A job waiting in the pool's queue keeps a fresh heartbeat, so the stale-job sweep does not take it for lost. */
-  keepAlive: (jobId: string) => updateJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
+  keepAlive: (jobId: string) => updateJobAndRead(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
   /** A lost worker's lease ends at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease,
   // Pending, or rendering under a lost worker's lease that ran out: the next claim takes it at once.

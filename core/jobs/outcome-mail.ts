@@ -17,7 +17,7 @@ import { DOWNLOAD_URL_SECONDS, outputExists, presignInline } from '../storage/st
 import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';
 import { jobLink } from './reports';
-import { updateJob, type JobRecord } from './jobs';
+import { updateJobAndRead, type JobRecord } from './jobs';
 import { log } from '../../observability/logger';
 
 export type OutcomeMailResult = 'sent' | 'already-sent' | 'not-wanted' | 'not-final' | 'failed';
@@ -32,7 +32,7 @@ export async function sendJobOutcomeEmail(job: JobRecord, now = new Date()): Pro
     const user = await getUser(job.userId);
     if (user && !wantsOutcomeEmails(user)) return 'not-wanted';
     const key = outcomeKey(job);
-    const claimed = await updateJob(job.jobId, {
+    const claimed = await updateJobAndRead(job.jobId, {
       set: { outcomeEmailFor: key, outcomeEmailAt: now.toISOString() },
       whenStatusIn: [job.status],
       condition: '(attribute_not_exists(outcomeEmailFor) OR outcomeEmailFor <> :outcome)',
@@ -43,7 +43,7 @@ export async function sendJobOutcomeEmail(job: JobRecord, now = new Date()): Pro
       await sendMail(await outcomeMessage(claimed, user?.email ?? job.userEmail));
       return 'sent';
     } catch (error) {
-      await updateJob(job.jobId, { remove: ['outcomeEmailFor', 'outcomeEmailAt'], condition: 'outcomeEmailFor = :outcome', conditionValues: { ':outcome': key } });
+      await updateJobAndRead(job.jobId, { remove: ['outcomeEmailFor', 'outcomeEmailAt'], condition: 'outcomeEmailFor = :outcome', conditionValues: { ':outcome': key } });
       throw error;
     }
   } catch (error) {

@@ -27,7 +27,7 @@ import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, MediaUnreadableError, storedFrames } from '../storage/storage';
 import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
-import { createJobItem, getJobOfUser, jobUpdateItem, updateJob, type JobRecord } from './jobs';
+import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
 import { addToLogScope } from '../../observability/logger';
 import { businessMetrics } from '../../observability/metrics';
 
@@ -41,7 +41,7 @@ const TEST_RENDER_WINDOW = { scope: 'test-render', seconds: 86_400 } as const;
  * twice, or a second failure after a resume, gives nothing more back.
  */
 export async function giveBackTestRender(job: Pick<JobRecord, 'jobId' | 'userId' | 'created_at'>): Promise<void> {
-  const marked = await updateJob(job.jobId, { set: { testRenderGivenBack: true }, condition: 'attribute_not_exists(testRenderGivenBack)' });
+  const marked = await updateJobAndRead(job.jobId, { set: { testRenderGivenBack: true }, condition: 'attribute_not_exists(testRenderGivenBack)' });
   if (marked) await returnToWindow(TEST_RENDER_WINDOW.scope, job.userId, TEST_RENDER_WINDOW.seconds, new Date(job.created_at));
 }
 export const UPLOAD_MISSING = 'The uploaded file was not found. Please upload it again.';
@@ -82,7 +82,7 @@ export async function startRenderJob(requester: Requester, request: CreateJobReq
   const idempotent = idempotencyKey
     ? { userId: requester.userId, scope: 'jobs' as const, key: idempotencyKey, requestHash: requestFingerprint({ ...request, ...extras }) }
     : undefined;
-  return once(idempotent, () => createRenderJob(requester, request, idempotent, extras), (answer) => jobAnswer(requester.userId, answer.jobId!));
+  return once(idempotent, () => createPricedJob(requester, request, idempotent, extras), (answer) => jobAnswer(requester.userId, answer.jobId!));
 }
 
 /** What the render API adds to a job beyond the web form's request: a checked webhook URL, the CSV batch it belongs to. */
@@ -106,7 +106,7 @@ async function jobAnswer(userId: string, jobId: string): Promise<StartedJob> {
   return { job };
 }
 
-async function createRenderJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest, extras: JobExtras = {}): Promise<StartedJob> {
+async function createPricedJob(requester: Requester, request: CreateJobRequest, idempotent?: IdempotentRequest, extras: JobExtras = {}): Promise<StartedJob> {
   // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
   const scene = getScene(request.sceneId)!;
   let inputName: string | undefined;
@@ -261,7 +261,7 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
   const abandons = await consumeWindow('abandon', userId, ABANDONS_PER_HOUR, 3600);
   if (!abandons.allowed) throw new RateLimitedError(TOO_MANY_STOPS, abandons.resetSeconds);
   const now = new Date().toISOString();
-  const updated = await updateJob(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
+  const updated = await updateJobAndRead(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
   if (!updated) throw new ConflictError(JOB_CHANGED);
   await releaseRenderSlotOf(updated);
   await cancelRender(updated);
@@ -327,7 +327,7 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
       if (isConditionFailure(error)) throw new ConflictError(JOB_CHANGED);
       throw error;
     }
-  } else if (!(await updateJob(job.jobId, change))) {
+  } else if (!(await updateJobAndRead(job.jobId, change))) {
     throw new ConflictError(JOB_CHANGED);
   }
   businessMetrics.renderQueued(job.sceneId, job.mode);

@@ -3,7 +3,7 @@ import { frameCostInputOf, renderTimeLimitSeconds } from '../../shared/render-pl
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
 import { admitWaitingJobs, waitingOnFarm } from './launch';
-import { listActiveJobs, listActiveJobsSilentSince, updateJob } from './jobs';
+import { listActiveJobs, listActiveJobsSilentSince, updateJobAndRead } from './jobs';
 
 /** The crash reason a user reads when workers report but no frame has been stored for too long. */
 export const RENDER_STALLED = 'render stalled: no frame was finished for far longer than one should take. Your credits were refunded if you paid; you can resume the render.';
@@ -25,7 +25,7 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     if (job.waitingForSlot) continue;
     // Still in the farm's queue (capacity is short): it keeps its place instead of failing as lost.
     if (await waitingOnFarm(job)) {
-      await updateJob(job.jobId, { set: { lastHeartbeat: now.toISOString() }, whenStatusIn: ['queued'] });
+      await updateJobAndRead(job.jobId, { set: { lastHeartbeat: now.toISOString() }, whenStatusIn: ['queued'] });
       continue;
     }
     if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', silentSince }, now)) failed.push(job.jobId);

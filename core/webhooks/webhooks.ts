@@ -14,7 +14,7 @@ import type { WebhookEventAnswer } from '../../shared/render-api';
 import { deleteItem, getItem, putItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
-import { getJob, updateJob, type JobRecord } from '../jobs/jobs';
+import { getJob, updateJobAndRead, type JobRecord } from '../jobs/jobs';
 import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
 import { log } from '../../observability/logger';
 import { businessMetrics } from '../../observability/metrics';
@@ -198,7 +198,7 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
 export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<boolean> {
   if (!job.webhook_url || (job.status !== 'done' && job.status !== 'failed')) return false;
   const outcome = `${job.status}#${job.attempts ?? 1}`;
-  const claimed = await updateJob(job.jobId, {
+  const claimed = await updateJobAndRead(job.jobId, {
     set: { webhookOutcome: outcome },
     whenStatusIn: [job.status],
     condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
-import { createJob, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { createJob, getJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { sendJobOutcomeEmail } from '../../core/jobs/outcome-mail';
 import { uploadOutput } from '../../core/storage/storage';
@@ -84,7 +84,7 @@ describe('the outcome e-mail', () => {
     expect((await mailsTo(user.email)).filter((mail) => mail.includes(jobId))).toHaveLength(1);
 
     // A resume is a new attempt: its failure is a new outcome and gets its own e-mail.
-    await updateJob(jobId, { set: { status: 'rendering', attempts: 2 } });
+    await updateJobAndRead(jobId, { set: { status: 'rendering', attempts: 2 } });
     await failJob((await getJob(jobId))!, 'Blender crashed again', 'internal', { whenStatusIn: ['rendering'] });
     mails = await mailsAbout(user.email, jobId, 2);
     expect(mails.some((mail) => mail.includes('Reason: Blender crashed again'))).toBe(true);
@@ -120,7 +120,7 @@ describe('the outcome e-mail', () => {
     const job = await jobOf(user, {});
     expect(await sendJobOutcomeEmail(job)).toBe('not-final');
     // Out of the line again, so it does not stand in the queue test's way.
-    await updateJob(job.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
   });
 });
 
@@ -155,10 +155,10 @@ describe('GET /api/jobs/{jobId}/queue', () => {
       expect(b.position).toBe(a.position + 1);
       expect(b.waitSeconds).toBeGreaterThanOrEqual(a.waitSeconds + first.estimatedRenderTimeMinutes * 60 / a.workers - 1);
       expect(a.workers).toBeGreaterThanOrEqual(1);
-      await updateJob(first.jobId, { set: { status: 'rendering' } });
+      await updateJobAndRead(first.jobId, { set: { status: 'rendering' } });
       expect((await api(`/api/jobs/${first.jobId}/queue`, { token: user.token })).body.queue).toBeNull();
     } finally {
-      for (const job of [first, second]) await updateJob(job.jobId, { set: { status: 'abandoned' } });
+      for (const job of [first, second]) await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
     }
   });
 });

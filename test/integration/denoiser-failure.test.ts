@@ -13,14 +13,14 @@ describe('render worker with a broken denoiser', () => {
     const { runChunk } = await import('../../render/chunk-runner');
     const { CHUNK_GAVE_UP } = await import('../../core/jobs/render-tasks');
     const { planOrResumeChunks } = await import('../../core/jobs/chunks');
-    const { updateJob } = await import('../../core/jobs/jobs');
+    const { updateJobAndRead } = await import('../../core/jobs/jobs');
     // The API launched a worker with working weights: run the job again here with the weights file gone.
     const { user, jobId } = await abandonedPaidStill();
 
     const previous = process.env.DENOISER_WEIGHTS;
     process.env.DENOISER_WEIGHTS = '/nonexistent/weights/rt_hdr_alb_nrm.tza';
     try {
-      const queued = await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
       await planOrResumeChunks(queued!);
       // Our failures are retried on the chunk's later attempts; when the last one fails too, the job fails.
       const outcomes: string[] = [];

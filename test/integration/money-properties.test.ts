@@ -36,7 +36,7 @@ import { renderPaymentTakenBack } from '../../core/payments/chargebacks';
 import { getPayment } from '../../core/payments/payments';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { onJobFinalState } from '../../core/jobs/final-state';
-import { getJob, updateJob } from '../../core/jobs/jobs';
+import { getJob, updateJobAndRead } from '../../core/jobs/jobs';
 import { listAllCreditHistory, moveCredits, type LedgerEntry } from '../../core/credits/credits';
 import { ensureUser } from '../../core/users/users';
 import { DomainError } from '../../core/errors';
@@ -320,7 +320,7 @@ class ForgedProgress extends Step {
     const job = await getJob(pick(model.jobIds, this.index)!);
     if (!job) return;
     const forged = [...Array.from({ length: job.total_frames }, (_, i) => i + 1), 1_000_001, 1_000_002];
-    await updateJob(job.jobId, { set: { uploaded_frames: forged } });
+    await updateJobAndRead(job.jobId, { set: { uploaded_frames: forged } });
   }
   check(model: Readonly<Model>) {
     return model.jobIds.length > 0;
@@ -374,7 +374,7 @@ class PurchaseDuringRenders extends Step {
 class FarmStarts extends Step {
   async run(model: Model) {
     const jobId = pick(model.jobIds.filter((id) => submitted.has(id)), this.index);
-    if (jobId) await updateJob(jobId, { set: { status: 'rendering', startTime: new Date().toISOString() }, whenStatusIn: ['queued'] });
+    if (jobId) await updateJobAndRead(jobId, { set: { status: 'rendering', startTime: new Date().toISOString() }, whenStatusIn: ['queued'] });
   }
   check(model: Readonly<Model>) {
     return model.jobIds.length > 0;

@@ -8,7 +8,7 @@ import { getScene } from '../../shared/catalogue';
 import { quoteRender, toCents } from '../../shared/pricing';
 import { resetConfig } from '../../core/config';
 import { resetClients } from '../../composition/server';
-import { getJob, updateJob } from '../../core/jobs/jobs';
+import { getJob, updateJobAndRead } from '../../core/jobs/jobs';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { getUser } from '../../core/users/users';
 import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
@@ -338,7 +338,7 @@ describe('card refunds and disputes of renders paid by card', () => {
 
   it('when a delivered card render is disputed, its files are withheld with a message saying why until the dispute is won', async () => {
     const { jobId, intent } = await cardPaidRender();
-    const rendering = (await updateJob(jobId, { set: { status: 'rendering' }, whenStatusIn: ['queued'] }))!;
+    const rendering = (await updateJobAndRead(jobId, { set: { status: 'rendering' }, whenStatusIn: ['queued'] }))!;
     expect(await completeJob(rendering, { fileMetadata: [], mainOutputPath: `users/${user.userId}/jobs/${jobId}/render.png`, mainOutputType: 'image/png' })).toBeDefined();
     const files = () => jobsHandler(event('GET /api/jobs/{jobId}/files', { user, pathParameters: { jobId } }));
     expect((await files()).statusCode).toBe(200);

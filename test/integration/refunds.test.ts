@@ -4,7 +4,7 @@ import { getScene, logLinesFor } from '../../shared/catalogue';
 import { frameFile } from '../../shared/render-contract';
 import { RESULT_REFUNDED } from '../../shared/messages';
 import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
-import { createJobItem, getJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { createJobItem, getJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
 import { uploadOutput } from '../../core/storage/storage';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -175,7 +175,7 @@ describe('a refund decided from the server\'s own records', () => {
     await grantCredits(user, 10);
     const free = jobInProgress(user, { isTest: true, paymentMethod: 'free', paymentStatus: 'free', creditsUsed: undefined });
     await new Transaction().add(createJobItem(free)).commit();
-    await updateJob(free.jobId, { set: { paymentStatus: 'confirmed', creditsUsed: 500, refundDue: true, isTest: false } as Partial<JobRecord> });
+    await updateJobAndRead(free.jobId, { set: { paymentStatus: 'confirmed', creditsUsed: 500, refundDue: true, isTest: false } as Partial<JobRecord> });
     await failJob((await getJob(free.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     const handled = await storedJobOnce(free.jobId, (stored) => stored.finalStatesHandled?.has('failed#1') === true);
     expect(handled.refundedAt).toBeUndefined();
@@ -187,7 +187,7 @@ describe('a refund decided from the server\'s own records', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
-    await updateJob(job.jobId, { set: { creditsUsed: 500 } });
+    await updateJobAndRead(job.jobId, { set: { creditsUsed: 500 } });
     await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     const refunded = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect(refunded.refundCredits).toBe(job.estimatedPrice);
@@ -201,7 +201,7 @@ describe('a refund decided from the server\'s own records', () => {
     await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     // A forged second attempt: the refund's marks removed, the job rendering and paid again on its item only.
-    await updateJob(job.jobId, { set: { status: 'rendering', paymentStatus: 'confirmed', attempts: 2 }, remove: ['refundedAt', 'refundCredits'] });
+    await updateJobAndRead(job.jobId, { set: { status: 'rendering', paymentStatus: 'confirmed', attempts: 2 }, remove: ['refundedAt', 'refundCredits'] });
     await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     await storedJobOnce(job.jobId, (stored) => stored.finalStatesHandled?.has('failed#2') === true);
     expect((await listAllCreditHistory(user.userId)).filter((e) => e.jobId === job.jobId && e.type === 'refund')).toHaveLength(1);
@@ -224,17 +224,17 @@ describe('outputs of a job that did not complete', () => {
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);
 
     // A worker that sets the refunded job done (its status is the worker's to write) gets it no file.
-    await updateJob(job.jobId, { set: { status: 'done' } });
+    await updateJobAndRead(job.jobId, { set: { status: 'done' } });
     const refunded = await api(`/api/jobs/${job.jobId}/files`, { token: user.token });
     expect(refunded.status).toBe(402);
     expect(refunded.body.message).toBe(RESULT_REFUNDED);
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(402);
 
     // The same stored file is served once the job is done (a resume, paid again, that completes).
-    await updateJob(job.jobId, { set: { status: 'failed' } });
+    await updateJobAndRead(job.jobId, { set: { status: 'failed' } });
     expect((await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} })).status).toBe(200);
     await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
-    await updateJob(job.jobId, { set: { status: 'done' } });
+    await updateJobAndRead(job.jobId, { set: { status: 'done' } });
     const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
     expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
+import { createJob, getJob, updateJobAndRead } from '../../core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
 import { storedJobOnce } from './helpers';
 import { RENDER_STALLED, sweepStaleJobs } from '../../core/jobs/stale-sweep';
@@ -82,7 +82,7 @@ describe('a job as a plan of chunks', () => {
     const job = queuedJob();
     await createJob(job);
     await planOrResumeChunks(job);
-    await updateJob(job.jobId, { set: { status: 'abandoned' }, whenStatusIn: ['queued'] });
+    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' }, whenStatusIn: ['queued'] });
     expect(await claimChunk(job.jobId, 0, 'w')).toMatchObject({ claimed: false, reason: 'job-inactive' });
     expect((await listChunksOfJob(job.jobId))[0].status).toBe('pending');
   });
@@ -123,8 +123,8 @@ describe('a job as a plan of chunks', () => {
     await finishChunk(job.jobId, 0, 'a', { '1': 1, '2': 1 });
     await claimChunk(job.jobId, 1, 'b');
     expect(await releaseChunk(job.jobId, 1, 'b', 'boom', { retry: false })).toBe('failed');
-    await updateJob(job.jobId, { set: { status: 'failed' }, whenStatusIn: ['rendering'] });
-    await updateJob(job.jobId, { set: { status: 'queued' }, whenStatusIn: ['failed'] });
+    await updateJobAndRead(job.jobId, { set: { status: 'failed' }, whenStatusIn: ['rendering'] });
+    await updateJobAndRead(job.jobId, { set: { status: 'queued' }, whenStatusIn: ['failed'] });
     const pending = await planOrResumeChunks((await getJob(job.jobId))!);
     expect(pending.map((c) => c.index)).toEqual([1, 2]);
     const chunks = await listChunksOfJob(job.jobId);
@@ -152,7 +152,7 @@ describe('a job as a plan of chunks', () => {
       await planOrResumeChunks(job);
     }
     await claimChunk(stuck.jobId, 0, 'stuck-worker', new Date(now.getTime() - 3 * 3600_000));
-    await updateJob(stuck.jobId, { set: { lastHeartbeat: now.toISOString() } });
+    await updateJobAndRead(stuck.jobId, { set: { lastHeartbeat: now.toISOString() } });
     const failed = await sweepStaleJobs(now);
     expect(failed).toContain(stuck.jobId);
     expect(failed).not.toContain(waiting.jobId);

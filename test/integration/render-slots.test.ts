@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { randomUUID } from 'node:crypto';
 import { BatchClient, DescribeJobsCommand, SubmitJobCommand } from '@aws-sdk/client-batch';
 import { resetConfig } from '../../core/config';
-import { createJob, getJob, updateJob } from '../../core/jobs/jobs';
+import { createJob, getJob, updateJobAndRead } from '../../core/jobs/jobs';
 import { jobsHoldingSlots, takeRenderSlot } from '../../core/jobs/render-slots';
 import { completeJob, failJob } from '../../core/jobs/outcomes';
 import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
@@ -64,7 +64,7 @@ describe('render slots per user on AWS', () => {
     expect((await jobsHoldingSlots(userId)).sort()).toEqual([a.jobId, b.jobId].sort());
 
     // The job ends (as a worker reports it); its final-state effects, off the table's stream, give its slot back.
-    await updateJob(a.jobId, { set: { status: 'rendering', startTime: new Date().toISOString() } });
+    await updateJobAndRead(a.jobId, { set: { status: 'rendering', startTime: new Date().toISOString() } });
     await completeJob((await getJob(a.jobId))!, { fileMetadata: [], mainOutputPath: 'x', mainOutputType: 'image/png' });
     await vi.waitFor(async () => expect(await jobsHoldingSlots(userId)).toEqual([b.jobId]), { timeout: 15_000, interval: 200 });
     // On AWS the same effects send the next job in line to the farm (the local stack's stream poller runs in local mode).
@@ -109,12 +109,12 @@ describe('render slots per user on AWS', () => {
     await launchRender(waiting.jobId);
     // Its line entry and heartbeat are 20 minutes old.
     const old = new Date(Date.now() - 20 * 60_000).toISOString();
-    await updateJob(waiting.jobId, { set: { waitingForSlot: old, lastHeartbeat: old } });
+    await updateJobAndRead(waiting.jobId, { set: { waitingForSlot: old, lastHeartbeat: old } });
     // The holders are waiting for Batch capacity, so they are not lost either.
     for (const job of holders) {
       const { farmJobIds } = (await getJob(job.jobId))!;
       farmStatus[farmJobIds![0]] = { status: 'RUNNABLE' };
-      await updateJob(job.jobId, { set: { lastHeartbeat: old } });
+      await updateJobAndRead(job.jobId, { set: { lastHeartbeat: old } });
     }
     const failed = await sweepStaleJobs();
     expect(failed).not.toContain(waiting.jobId);
@@ -128,7 +128,7 @@ describe('render slots per user on AWS', () => {
     const { farmJobIds } = (await getJob(job.jobId))!;
     // An array parent stays PENDING while its children run; its children tell: one started and died.
     farmStatus[farmJobIds![0]] = { status: 'PENDING', statusSummary: { RUNNING: 0, FAILED: 1, RUNNABLE: 0 } };
-    await updateJob(job.jobId, { set: { lastHeartbeat: new Date(Date.now() - 30 * 60_000).toISOString() } });
+    await updateJobAndRead(job.jobId, { set: { lastHeartbeat: new Date(Date.now() - 30 * 60_000).toISOString() } });
     expect(await sweepStaleJobs()).toContain(job.jobId);
     await vi.waitFor(async () => expect(await jobsHoldingSlots(job.userId)).toEqual([]), { timeout: 15_000, interval: 200 });
   });
@@ -140,7 +140,7 @@ describe('render slots per user on AWS', () => {
     const waiting = await queue(userId);
     await launchRender(waiting.jobId);
     // A ends without its slot being given back (a crash between the two writes).
-    await updateJob(a.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(a.jobId, { set: { status: 'abandoned' } });
     expect(rendersSubmittedFor(waiting.jobId)).toBe(0);
     await sweepStaleJobs();
     expect(rendersSubmittedFor(waiting.jobId)).toBe(1);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createJob, getJob, jobUpdate } from '../../core/jobs/jobs';
+import { createJob, getJob, jobUpdateRequest } from '../../core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
 import { renderTasks } from '../../core/jobs/render-tasks';
 import { REASON_MAX_CHARS, serveRenderTask } from '../../core/jobs/task-server';
@@ -39,7 +39,7 @@ describe('a render worker and the table', () => {
   it('when a worker asks to start its chunk, the task server claims it: the chunk\'s attempt, the job\'s status and the active-jobs index are written by server code', async () => {
     const { job } = await plannedJob();
     holdWorkerToItsJob(job.jobId);
-    await expect(documentClient().send(new UpdateCommand({ ...jobUpdate(job.jobId, { set: { lastHeartbeat: 'now' } }), ReturnValues: 'NONE' }))).rejects.toThrow(/task server/);
+    await expect(documentClient().send(new UpdateCommand({ ...jobUpdateRequest(job.jobId, { set: { lastHeartbeat: 'now' } }), ReturnValues: 'NONE' }))).rejects.toThrow(/task server/);
     const task = await renderTasks.startChunk(job.jobId, 0, 'worker-1');
     expect(task).toMatchObject({ job: { jobId: job.jobId }, chunk: { index: 0, status: 'rendering', attempts: 1 } });
     resetClients();

@@ -12,7 +12,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '../../core/ports';
 import { keys } from '../../core/db/keys';
 import { planOrResumeChunks } from '../../core/jobs/chunks';
-import { updateJob } from '../../core/jobs/jobs';
+import { updateJobAndRead } from '../../core/jobs/jobs';
 import { log } from '../../observability/logger';
 import { abandonAndWaitForWorker, abandonedPaidStill, api, smallTextStill, storedJobOnce, until, verifiedUser } from './helpers';
 
@@ -33,7 +33,7 @@ async function runWhereToolsCannotReach(jobId: string) {
   const { runChunk, RENDER_SETUP_FAILED } = await import('../../render/chunk-runner');
   const { containTools } = await import('../../render/tool-environment');
   containTools();
-  const queued = await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+  const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
   await planOrResumeChunks(queued!);
   const errors = vi.spyOn(log, 'error');
   const previous = process.env.TMPDIR;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { updateJob } from '../../core/jobs/jobs';
+import { updateJobAndRead } from '../../core/jobs/jobs';
 import { MAX_ATTEMPTS } from '../../core/jobs/render-jobs';
 import { UPLOAD_TICKETS_PER_HOUR } from '../../core/uploads/upload-tickets';
 import { abandonedPaidStill, api, storedJobOnce, verifiedUser } from './helpers';
@@ -7,7 +7,7 @@ import { abandonedPaidStill, api, storedJobOnce, verifiedUser } from './helpers'
 describe('resuming a render is bounded', () => {
   it(`when a job has been tried ${MAX_ATTEMPTS} times, another resume is refused and changes nothing`, async () => {
     const { user, jobId } = await abandonedPaidStill();
-    await updateJob(jobId, { set: { attempts: MAX_ATTEMPTS } });
+    await updateJobAndRead(jobId, { set: { attempts: MAX_ATTEMPTS } });
     const refused = await api(`/api/jobs/${jobId}/resume`, { token: user.token, body: {} });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/tried 10 times/);

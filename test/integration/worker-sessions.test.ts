@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createJob, updateJob, type JobRecord } from '../../core/jobs/jobs';
+import { createJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
 import { issueWorkerSession, newWorkerTicket, type JobScope } from '../../core/jobs/worker-sessions';
 
 /** STS cannot be reached: the issuer port keeps the scope it was asked for. */
@@ -42,9 +42,9 @@ describe('the worker session broker', () => {
   it('when the job was abandoned or submitted again, the old ticket gets nothing', async () => {
     const { job, ticket } = await submittedJob();
     const { asked, issue } = recordingIssuer();
-    await updateJob(job.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
     await expect(issueWorkerSession({ jobId: job.jobId, ticket }, issue)).rejects.toThrow(/abandoned/);
-    await updateJob(job.jobId, { set: { status: 'rendering', workerTicketHash: newWorkerTicket().hash } });
+    await updateJobAndRead(job.jobId, { set: { status: 'rendering', workerTicketHash: newWorkerTicket().hash } });
     await expect(issueWorkerSession({ jobId: job.jobId, ticket }, issue)).rejects.toThrow(/no farm submission/);
     expect(asked).toEqual([]);
   });

@@ -90,8 +90,8 @@ describe('render worker without Blender', () => {
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
-      const { updateJob } = await import('../../core/jobs/jobs');
-      const queued = await updateJob(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      const { updateJobAndRead } = await import('../../core/jobs/jobs');
+      const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
       await planOrResumeChunks(queued!);
       expect(await runChunk(jobId, 0, { workerId: 'no-blender' })).toBe('failed');
     } finally {
