@@ -25,7 +25,8 @@ export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
 /**
  * The render function's processor unless the deploy setting renderFunctionArchitecture says otherwise: x86_64. arm64
  * costs 20 % less a GB-second, but no published Cycles figure for a Graviton vCPU against a core like ours could be
- * found (the typical band assumes 0.8, which costs more than x86 at 1.0): arm64 becomes the default with a measured one.
+ * found, and its image has never run: at the typical band's assumed 0.8 it would cost a little less than x86 (bench:delivery
+ * prints both). arm64 becomes the default with a measured figure.
  */
 export const DEFAULT_RENDER_FUNCTION_ARCHITECTURE: 'x86_64' | 'arm64' = 'x86_64';
 /** Segments (and a split still's regions) the finishing step downloads at once: enough to hide each request's latency, few enough for a small worker. */
@@ -231,7 +232,7 @@ export interface FunctionCpu {
   parallelCores: number;
 }
 
-/** The planner's function: RENDER_FUNCTION's vCPUs each as fast as a core here, at the measured efficiency for each doubling. */
+/** RENDER_FUNCTION's vCPUs each as fast as a core here, at the measured efficiency for each doubling: a plain conversion (the planner and the bands use bandCpu). */
 export const plannedCpu = (model: ChunkModel = MEASURED_CHUNK_MODEL): FunctionCpu => ({
   speed: 1,
   parallelCores: RENDER_FUNCTION.vcpus * model.efficiencyPerDoubling ** Math.log2(RENDER_FUNCTION.vcpus),
