@@ -64,7 +64,7 @@ import { REGION_FILE } from '../shared/render-contract';
 import { readExr } from '../render/denoiser/exr';
 import { denoiseImage } from '../render/denoiser/frame';
 import { sharedDenoiser } from '../render/denoiser';
-import type { RenderMode } from '../render/blender';
+import type { RenderMode } from '../shared/scene-types';
 import { FPS } from '../shared/frames';
 import { fileURLToPath } from 'node:url';
 import { COST_RESOLUTION, scenePolicy, type FrameCost } from '../shared/render-manifest';

@@ -40,7 +40,6 @@ import type { Duplex } from 'node:stream';
 import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
 export { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
-export type { RenderMode } from '../shared/scene-types';
 
 /** The JSON a scene script reads (args.json). */
 export interface SceneArgs {

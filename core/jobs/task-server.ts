@@ -169,8 +169,11 @@ const tasks = {
   /** The finishing step's lease and the job's heartbeat. */
   renewFinishing: {
     args: z.object({ workerId: field.workerId }),
-    run: async (jobId: string, { workerId }: { workerId: string }): Promise<boolean> =>
-      (await claimEncode(jobId, workerId)) && changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] }),
+    run: async (jobId: string, { workerId }: { workerId: string }): Promise<boolean> => {
+      const held = await claimEncode(jobId, workerId);
+      await changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] });
+      return held;
+    },
   },
 
   /** The finishing step failed: on our side (refunded), never retried by itself. */
