@@ -274,6 +274,7 @@ export function localPool(): LocalRenderPool {
     jobsPerUser: config.RENDER_JOBS_PER_USER,
     jobsDir: process.env.LOCAL_JOBS_DIR ?? resolve('.local/jobs'),
     warmStills: () => localWarmStills,
+    standby: true,
   });
   return pool;
 }

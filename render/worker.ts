@@ -5,7 +5,9 @@
  * job from JOB_ID, and a chunk from CHUNKS (the chunk indexes submitted, comma-separated)
  * at AWS_BATCH_JOB_ARRAY_INDEX; the worker id is the Batch job id, which a retried
  * attempt keeps, so a retry takes its own chunk back at once. Locally the pool starts
- * `worker chunk <jobId> <index>` or `worker encode <jobId>` with WORKER_ID set.
+ * `worker chunk <jobId> <index>` or `worker encode <jobId>` with WORKER_ID set, or starts
+ * `worker standby` ahead of its task: booted, it waits for the task's arguments and settings
+ * on its IPC channel (`standby`), then runs it as the other does; one task a process still.
  *
  * Exit code 75 asks for another attempt (Batch's retry strategy and the local pool both
  * read it); 0 means there is nothing more for this process to do.
@@ -38,7 +40,8 @@ const EXIT_USAGE = 64;
 /** The most of Lambda's 10-s Init the denoiser's load may take before the first invocation is asked for. */
 const INIT_DENOISER_MS = 5_000;
 /** Blender's render threads (RENDER_THREADS); by default all the machine's cores. */
-const threads = Number(process.env.RENDER_THREADS) || undefined;
+const threadsOf = () => Number(process.env.RENDER_THREADS) || undefined;
+const threads = threadsOf();
 
 /** One structured line per chunk (log queries and the farm benchmark read it), and each step's time as a metric (the dashboard's). */
 function onTimings(timings: ChunkTimings): void {
@@ -46,8 +49,8 @@ function onTimings(timings: ChunkTimings): void {
   for (const step of CHUNK_STEPS) if (timings.steps[step] !== undefined) businessMetrics.chunkStep(step, timings.steps[step]);
 }
 
-function task(): { step: 'chunk'; jobId: string; index: number } | { step: 'encode'; jobId: string } | undefined {
-  const [step = process.env.RENDER_STEP, jobId = process.env.JOB_ID, indexArg] = process.argv.slice(2);
+function task(argv: string[]): { step: 'chunk'; jobId: string; index: number } | { step: 'encode'; jobId: string } | undefined {
+  const [step = process.env.RENDER_STEP, jobId = process.env.JOB_ID, indexArg] = argv;
   if (!jobId) return undefined;
   if (step === 'encode') return { step, jobId };
   if (step !== 'chunk') return undefined;
@@ -103,7 +106,28 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
   }, betweenInvocations && (() => clearInvocation(undefined, stills.pids())));
 }
 
-const work = task();
+/**
+ * The local pool's standby worker: booted (its modules loaded, its tools contained), it says it is ready and waits
+ * for its task's arguments and settings (WORKER_ID, RENDER_THREADS, WARM_STILLS); the pool closing the channel first ends it.
+ */
+function standby(): Promise<string[]> {
+  return new Promise((resolve) => {
+    const closed = () => process.exit(0);
+    const assigned = (message: { args?: unknown; env?: Record<string, string> }) => {
+      if (!Array.isArray(message?.args)) return;
+      process.off('message', assigned);
+      process.off('disconnect', closed);
+      Object.assign(process.env, message.env);
+      resolve(message.args.map(String));
+    };
+    process.on('message', assigned);
+    process.once('disconnect', closed);
+    process.send!({ ready: true });
+  });
+}
+
+const argv = process.argv.slice(2);
+const work = task(argv[0] === 'standby' && process.send ? await standby() : argv);
 if (!work) {
   log.error('Usage: worker chunk <jobId> <index> | worker encode <jobId> (or RENDER_STEP, JOB_ID, CHUNKS and AWS_BATCH_JOB_ARRAY_INDEX in the environment)');
   process.exit(EXIT_USAGE);
@@ -121,7 +145,7 @@ const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
 const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runFinishing(work.jobId, { workerId }))).then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads: threadsOf(), signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runFinishing(work.jobId, { workerId }))).then(
   (outcome) => {
     withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../core/config';
-import { bindLocalPreviewer, bindLocalWarmStills, composeServer, downloadUpload, resetClients, stopLocalWorkers } from '../../composition/server';
+import { bindLocalPreviewer, bindLocalWarmStills, composeServer, downloadUpload, localPool, resetClients, stopLocalWorkers } from '../../composition/server';
 import { localPreviewer, localWarmScenes } from '../../render/preview-step';
 import { renderWarmStill, type WarmStillRequest } from '../../render/warm-still';
 import { findBlender } from '../../render/blender-install';
@@ -128,6 +128,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Live previews render here too, by warm scene servers (on AWS, the preview function).
     bindLocalPreviewer(previews);
     bindLocalWarmStills((request) => renderWarmStill(servers, request as WarmStillRequest));
+    // A render worker booted ahead of the first click (and again whenever the pool falls idle).
+    localPool().standBy();
     // What follows a job's done or failed state runs off the table's stream, as on AWS.
     services.push(await startStreamPoller({ endpoint: dynamo.endpoint, tableName: TABLE_NAME }));
 

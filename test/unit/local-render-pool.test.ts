@@ -7,7 +7,7 @@ import { LocalRenderPool } from '../../adapters/local-render-pool';
 describe('the local render pool', () => {
   const dirs: string[] = [];
   const pools: LocalRenderPool[] = [];
-  const newPool = (options: { workerProgram?: string } = {}) => {
+  const newPool = (options: { workerProgram?: string; standby?: boolean } = {}) => {
     const dir = mkdtempSync(join(tmpdir(), 'pool-'));
     dirs.push(dir);
     // The table is never reached: the pool is stopped before any worker starts.
@@ -69,5 +69,61 @@ describe('the local render pool', () => {
     pool.submit('job-d', 'user-d', [0]);
     await until(() => slots()['job-d'] !== undefined);
     expect(slots()['job-d']).toBe('0');
+  }, 60_000);
+
+  it('when the pool stands a worker by, the next task runs in that booted process with its own settings, and another is booted once idle', async () => {
+    const programDir = mkdtempSync(join(tmpdir(), 'pool-standby-'));
+    dirs.push(programDir);
+    const notes = join(programDir, 'notes');
+    // A stand-in worker that speaks the standby protocol: notes its boot, says it is ready, takes its task on the channel.
+    const program = join(programDir, 'worker.mjs');
+    writeFileSync(
+      program,
+      `import { appendFileSync } from 'node:fs';
+      const note = (text) => appendFileSync(${JSON.stringify(notes)}, text + '\\n');
+      if (process.argv[2] !== 'standby') { note('fresh ' + process.pid); process.exit(0); }
+      note('booted ' + process.pid + ' slot ' + process.env.RENDER_TOOL_SLOT);
+      process.on('message', (message) => {
+        Object.assign(process.env, message.env);
+        note('task ' + process.pid + ' ' + message.args.join(' ') + ' ' + process.env.WORKER_ID.startsWith('local-') + ' ' + process.env.RENDER_THREADS);
+        console.log('rendering ' + message.args[1]);
+        setTimeout(() => process.exit(0), 200);
+      });
+      process.send({ ready: true });`,
+    );
+    const { pool, dir } = newPool({ workerProgram: program, standby: true });
+    const lines = (): string[] => (existsSync(notes) ? readFileSync(notes, 'utf8').split('\n').filter(Boolean) : []);
+    const until = async (done: () => boolean) => {
+      for (let waited = 0; !done() && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    pool.standBy();
+    await until(() => lines().length === 1);
+    const [, bootedPid, , slot] = lines()[0].split(' ');
+    expect(slot).toBe('0');
+
+    pool.submit('job-a', 'user-a', [3]);
+    await until(() => lines().length >= 3);
+    const [task, again] = lines().slice(1);
+    // The booted process took the task: no fresh worker was started for it.
+    expect(task.split(' ')).toEqual(['task', bootedPid, 'chunk', 'job-a', '3', 'true', expect.stringMatching(/^\d+$/)]);
+    expect(lines().some((line) => line.startsWith('fresh'))).toBe(false);
+    // Its output went to the task's log; once idle, the pool booted the next one.
+    await until(() => existsSync(join(dir, 'job-a', 'chunk-3.log')) && readFileSync(join(dir, 'job-a', 'chunk-3.log'), 'utf8').includes('rendering job-a'));
+    expect(readFileSync(join(dir, 'job-a', 'chunk-3.log'), 'utf8')).toContain('rendering job-a');
+    expect(again).toMatch(/^booted \d+ slot 0$/);
+    expect(again.split(' ')[1]).not.toBe(bootedPid);
+
+    // Stopping the pool ends the standby worker too.
+    const standbyPid = Number(again.split(' ')[1]);
+    await pool.stop();
+    await until(() => {
+      try {
+        process.kill(standbyPid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(() => process.kill(standbyPid, 0)).toThrow();
   }, 60_000);
 });
