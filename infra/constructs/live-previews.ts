@@ -1,8 +1,8 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { renderImageFunction } from './render-image-function';
 
 export interface LivePreviewsProps {
   /** The settings core/config.ts requires at start (names only: no rights come with them). */
@@ -37,17 +37,15 @@ export class LivePreviews extends Construct {
 
   constructor(scope: Construct, id: string, props: LivePreviewsProps) {
     super(scope, id);
-    this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      code: props.image,
+    this.fn = renderImageFunction(this, {
+      image: props.image,
       architecture: props.architecture,
+      step: 'preview',
       memorySize: PREVIEW_MEMORY_MB,
       // A cold environment starts Blender and renders the scene's defaults (about 6 s of one vCPU here), then the preview.
       timeout: Duration.seconds(20),
       reservedConcurrentExecutions: PREVIEW_CONCURRENCY,
-      logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
-      environment: { ...props.environment, RENDER_STEP: 'preview', RENDER_THREADS: '1' },
-      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
-      tracing: lambda.Tracing.ACTIVE,
+      environment: { ...props.environment, RENDER_THREADS: '1' },
       description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
     });
     this.target = props.provisionedConcurrency > 0

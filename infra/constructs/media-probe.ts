@@ -1,8 +1,8 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { renderImageFunction } from './render-image-function';
 
 export interface MediaProbeProps {
   /** The settings core/config.ts requires at start (names of the table and buckets: no rights come with them). */
@@ -31,9 +31,10 @@ export class MediaProbe extends Construct {
 
   constructor(scope: Construct, id: string, props: MediaProbeProps) {
     super(scope, id);
-    this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      code: props.image,
+    this.fn = renderImageFunction(this, {
+      image: props.image,
       architecture: props.architecture,
+      step: 'probe',
       // ffprobe reads a header and an upload of at most 50 MB; 1 GB gives it a fair share of a CPU.
       memorySize: 1024,
       // The download and ffprobe have 7 s each (adapters/media-probe.ts); with a cold start (Init, at most 10 s) inside the API's 25-s wait.
@@ -41,10 +42,7 @@ export class MediaProbe extends Construct {
       // Its own share of the account's concurrency, and no more: one user's batch of audio rows cannot take the
       // renders' or the API's (the API measures a batch's uploads a few at a time, each upload once).
       reservedConcurrentExecutions: PROBE_CONCURRENCY,
-      logGroup: new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
-      environment: { ...props.environment, RENDER_STEP: 'probe' },
-      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
-      tracing: lambda.Tracing.ACTIVE,
+      environment: props.environment,
       description: "Measures an uploaded audio file's duration with ffprobe, from the render image",
     });
   }

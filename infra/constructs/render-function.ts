@@ -8,6 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RENDER_FUNCTION } from '../../shared/fast-path';
 import { repoRoot } from '../paths';
+import { renderImageFunction } from './render-image-function';
 
 export interface RenderFunctionProps {
   /** Server settings the worker reads through core/config.ts. */
@@ -75,20 +76,19 @@ export class RenderFunction extends Construct {
     this.concurrency = props.reservedConcurrency;
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true });
-    this.fn = new lambda.DockerImageFunction(this, 'Function', {
-      code: props.worker.image,
+    this.fn = renderImageFunction(this, {
+      image: props.worker.image,
       architecture: props.worker.architecture,
+      step: 'function',
       memorySize: RENDER_FUNCTION.memoryMiB,
       timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),
       ephemeralStorageSize: EPHEMERAL_STORAGE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: this.logGroup,
-      environment: { ...props.environment, RENDER_STEP: 'function', WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
+      environment: { ...props.environment, WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
-      // X-Ray: Lambda's own segments (Init, Invoke) for every invocation; the chunk's steps are metrics (observability/metrics.ts, CHUNK_STEPS).
-      tracing: lambda.Tracing.ACTIVE,
       description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
     });
     // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the
