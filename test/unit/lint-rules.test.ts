@@ -7,9 +7,10 @@ import { promisify } from 'node:util';
 
 /**
  * The boundaries `npm run lint` enforces, proved on a small house of their own: the
- * project's own .oxlintrc.json, beside files that break one boundary each, and files that
- * keep to it (`npm run lint:check-rules` runs this file alone). Then the file-name rule,
- * over the repository's own folders.
+ * project's own .oxlintrc.json and package.json's subpath imports, beside files that
+ * break one boundary each, written both ways (the `#folder/` import, and the relative
+ * path the boundaries also refuse), and files that keep to it (`npm run lint:check-rules`
+ * runs this file alone). Then the file-name rule, over the repository's own folders.
  */
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -32,7 +33,7 @@ const files: Record<string, string> = {
   'core/jobs/reaches-sdk.ts': "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const get = GetCommand;\n",
   'core/jobs/sdk-types.ts': "import type { GetCommandInput } from '@aws-sdk/lib-dynamodb';\nexport type Input = GetCommandInput;\n",
   'core/db/items.ts': "import { GetCommand } from '@aws-sdk/lib-dynamodb';\nexport const get = GetCommand;\n",
-  'core/storage/storage.ts': "import { S3Client } from '@aws-sdk/client-s3';\nimport { read } from '../../adapters/fine';\nexport const client = [S3Client, read];\n",
+  'core/storage/storage.ts': "import { S3Client } from '@aws-sdk/client-s3';\nimport { read } from '#adapters/fine';\nexport const client = [S3Client, read];\n",
   'shared/fine.ts': "import { z } from 'zod';\nimport { rule } from './sibling';\nexport const schema = z.string().refine(rule);\n",
   'shared/sibling.ts': 'export const rule = (text: string) => text.length > 0;\n',
   'shared/reaches-core.ts': "import { getConfig } from '../core/config';\nexport const settings = getConfig;\n",
@@ -42,22 +43,22 @@ const files: Record<string, string> = {
   'observability/fine.ts': "import { createHash } from 'node:crypto';\nimport { log } from './sibling';\nexport const hash = createHash;\nexport const write = log;\n",
   'observability/sibling.ts': 'export const log = () => undefined;\n',
   'observability/reaches-core.ts': "import { getConfig } from '../core/config';\nexport const settings = getConfig;\n",
-  'composition/fine.ts': "import { ports } from '../core/ports';\nimport { read } from '../adapters/fine';\nimport { findBlender } from '../render/blender-install';\nexport const composeServer = () => [ports, read, findBlender];\n",
+  'composition/fine.ts': "import { ports } from '#core/ports';\nimport { read } from '#adapters/fine';\nimport { findBlender } from '#render/blender-install';\nexport const composeServer = () => [ports, read, findBlender];\n",
   'composition/reaches-lambdas.ts': "import { routes } from '../lambdas/routes';\nexport const all = routes;\n",
   'composition/reaches-render.ts': "import { runProbe } from '../render/fine';\nexport const probe = runProbe;\n",
-  'lambdas/handlers/fine.ts': "import { launch } from '../../core/jobs/launch';\nimport { composeServer } from '../../composition/fine';\nexport const handler = [launch, composeServer];\n",
+  'lambdas/handlers/fine.ts': "import { launch } from '#core/jobs/launch';\nimport { composeServer } from '#composition/fine';\nexport const handler = [launch, composeServer];\n",
   'lambdas/handlers/reaches-adapter.ts': "import { read } from '../../adapters/fine';\nexport const reader = read;\n",
   'lambdas/handlers/reaches-render.ts': "import { runProbe } from '../../render/fine';\nexport const probe = runProbe;\n",
   'lambdas/handlers/reaches-sdk.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const client = S3Client;\n",
   'render/blender-install.ts': 'export const findBlender = () => undefined;\n',
-  'render/fine.ts': "import { launch } from '../core/jobs/launch';\nimport { composeServer } from '../composition/fine';\nexport const runProbe = () => [launch, composeServer];\n",
+  'render/fine.ts': "import { launch } from '#core/jobs/launch';\nimport { composeServer } from '#composition/fine';\nexport const runProbe = () => [launch, composeServer];\n",
   'render/reaches-adapter.ts': "import { read } from '../adapters/fine';\nexport const reader = read;\n",
   'render/reaches-lambdas.ts': "import { routes } from '../lambdas/routes';\nexport const all = routes;\n",
-  'infra/local/fine.ts': "import { routes } from '../../lambdas/routes';\nimport { composeServer } from '../../composition/fine';\nexport const api = [routes, composeServer];\n",
+  'infra/local/fine.ts': "import { routes } from '#lambdas/routes';\nimport { composeServer } from '#composition/fine';\nexport const api = [routes, composeServer];\n",
   'infra/local/reaches-handler.ts': "import { handler } from '../../lambdas/handlers/fine';\nexport const h = handler;\n",
   'web/src/lib/api.ts': 'export class ApiError extends Error {}\nexport const api = { me: async () => ({}) };\n',
   'web/src/data/profile.ts': "import { api } from '../lib/api';\nexport const profile = () => api.me();\n",
-  'web/src/pages/Fine.tsx': "import { rule } from '../../../shared/sibling';\nimport { profile } from '../data/profile';\nimport { ApiError } from '../lib/api';\nexport const Fine = () => [rule, profile, ApiError];\n",
+  'web/src/pages/Fine.tsx': "import { rule } from '#shared/sibling';\nimport { profile } from '../data/profile';\nimport { ApiError } from '../lib/api';\nexport const Fine = () => [rule, profile, ApiError];\n",
   'web/src/pages/Fine.test.tsx': "import { api } from '../lib/api';\nexport const mocked = api;\n",
   'web/src/pages/CallsServer.tsx': "import { api } from '../lib/api';\nexport const CallsServer = () => api.me();\n",
   'web/src/pages/ReachesCore.tsx': "import { getConfig } from '../../../core/config';\nexport const ReachesCore = getConfig;\n",
@@ -67,12 +68,42 @@ const files: Record<string, string> = {
   'web/scripts/reaches-core.ts': "import { getConfig } from '../../core/config';\nexport const settings = getConfig;\n",
   'core/cycle-a.ts': "import { b } from './cycle-b';\nexport const a = () => b;\n",
   'core/cycle-b.ts': "import { a } from './cycle-a';\nexport const b = () => a;\n",
+  // A circle through subpath imports (oxlint resolves them with package.json's "imports").
+  'core/cycle-c.ts': "import { d } from '#shared/cycle-d';\nexport const c = () => d;\n",
+  'shared/cycle-d.ts': "import { c } from '#core/cycle-c';\nexport const d = () => c;\n",
+  // Each forbidden arrow again, written as the subpath import (package.json "imports") every folder uses.
+  'adapters/reaches-core-by-subpath.ts': "import { getConfig } from '#core/config';\nexport const settings = getConfig;\n",
+  'adapters/reaches-composition-by-subpath.ts': "import { composeServer } from '#composition/fine';\nexport const compose = composeServer;\n",
+  'adapters/reaches-render-by-subpath.ts': "import { runProbe } from '#render/fine';\nexport const probe = runProbe;\n",
+  'core/reaches-render-by-subpath.ts': "import { runProbe } from '#render/fine';\nexport const probe = runProbe;\n",
+  'core/reaches-lambdas-by-subpath.ts': "import { routes } from '#lambdas/routes';\nexport const all = routes;\n",
+  'core/reaches-adapter-by-subpath.ts': "import { read } from '#adapters/fine';\nexport const reader = read;\n",
+  'core/reaches-composition-by-subpath.ts': "import { composeServer } from '#composition/fine';\nexport const compose = composeServer;\n",
+  'core/db/reaches-adapter-by-subpath.ts': "import { read } from '#adapters/fine';\nexport const reader = read;\n",
+  'shared/reaches-core-by-subpath.ts': "import { getConfig } from '#core/config';\nexport const settings = getConfig;\n",
+  'shared/reaches-adapter-by-subpath.ts': "import { read } from '#adapters/fine';\nexport const reader = read;\n",
+  'shared/reaches-observability-by-subpath.ts': "import { log } from '#observability/sibling';\nexport const write = log;\n",
+  'shared/uses-shared-by-subpath.ts': "import { rule } from '#shared/sibling';\nexport const check = rule;\n",
+  'client/reaches-shared-by-subpath.ts': "import { rule } from '#shared/sibling';\nexport const check = rule;\n",
+  'observability/reaches-core-by-subpath.ts': "import { getConfig } from '#core/config';\nexport const settings = getConfig;\n",
+  'composition/reaches-lambdas-by-subpath.ts': "import { routes } from '#lambdas/routes';\nexport const all = routes;\n",
+  'composition/reaches-render-by-subpath.ts': "import { runProbe } from '#render/fine';\nexport const probe = runProbe;\n",
+  'lambdas/handlers/reaches-adapter-by-subpath.ts': "import { read } from '#adapters/fine';\nexport const reader = read;\n",
+  'lambdas/handlers/reaches-render-by-subpath.ts': "import { runProbe } from '#render/fine';\nexport const probe = runProbe;\n",
+  'render/reaches-adapter-by-subpath.ts': "import { read } from '#adapters/fine';\nexport const reader = read;\n",
+  'render/reaches-lambdas-by-subpath.ts': "import { routes } from '#lambdas/routes';\nexport const all = routes;\n",
+  'infra/local/reaches-handler-by-subpath.ts': "import { handler } from '#lambdas/handlers/fine';\nexport const h = handler;\n",
+  'web/src/pages/ReachesCoreBySubpath.tsx': "import { getConfig } from '#core/config';\nexport const ReachesCore = getConfig;\n",
+  'web/scripts/reaches-core-by-subpath.ts': "import { getConfig } from '#core/config';\nexport const settings = getConfig;\n",
 };
 
 beforeAll(() => {
   house = mkdtempSync(join(tmpdir(), 'lint-rules-'));
   const config = readFileSync(join(root, '.oxlintrc.json'), 'utf8').replace(/^\s*"\$schema".*\n/m, '');
   writeFileSync(join(house, '.oxlintrc.json'), config);
+  // The subpath imports, for the rules that resolve an import (the circles).
+  const { type, imports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { type: string; imports: Record<string, string> };
+  writeFileSync(join(house, 'package.json'), JSON.stringify({ name: 'house', private: true, type, imports }));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(house, path)), { recursive: true });
     writeFileSync(join(house, path), text);
@@ -81,17 +112,28 @@ beforeAll(() => {
 
 afterAll(() => rmSync(house, { recursive: true, force: true }));
 
-/** The rules that fail on a file, as oxlint names them, each with the line it fails on. */
-async function findingsByLine(path: string): Promise<string[]> {
-  const oxlint = join(root, 'node_modules', '.bin', 'oxlint');
-  const result = await run(oxlint, ['-c', '.oxlintrc.json', '-f', 'unix', path], { cwd: house }).then(
+/** oxlint's report on the whole house, made once (one run for all the files), one line a finding: `path:line:column: message [Error/rule]`. */
+let houseReport: Promise<string> | undefined;
+
+/** oxlint's report on a file, one line a finding. */
+async function report(path: string): Promise<string> {
+  houseReport ??= run(join(root, 'node_modules', '.bin', 'oxlint'), ['-c', '.oxlintrc.json', '-f', 'unix', '.'], { cwd: house }).then(
     ({ stdout }) => stdout,
     (error: { stdout?: string; code?: number }) => {
       if (error.code !== 1) throw error;
       return error.stdout ?? '';
     },
   );
-  return [...result.matchAll(/^[^:\n]+:(\d+):\d+: .*\[Error\/([^\]]+)\]$/gm)].map((match) => `${match[1]}: ${match[2]}`);
+  return (await houseReport)
+    .split('\n')
+    .filter((line) => line.startsWith(`${path}:`))
+    .join('\n');
+}
+
+/** The rules that fail on a file, as oxlint names them, each with the line it fails on (in the order of the lines, then of the names). */
+async function findingsByLine(path: string): Promise<string[]> {
+  const found = [...(await report(path)).matchAll(/^[^:\n]+:(\d+):\d+: .*\[Error\/([^\]]+)\]$/gm)].map((match) => ({ line: Number(match[1]), rule: match[2] }));
+  return found.sort((a, b) => a.line - b.line || a.rule.localeCompare(b.rule)).map(({ line, rule }) => `${line}: ${rule}`);
 }
 
 /** The rules that fail on a file, as oxlint names them. */
@@ -109,15 +151,22 @@ describe('the import boundaries', () => {
 
   it('when an adapter imports the core, the composition or an entry point, the lint fails', async () => {
     expect(await findings('adapters/reaches-core.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-core-by-subpath.ts')).toEqual(refused);
     expect(await findings('adapters/reaches-composition.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-composition-by-subpath.ts')).toEqual(refused);
     expect(await findings('adapters/reaches-render.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-render-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the core imports an entry point (an HTTP handler, the render worker), an adapter or the composition, the lint fails', async () => {
     expect(await findings('core/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('core/reaches-lambdas-by-subpath.ts')).toEqual(refused);
     expect(await findings('core/reaches-render.ts')).toEqual(refused);
+    expect(await findings('core/reaches-render-by-subpath.ts')).toEqual(refused);
     expect(await findings('core/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('core/reaches-adapter-by-subpath.ts')).toEqual(refused);
     expect(await findings('core/reaches-composition.ts')).toEqual(refused);
+    expect(await findings('core/reaches-composition-by-subpath.ts')).toEqual(refused);
   });
 
   it('when a core module outside core/db/ and core/storage/ imports the AWS SDK, the lint fails; those two folders pass, and core/ports.ts with types only', async () => {
@@ -127,52 +176,68 @@ describe('the import boundaries', () => {
     expect(await findings('core/ports.ts')).toEqual([]);
     // The two folders may import the SDK, not an adapter.
     expect(await findingsByLine('core/storage/storage.ts')).toEqual(['2: eslint(no-restricted-imports)']);
+    expect(await findings('core/db/reaches-adapter-by-subpath.ts')).toEqual(refused);
   });
 
   it('when shared/ imports anything of the server, the lint fails; zod and shared/ itself pass', async () => {
     expect(await findings('shared/fine.ts')).toEqual([]);
+    expect(await findings('shared/uses-shared-by-subpath.ts')).toEqual([]);
+    expect(await findings('shared/reaches-observability-by-subpath.ts')).toEqual(refused);
     expect(await findings('shared/reaches-core.ts')).toEqual(refused);
+    expect(await findings('shared/reaches-core-by-subpath.ts')).toEqual(refused);
     expect(await findings('shared/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('shared/reaches-adapter-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the typed client imports anything of the repository outside client/, the lint fails', async () => {
     expect(await findings('client/fine.ts')).toEqual([]);
     expect(await findings('client/reaches-shared.ts')).toEqual(refused);
+    expect(await findings('client/reaches-shared-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the logger, metrics or tracer module imports anything of the project, the lint fails (every layer uses them)', async () => {
     expect(await findings('observability/fine.ts')).toEqual([]);
     expect(await findings('observability/reaches-core.ts')).toEqual(refused);
+    expect(await findings('observability/reaches-core-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the composition imports an entry point (a handler, the render worker), the lint fails; the core, the adapters and render/blender-install (which imports nothing of ours) pass', async () => {
     expect(await findings('composition/fine.ts')).toEqual([]);
     expect(await findings('composition/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('composition/reaches-lambdas-by-subpath.ts')).toEqual(refused);
     expect(await findings('composition/reaches-render.ts')).toEqual(refused);
+    expect(await findings('composition/reaches-render-by-subpath.ts')).toEqual(refused);
   });
 
   it('when a handler imports an adapter, the render worker or the AWS SDK, the lint fails; the core and the composition pass', async () => {
     expect(await findings('lambdas/handlers/fine.ts')).toEqual([]);
     expect(await findings('lambdas/handlers/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('lambdas/handlers/reaches-adapter-by-subpath.ts')).toEqual(refused);
     expect(await findings('lambdas/handlers/reaches-render.ts')).toEqual(refused);
+    expect(await findings('lambdas/handlers/reaches-render-by-subpath.ts')).toEqual(refused);
     expect(await findings('lambdas/handlers/reaches-sdk.ts')).toEqual(refused);
   });
 
   it('when the render worker imports an adapter or an HTTP handler, the lint fails; the core and the composition pass', async () => {
     expect(await findings('render/fine.ts')).toEqual([]);
     expect(await findings('render/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('render/reaches-adapter-by-subpath.ts')).toEqual(refused);
     expect(await findings('render/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('render/reaches-lambdas-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the local stack imports an HTTP handler, the lint fails; the route table passes', async () => {
     expect(await findings('infra/local/fine.ts')).toEqual([]);
     expect(await findings('infra/local/reaches-handler.ts')).toEqual(refused);
+    expect(await findings('infra/local/reaches-handler-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the web app imports server code, the lint fails; its build and scripts may use Node, the browser code may not', async () => {
     expect(await findings('web/src/pages/Fine.tsx')).toEqual([]);
     expect(await findings('web/src/pages/ReachesCore.tsx')).toEqual(refused);
+    expect(await findings('web/src/pages/ReachesCoreBySubpath.tsx')).toEqual(refused);
     expect(await findings('web/scripts/reaches-core.ts')).toEqual(refused);
+    expect(await findings('web/scripts/reaches-core-by-subpath.ts')).toEqual(refused);
     expect(await findings('web/src/pages/ReachesNode.tsx')).toEqual(refused);
     expect(await findings('web/first-paint.ts')).toEqual(refused);
     expect(await findings('web/vite.config.ts')).toEqual([]);
@@ -184,10 +249,14 @@ describe('the import boundaries', () => {
     expect(await findings('web/src/pages/Fine.test.tsx')).toEqual([]);
   });
 
-  it('when two files import each other, the lint fails', async () => {
+  it('when two files import each other, the lint fails; by relative paths or by subpath imports', async () => {
     expect(await findings('core/cycle-a.ts')).toContain('import(no-cycle)');
+    expect(await findings('core/cycle-c.ts')).toEqual(['import(no-cycle)']);
+    // shared/ importing the core is refused besides.
+    expect(await findings('shared/cycle-d.ts')).toEqual(['eslint(no-restricted-imports)', 'import(no-cycle)']);
   });
 });
+
 
 /**
  * The file-name rule (README, "Conventions"): kebab-case, each dot-separated part
