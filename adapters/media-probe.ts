@@ -7,7 +7,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { ACCEPTED_UPLOADS } from '../shared/catalogue';
+import { ACCEPTED_UPLOADS } from '#shared/catalogue';
 import { functionInvoker, type FunctionSettings } from './function-invoke';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { Stripe } from 'stripe';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clientSettings, instrument, stripeSettings, type CallSettings } from './clients';
-import { CURRENCY } from '../shared/pricing';
+import { CURRENCY } from '#shared/pricing';
 
 interface StripeSecrets {
   secretKey: string;

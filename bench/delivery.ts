@@ -32,15 +32,15 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
-import { LocalRenderPool } from '../adapters/local-render-pool';
-import { farmJobState } from '../core/jobs/launch';
-import { planOrResumeChunks } from '../core/jobs/chunks';
-import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
-import { startLocalStack } from '../infra/local/stack';
-import { runScene, type SceneArgs } from '../render/blender';
-import { concatSegments, encodeSegment, runFfmpeg } from '../render/encode';
-import { fastPathCost, fastPathCosts, fullHdQuote, type FastPathCost } from '../scripts/costs';
-import { getScene, scenes, type Scene } from '../shared/catalogue';
+import { LocalRenderPool } from '#adapters/local-render-pool';
+import { farmJobState } from '#core/jobs/launch';
+import { planOrResumeChunks } from '#core/jobs/chunks';
+import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
+import { startLocalStack } from '#infra/local/stack';
+import { runScene, type SceneArgs } from '#render/blender';
+import { concatSegments, encodeSegment, runFfmpeg } from '#render/encode';
+import { fastPathCost, fastPathCosts, fullHdQuote, type FastPathCost } from '#scripts/costs';
+import { getScene, scenes, type Scene } from '#shared/catalogue';
 import {
   assumptionsOf,
   DEFAULT_RENDER_FUNCTION_ARCHITECTURE,
@@ -58,21 +58,21 @@ import {
   type DeliveryOptions,
   type DeliverySteps,
   type FinishingSteps,
-} from '../shared/fast-path';
-import { regionRows, type PlanInput } from '../shared/render-plan';
-import { REGION_FILE } from '../shared/render-contract';
-import { readExr } from '../render/denoiser/exr';
-import { denoiseImage } from '../render/denoiser/frame';
-import { sharedDenoiser } from '../render/denoiser';
-import type { RenderMode } from '../shared/scene-types';
-import { FPS } from '../shared/frames';
+} from '#shared/fast-path';
+import { regionRows, type PlanInput } from '#shared/render-plan';
+import { REGION_FILE } from '#shared/render-contract';
+import { readExr } from '#render/denoiser/exr';
+import { denoiseImage } from '#render/denoiser/frame';
+import { sharedDenoiser } from '#render/denoiser/index';
+import type { RenderMode } from '#shared/scene-types';
+import { FPS } from '#shared/frames';
 import { fileURLToPath } from 'node:url';
-import { COST_RESOLUTION, scenePolicy, type FrameCost } from '../shared/render-manifest';
+import { COST_RESOLUTION, scenePolicy, type FrameCost } from '#shared/render-manifest';
 import { watchChildCpu } from './frame-costs';
-import { sceneToolIdentity, WarmScene } from '../render/warm-scene';
-import { LIVE_PREVIEW } from '../shared/render-manifest';
-import { PREVIEW_MEMORY_MB } from '../infra/constructs/live-previews';
-import { PREVIEW_INVOKE_MS } from '../adapters/preview-function';
+import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
+import { LIVE_PREVIEW } from '#shared/render-manifest';
+import { PREVIEW_MEMORY_MB } from '#infra/constructs/live-previews';
+import { PREVIEW_INVOKE_MS } from '#adapters/preview-function';
 
 /**
  * AWS's published figures the delivery model does not hold (its own, with their sources, are

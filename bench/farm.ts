@@ -20,14 +20,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startLocalStack } from '../infra/local/stack';
-import { LocalRenderPool } from '../adapters/local-render-pool';
-import { farmJobState } from '../core/jobs/launch';
-import { createJob, getJob, type JobRecord } from '../core/jobs/jobs';
-import { planOrResumeChunks } from '../core/jobs/chunks';
-import { findBlender } from '../render/blender';
-import { DEFAULT_PLAN_SETTINGS, planChunks } from '../shared/render-plan';
-import { scenePolicy } from '../shared/render-manifest';
+import { startLocalStack } from '#infra/local/stack';
+import { LocalRenderPool } from '#adapters/local-render-pool';
+import { farmJobState } from '#core/jobs/launch';
+import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
+import { planOrResumeChunks } from '#core/jobs/chunks';
+import { findBlender } from '#render/blender';
+import { DEFAULT_PLAN_SETTINGS, planChunks } from '#shared/render-plan';
+import { scenePolicy } from '#shared/render-manifest';
 
 const FINAL_SAMPLES = scenePolicy(1).final.maxSamples;
 

@@ -16,14 +16,14 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { startLocalStack } from '../infra/local/stack';
-import { ensureVerifiedUser } from '../infra/local/bootstrap';
-import { resetConfig } from '../core/config';
-import { resetClients } from '../composition/server';
-import { ensureUser } from '../core/users/users';
-import { moveCredits } from '../core/credits/credits';
-import { listAllJobsOfUser } from '../core/jobs/jobs';
-import { moneyViolations, readAccount } from '../test/money-invariants';
+import { startLocalStack } from '#infra/local/stack';
+import { ensureVerifiedUser } from '#infra/local/bootstrap';
+import { resetConfig } from '#core/config';
+import { resetClients } from '#composition/server';
+import { ensureUser } from '#core/users/users';
+import { moveCredits } from '#core/credits/credits';
+import { listAllJobsOfUser } from '#core/jobs/jobs';
+import { moneyViolations, readAccount } from '#test/money-invariants';
 
 const { values } = parseArgs({
   options: {

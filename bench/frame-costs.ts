@@ -19,11 +19,11 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { runScene, type SceneArgs } from '../render/blender';
-import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from '../render/sample-inputs';
-import { scenes, type Scene } from '../shared/catalogue';
-import { defaultOptions } from '../shared/options';
-import { COST_RESOLUTION, type FrameCost } from '../shared/render-manifest';
+import { runScene, type SceneArgs } from '#render/blender';
+import { writeSampleImage, writeSampleMusic, writeTorusKnotObj } from '#render/sample-inputs';
+import { scenes, type Scene } from '#shared/catalogue';
+import { defaultOptions } from '#shared/options';
+import { COST_RESOLUTION, type FrameCost } from '#shared/render-manifest';
 
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 

@@ -13,10 +13,10 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findBlender } from '../render/blender';
-import { runFfmpeg } from '../render/encode';
-import { estimateFrameSeconds } from '../shared/render-plan';
-import { FRAME_PREVIEW_WIDTH } from '../shared/render-contract';
+import { findBlender } from '#render/blender';
+import { runFfmpeg } from '#render/encode';
+import { estimateFrameSeconds } from '#shared/render-plan';
+import { FRAME_PREVIEW_WIDTH } from '#shared/render-contract';
 
 const run = promisify(execFile);
 const [width, height, rounds] = [Number(process.argv[2] ?? 1920), Number(process.argv[3] ?? 1080), Number(process.argv[4] ?? 10)];

@@ -30,9 +30,9 @@ import lighthouse from 'lighthouse';
 import { computeMedianRun } from 'lighthouse/core/lib/median-run.js';
 import type { Result } from 'lighthouse';
 import { build } from 'vite';
-import { startLocalStack } from '../infra/local/stack';
-import { filesOf, productionSite } from '../infra/local/production-site';
-import { robotsTxt, sitemapXml } from '../shared/site-map';
+import { startLocalStack } from '#infra/local/stack';
+import { filesOf, productionSite } from '#infra/local/production-site';
+import { robotsTxt, sitemapXml } from '#shared/site-map';
 
 const PAGES = process.env.LIGHTHOUSE_PAGES?.split(',') ?? ['/', '/customize/1'];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;

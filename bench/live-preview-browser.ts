@@ -9,8 +9,8 @@
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchChromium, signIn, whileLoading } from '../web/scripts/browser';
-import { writeSampleImage } from '../render/sample-inputs';
+import { launchChromium, signIn, whileLoading } from '#web/scripts/browser';
+import { writeSampleImage } from '#render/sample-inputs';
 
 export interface BrowserFigures {
   warm: Record<'text' | 'colour' | 'option' | 'uploaded image', number[]>;

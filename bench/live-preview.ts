@@ -22,18 +22,18 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { startLocalStack } from '../infra/local/stack';
-import { bindLocalWarmStills } from '../composition/server';
-import { writeSampleImage } from '../render/sample-inputs';
-import { readOutput, sceneToolIdentity, WarmScene } from '../render/warm-scene';
-import { getScene } from '../shared/catalogue';
-import { framePreviewFile } from '../shared/render-contract';
-import { LIVE_PREVIEW, RENDER_MANIFEST } from '../shared/render-manifest';
+import { startLocalStack } from '#infra/local/stack';
+import { bindLocalWarmStills } from '#composition/server';
+import { writeSampleImage } from '#render/sample-inputs';
+import { readOutput, sceneToolIdentity, WarmScene } from '#render/warm-scene';
+import { getScene } from '#shared/catalogue';
+import { framePreviewFile } from '#shared/render-contract';
+import { LIVE_PREVIEW, RENDER_MANIFEST } from '#shared/render-manifest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { build } from 'vite';
-import { filesOf, productionSite } from '../infra/local/production-site';
+import { filesOf, productionSite } from '#infra/local/production-site';
 import { measureInBrowser } from './live-preview-browser';
 
 const { values } = parseArgs({

@@ -14,9 +14,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inspectModel } from '../core/uploads/upload-inspector';
-import { findBlender, sceneScriptPath } from '../render/blender';
-import { MAX_MODEL_FACES } from '../shared/upload-limits';
+import { inspectModel } from '#core/uploads/upload-inspector';
+import { findBlender, sceneScriptPath } from '#render/blender';
+import { MAX_MODEL_FACES } from '#shared/upload-limits';
 
 const run = promisify(execFile);
 /** Must match IMPORT_MEMORY_BYTES in render/scenes/model-viewer.py. */

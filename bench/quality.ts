@@ -19,10 +19,10 @@ import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runScene, sceneScriptPath, type SceneArgs } from '../render/blender';
-import { getScene } from '../shared/catalogue';
-import { psnr, readRgb } from '../render/image-quality';
-import { writeSampleImage } from '../render/sample-inputs';
+import { runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
+import { getScene } from '#shared/catalogue';
+import { psnr, readRgb } from '#render/image-quality';
+import { writeSampleImage } from '#render/sample-inputs';
 
 const { values: flags } = parseArgs({ options: { samples: { type: 'string' }, threshold: { type: 'string' }, scene: { type: 'string', multiple: true } } });
 const SIZE = { resolutionX: 960, resolutionY: 540 };

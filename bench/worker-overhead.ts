@@ -19,13 +19,13 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHUNK_STEPS } from '../observability/metrics';
-import { startLocalStack } from '../infra/local/stack';
-import { ensureVerifiedUser } from '../infra/local/bootstrap';
-import { ensureUser } from '../core/users/users';
-import { moveCredits } from '../core/credits/credits';
-import { getJob } from '../core/jobs/jobs';
-import { findBlender, runScene } from '../render/blender';
+import { CHUNK_STEPS } from '#observability/metrics';
+import { startLocalStack } from '#infra/local/stack';
+import { ensureVerifiedUser } from '#infra/local/bootstrap';
+import { ensureUser } from '#core/users/users';
+import { moveCredits } from '#core/credits/credits';
+import { getJob } from '#core/jobs/jobs';
+import { findBlender, runScene } from '#render/blender';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 
 const [resolutionX, resolutionY, rounds] = [Number(process.argv[2] ?? 480), Number(process.argv[3] ?? 270), Number(process.argv[4] ?? 3)];

@@ -3,23 +3,23 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { getConfig, resetConfig, type Config } from '../core/config';
-import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '../core/ports';
-import { farmJobState } from '../core/jobs/launch';
-import { createDocumentClient, createS3Client, createTableClient, guardTableRequests, type AwsClientSettings } from '../adapters/aws';
-import type { CallSettings } from '../adapters/clients';
-import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker } from '../adapters/worker-credentials';
-import { serveRenderTask } from '../core/jobs/task-server';
-import { localMailer, sesMailer } from '../adapters/mailer';
-import { fetchUpload, functionMediaProbe, probeUpload } from '../adapters/media-probe';
-import { stripePayments } from '../adapters/stripe';
-import { BatchFarm } from '../adapters/batch-farm';
-import { FunctionFarm } from '../adapters/function-farm';
-import { functionPreviewer } from '../adapters/preview-function';
-import { LocalRenderPool, localFarm } from '../adapters/local-render-pool';
-import { bucketsProbe, mailFolderProbe, tableProbe, userPoolKeysProbe } from '../adapters/health-probes';
+import { getConfig, resetConfig, type Config } from '#core/config';
+import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '#core/ports';
+import { farmJobState } from '#core/jobs/launch';
+import { createDocumentClient, createS3Client, createTableClient, guardTableRequests, type AwsClientSettings } from '#adapters/aws';
+import type { CallSettings } from '#adapters/clients';
+import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker } from '#adapters/worker-credentials';
+import { serveRenderTask } from '#core/jobs/task-server';
+import { localMailer, sesMailer } from '#adapters/mailer';
+import { fetchUpload, functionMediaProbe, probeUpload } from '#adapters/media-probe';
+import { stripePayments } from '#adapters/stripe';
+import { BatchFarm } from '#adapters/batch-farm';
+import { FunctionFarm } from '#adapters/function-farm';
+import { functionPreviewer } from '#adapters/preview-function';
+import { LocalRenderPool, localFarm } from '#adapters/local-render-pool';
+import { bucketsProbe, mailFolderProbe, tableProbe, userPoolKeysProbe } from '#adapters/health-probes';
 // A leaf module (it imports nothing of ours): whether Blender is here, without loading the renderer.
-import { BLENDER_MISSING_MESSAGE, findBlender } from '../render/blender-install';
+import { BLENDER_MISSING_MESSAGE, findBlender } from '#render/blender-install';
 
 /**
  * The composition: which adapter serves which of the core's ports, with the

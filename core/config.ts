@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_FAST_PATH_CONCURRENCY } from '../shared/fast-path';
-import { API_KEY_REQUESTS_PER_SECOND, PREVIEWS_PER_MINUTE, RENDERS_AT_ONCE_PER_ACCOUNT, VISITOR_PREVIEWS_PER_MINUTE } from '../shared/rate-limit';
+import { DEFAULT_FAST_PATH_CONCURRENCY } from '#shared/fast-path';
+import { API_KEY_REQUESTS_PER_SECOND, PREVIEWS_PER_MINUTE, RENDERS_AT_ONCE_PER_ACCOUNT, VISITOR_PREVIEWS_PER_MINUTE } from '#shared/rate-limit';
 
 /**
  * Server configuration, read once from the environment and validated. On AWS the

@@ -3,7 +3,7 @@
  * (lambdas/lib/http.ts, in one table) and that the web app branches on; the message is
  * the user-facing text. Domain code throws these and never chooses a status itself.
  */
-import type { ErrorCode } from '../shared/api-types';
+import type { ErrorCode } from '#shared/api-types';
 
 export type { ErrorCode };
 

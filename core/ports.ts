@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Alignment } from '../shared/schemas';
+import type { Alignment } from '#shared/schemas';
 
 /**
  * The ports: what the core asks of the outside world, declared here so the core

@@ -1,6 +1,6 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { routes } from '../lambdas/routes';
+import { routes } from '#lambdas/routes';
 
 /**
  * Every cdk-nag finding (AwsSolutions and Serverless rule packs) this stack accepts,

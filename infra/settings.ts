@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE } from '../shared/fast-path';
+import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE } from '#shared/fast-path';
 
 /**
  * The deployment's settings, read once from CDK context (cdk.json "context", or

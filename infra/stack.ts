@@ -2,7 +2,7 @@ import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type St
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { functionNames, type FunctionName } from '../lambdas/routes';
+import { functionNames, type FunctionName } from '#lambdas/routes';
 import type { DeploySettings } from './settings';
 import { Api } from './constructs/api';
 import { Auth } from './constructs/auth';

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
-import { GIF_FPS, GIF_MAX_SECONDS, GIF_MAX_WIDTH, type OutputFormat } from '../shared/output-formats';
+import { GIF_FPS, GIF_MAX_SECONDS, GIF_MAX_WIDTH, type OutputFormat } from '#shared/output-formats';
 import { encodeFramesFromStreams, fileInput, runFfmpeg } from './encode';
 
 /** Frames of the animation in order, opened one at a time as the encoder asks for them. */

@@ -11,19 +11,19 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { getScene } from '../shared/catalogue';
-import { FPS } from '../shared/frames';
-import { frameFile, regionFile, segmentFile } from '../shared/render-contract';
-import { SEGMENT_DOWNLOADS_AT_ONCE } from '../shared/fast-path';
+import { getScene } from '#shared/catalogue';
+import { FPS } from '#shared/frames';
+import { frameFile, regionFile, segmentFile } from '#shared/render-contract';
+import { SEGMENT_DOWNLOADS_AT_ONCE } from '#shared/fast-path';
 import { finishSplitStill } from './region-stitch';
-import type { JobRecord, OutputFile } from '../core/jobs/jobs';
-import { OUTPUT_FORMATS, outputFormatOf } from '../shared/output-formats';
+import type { JobRecord, OutputFile } from '#core/jobs/jobs';
+import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
-import { renderTasks, type TaskOutcome } from '../core/jobs/render-tasks';
-import { jobFiles, type JobFiles } from '../core/storage/job-files';
+import { renderTasks, type TaskOutcome } from '#core/jobs/render-tasks';
+import { jobFiles, type JobFiles } from '#core/storage/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
 import { deliverStill, fetchCheckedInput, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
-import { log } from '../observability/logger';
+import { log } from '#observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
 async function encodeChosenFormat(job: JobRecord, files: JobFiles, workDir: string, openFrame: FrameSource, audioFile: string | undefined): Promise<OutputFile | undefined> {

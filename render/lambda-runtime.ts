@@ -8,7 +8,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { log } from '../observability/logger';
+import { log } from '#observability/logger';
 
 const API_VERSION = '2018-06-01';
 

@@ -10,12 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '../shared/catalogue';
-import { framePreviewFile } from '../shared/render-contract';
-import { LIVE_PREVIEW } from '../shared/render-manifest';
+import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '#shared/catalogue';
+import { framePreviewFile } from '#shared/render-contract';
+import { LIVE_PREVIEW } from '#shared/render-manifest';
 import { RenderError } from './blender';
 import { readOutput, WarmScenes } from './warm-scene';
-import { alignment } from '../shared/schemas';
+import { alignment } from '#shared/schemas';
 
 /** The most audio a preview decodes: the still frame of an audio scene needs no more. */
 const PREVIEW_AUDIO_SECONDS = 30;

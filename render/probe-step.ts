@@ -1,4 +1,4 @@
-import type { MediaDuration, UploadToMeasure } from '../core/ports';
+import type { MediaDuration, UploadToMeasure } from '#core/ports';
 import { probeRequestOf } from './lambda-runtime';
 
 /**

@@ -6,7 +6,7 @@
  * builds the scene again for its colour settings and output format but renders nothing.
  */
 import { join } from 'node:path';
-import { regionRows } from '../shared/render-plan';
+import { regionRows } from '#shared/render-plan';
 import { readExr, type ExrImage } from './denoiser/exr';
 import { denoiseImage } from './denoiser/frame';
 import { sharedDenoiser } from './denoiser';

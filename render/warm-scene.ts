@@ -22,13 +22,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
-import { getScene, type SceneDefinition } from '../shared/catalogue';
-import type { SceneContract } from '../shared/render-contract';
+import { getScene, type SceneDefinition } from '#shared/catalogue';
+import type { SceneContract } from '#shared/render-contract';
 import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
 import { copySceneScripts, RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
-import { openToRead } from '../core/storage/no-follow';
-import { log } from '../observability/logger';
+import { openToRead } from '#core/storage/no-follow';
+import { log } from '#observability/logger';
 
 /** Requests one parent serves before it is replaced: its memory cannot drift for long. */
 export const MAX_FORKS = 200;

@@ -12,7 +12,7 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { framePreviewFile, STILL_FILE } from '../shared/render-contract';
+import { framePreviewFile, STILL_FILE } from '#shared/render-contract';
 import { RenderError, type RenderErrorKind, type SceneArgs } from './blender';
 import { readOutput, type WarmScenes } from './warm-scene';
 

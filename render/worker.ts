@@ -31,9 +31,9 @@ import { previewInvocation } from './preview-step';
 import { WarmScenes } from './warm-scene';
 import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
 import { containTools } from './tool-environment';
-import { log, withLogScope } from '../observability/logger';
-import { businessMetrics, CHUNK_STEPS } from '../observability/metrics';
-import { composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '../composition/server';
+import { log, withLogScope } from '#observability/logger';
+import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
+import { composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '#composition/server';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;

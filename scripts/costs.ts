@@ -11,19 +11,19 @@
  * prices from the catalogue, the task size from the deploy settings' defaults and
  * the idle inventory from the synthesised stack, so the tables follow the code.
  */
-import { PREVIEW_MEMORY_MB } from '../infra/constructs/live-previews';
+import { PREVIEW_MEMORY_MB } from '#infra/constructs/live-previews';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { scenes, type RenderMode, type Scene } from '../shared/catalogue';
-import { FPS } from '../shared/frames';
-import { isMediaDriven, quoteRender } from '../shared/pricing';
-import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '../shared/fast-path';
-import { fromRoot } from '../infra/paths';
-import { readSettings, settingDefaults } from '../infra/settings';
-import { CloudRenderStack } from '../infra/stack';
-import { scheduledJobs } from '../infra/constructs/schedules';
+import { scenes, type RenderMode, type Scene } from '#shared/catalogue';
+import { FPS } from '#shared/frames';
+import { isMediaDriven, quoteRender } from '#shared/pricing';
+import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE, FUNCTION_START_SECONDS, planForFastPath, RENDER_FUNCTION, type RenderEngine } from '#shared/fast-path';
+import { fromRoot } from '#infra/paths';
+import { readSettings, settingDefaults } from '#infra/settings';
+import { CloudRenderStack } from '#infra/stack';
+import { scheduledJobs } from '#infra/constructs/schedules';
 
 /**
  * AWS list prices, us-east-1, in USD, as published in January 2025 (Fargate since

@@ -16,10 +16,10 @@ import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, LambdaClient, paginateListFunctions } from '@aws-sdk/client-lambda';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { fromRoot } from '../infra/paths';
-import { checkAccount, reservationsOf, type AccountConcurrency, type DeployChoice, type Preflight } from '../infra/preflight';
-import { readSettings } from '../infra/settings';
-import { CloudRenderStack } from '../infra/stack';
+import { fromRoot } from '#infra/paths';
+import { checkAccount, reservationsOf, type AccountConcurrency, type DeployChoice, type Preflight } from '#infra/preflight';
+import { readSettings } from '#infra/settings';
+import { CloudRenderStack } from '#infra/stack';
 
 /** Every call to the control plane: answered within this, or the deploy stops before changing anything. */
 const CALL_MS = 10_000;

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS from 'openapi-typescript';
-import { buildOpenApiDocument } from '../shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi';
 
 const here = (path: string) => fileURLToPath(new URL(`../client/${path}`, import.meta.url));
 

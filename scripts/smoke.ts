@@ -15,9 +15,9 @@
 import { generateKeyPairSync, createSign, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { scenes } from '../shared/catalogue';
-import { siteConfigSchema, type SiteConfig } from '../shared/site-config';
-import type { CreateJobResponse, JobView, MainOutput } from '../shared/api-types';
+import { scenes } from '#shared/catalogue';
+import { siteConfigSchema, type SiteConfig } from '#shared/site-config';
+import type { CreateJobResponse, JobView, MainOutput } from '#shared/api-types';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const POLL_INTERVAL_MS = 2_000;

@@ -5,7 +5,7 @@
  * must answer the document's Error shape.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { buildOpenApiDocument } from '../shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi';
 
 const document = buildOpenApiDocument();
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });

@@ -3,11 +3,11 @@
  * table: the model-based property test checks them after every step, the fault
  * benchmark after its traffic. Each violation is a sentence naming what broke.
  */
-import { listAllCreditHistory, listCreditHistoryNewestFirst, type LedgerEntry } from '../core/credits/credits';
-import { listAllJobsOfUser, type JobRecord } from '../core/jobs/jobs';
-import { TEST_RENDERS_PER_DAY } from '../core/jobs/render-jobs';
-import { getUser } from '../core/users/users';
-import { getConfig } from '../core/config';
+import { listAllCreditHistory, listCreditHistoryNewestFirst, type LedgerEntry } from '#core/credits/credits';
+import { listAllJobsOfUser, type JobRecord } from '#core/jobs/jobs';
+import { TEST_RENDERS_PER_DAY } from '#core/jobs/render-jobs';
+import { getUser } from '#core/users/users';
+import { getConfig } from '#core/config';
 
 export const cents = (amount: number) => Math.round(amount * 100);
 

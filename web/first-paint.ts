@@ -21,7 +21,7 @@ import type { OutputBundle, OutputChunk } from 'rolldown';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { MemoryRouter } from 'react-router-dom';
-import { scenes } from '../shared/catalogue';
+import { scenes } from '#shared/catalogue';
 import { CustomizeIntro, firstPreviewImage } from './src/customize/CustomizeIntro';
 
 interface RoutePreload {

@@ -3,7 +3,7 @@ import { tableName } from '../ports';
 import { getItem, putItem, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
-import { counterNames, type CounterName, type DailyStats } from '../../shared/analytics-api';
+import { counterNames, type CounterName, type DailyStats } from '#shared/analytics-api';
 
 export { counterNames, type CounterName, type DailyStats };
 

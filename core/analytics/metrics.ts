@@ -1,8 +1,8 @@
-import type { AnalyticsKind } from '../../shared/analytics';
+import type { AnalyticsKind } from '#shared/analytics';
 import { putItem, queryPage, queryPages, updateItem, writeBatch } from '../db/items';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';
-import { METRIC_KINDS, type MetricKind, type MetricRecords } from '../../shared/analytics-api';
+import { METRIC_KINDS, type MetricKind, type MetricRecords } from '#shared/analytics-api';
 
 export { METRIC_KINDS, type MetricKind, type MetricRecords };
 

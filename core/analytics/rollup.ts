@@ -1,7 +1,7 @@
-import type { RollupResult } from '../../shared/analytics-api';
-import { getScene } from '../../shared/catalogue';
-import { USD_PER_CREDIT } from '../../shared/pricing';
-import type { AnalyticsKind } from '../../shared/analytics';
+import type { RollupResult } from '#shared/analytics-api';
+import { getScene } from '#shared/catalogue';
+import { USD_PER_CREDIT } from '#shared/pricing';
+import type { AnalyticsKind } from '#shared/analytics';
 import { listAllUsers, type UserRecord } from '../users/users';
 import { listAllCreditHistory, type LedgerEntry } from '../credits/credits';
 import { listAllJobsOfUser, type JobRecord } from '../jobs/jobs';

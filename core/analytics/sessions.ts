@@ -1,5 +1,5 @@
-import type { SessionRecord } from '../../shared/schemas';
-import type { ClientSession } from '../../shared/analytics';
+import type { SessionRecord } from '#shared/schemas';
+import type { ClientSession } from '#shared/analytics';
 import { getItem, putItem, queryPage, type Item } from '../db/items';
 import { keys } from '../db/keys';
 import { dayOf, expiresAtFor } from './counters';

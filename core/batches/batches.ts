@@ -5,8 +5,8 @@
  * them together and their outputs can be downloaded as one ZIP once all are done.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CreateJobRequest } from '../../shared/schemas';
-import type { BatchView } from '../../shared/api-types';
+import type { CreateJobRequest } from '#shared/schemas';
+import type { BatchView } from '#shared/api-types';
 import { deleteItem, getItem, putItem, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';

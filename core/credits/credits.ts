@@ -3,7 +3,7 @@
  * in one transaction with its ledger entry, so it always equals the ledger's sum.
  */
 import { randomUUID } from 'node:crypto';
-import { insufficientCredits, USER_DOCUMENT_MISSING } from '../../shared/messages';
+import { insufficientCredits, USER_DOCUMENT_MISSING } from '#shared/messages';
 import { tableName } from '../ports';
 import { queryPage, queryPages } from '../db/items';
 import { keys } from '../db/keys';

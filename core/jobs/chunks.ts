@@ -7,7 +7,7 @@
  * left are computed from.
  */
 import { getItem, queryPages, updateItem, writeBatch, type WriteRequest } from '../db/items';
-import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '../../shared/render-plan';
+import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '#shared/render-plan';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';

@@ -3,10 +3,10 @@
  * (the image of a still, the video of an animation). A job whose price was given back, or whose card payment was taken
  * back, delivers nothing: the refund and the chargeback are the server's own records, never the worker's word.
  */
-import { isImageFile, isVideoFile } from '../../shared/files';
-import { outputsAvailable } from '../../shared/jobs';
-import * as messages from '../../shared/messages';
-import type { MainOutput, OutputFileView } from '../../shared/api-types';
+import { isImageFile, isVideoFile } from '#shared/files';
+import { outputsAvailable } from '#shared/jobs';
+import * as messages from '#shared/messages';
+import type { MainOutput, OutputFileView } from '#shared/api-types';
 import { NotFoundError, PaymentRequiredError } from '../errors';
 import { renderPaymentTakenBack } from '../payments/chargebacks';
 import { DOWNLOAD_URL_SECONDS, listOutputs, presignDownload } from '../storage/storage';

@@ -11,7 +11,7 @@
  * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */
-import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '../../shared/jobs';
+import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '#shared/jobs';
 import { tableName } from '../ports';
 import { streamImage } from '../db/items';
 import { keys } from '../db/keys';
@@ -24,8 +24,8 @@ import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
 import { releaseRenderSlotOf } from './launch';
 import { giveBackTestRender } from './render-jobs';
-import { hashUserId, log, withLogScope } from '../../observability/logger';
-import { businessMetrics } from '../../observability/metrics';
+import { hashUserId, log, withLogScope } from '#observability/logger';
+import { businessMetrics } from '#observability/metrics';
 
 /** The statuses whose arrival has effects. */
 export const FINAL_STATUSES = ['done', 'failed'] as const;

@@ -1,10 +1,10 @@
-import type { JobStatus } from '../../shared/jobs';
-import type { JobView } from '../../shared/api-types';
+import type { JobStatus } from '#shared/jobs';
+import type { JobView } from '#shared/api-types';
 import { tableName } from '../ports';
 import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
-import type { Alignment } from '../../shared/schemas';
+import type { Alignment } from '#shared/schemas';
 
 export interface OutputFile {
   name: string;

@@ -1,8 +1,8 @@
 import { getConfig } from '../config';
-import { log } from '../../observability/logger';
+import { log } from '#observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
-import { fastPathSettings, planForFastPath } from '../../shared/fast-path';
-import { hasFinishingStep, planInputOf, type ChunkRange } from '../../shared/render-plan';
+import { fastPathSettings, planForFastPath } from '#shared/fast-path';
+import { hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';

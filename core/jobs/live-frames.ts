@@ -3,8 +3,8 @@
  * frame. The links are short-lived (the card asks again on every poll); only frames the
  * job lists as stored get one, so an empty slot means "not rendered yet".
  */
-import { framePreviewFile } from '../../shared/render-contract';
-import { latestFrame, stripFrames, type FrameSlot, type LiveFrames } from '../../shared/live-preview';
+import { framePreviewFile } from '#shared/render-contract';
+import { latestFrame, stripFrames, type FrameSlot, type LiveFrames } from '#shared/live-preview';
 import { outputPrefix, presignInline } from '../storage/storage';
 import type { JobRecord } from './jobs';
 

@@ -9,16 +9,16 @@
  * nothing, while a resumed job that fails or finishes again is a new outcome. When the
  * mail cannot be sent the flag is given back, so a retry can send it.
  */
-import { getScene } from '../../shared/catalogue';
-import { latestFrame } from '../../shared/live-preview';
-import { OUTPUT_FORMATS, outputFormatOf } from '../../shared/output-formats';
+import { getScene } from '#shared/catalogue';
+import { latestFrame } from '#shared/live-preview';
+import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { sendMail } from '../ports';
 import { DOWNLOAD_URL_SECONDS, outputExists, presignInline } from '../storage/storage';
 import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';
 import { jobLink } from './reports';
 import { updateJobAndRead, type JobRecord } from './jobs';
-import { log } from '../../observability/logger';
+import { log } from '#observability/logger';
 
 export type OutcomeMailResult = 'sent' | 'already-sent' | 'not-wanted' | 'not-final' | 'failed';
 

@@ -1,6 +1,6 @@
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
-import { timeAccuracyRatio } from '../../shared/jobs';
-import { log } from '../../observability/logger';
+import { timeAccuracyRatio } from '#shared/jobs';
+import { log } from '#observability/logger';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
 export type FailureCause = 'internal' | 'input';

@@ -4,7 +4,7 @@
  * nothing else, so the line is one Query however many jobs the table holds.
  */
 import { availableParallelism } from 'node:os';
-import { queuePlace, type FarmLoad, type QueuePlace } from '../../shared/queue';
+import { queuePlace, type FarmLoad, type QueuePlace } from '#shared/queue';
 import { getConfig } from '../config';
 import { listActiveQueueEntries, type JobRecord } from './jobs';
 

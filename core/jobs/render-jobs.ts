@@ -4,17 +4,17 @@
  * domain error the HTTP wrapper maps.
  */
 import { randomUUID } from 'node:crypto';
-import { getScene, logLinesFor, requiredUploadKind } from '../../shared/catalogue';
-import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '../../shared/pricing';
-import { FPS, MAX_MEDIA_DURATION_SECONDS } from '../../shared/frames';
-import { resolveOptions, serializeOptions } from '../../shared/options';
-import { canAbandon, canResume } from '../../shared/jobs';
-import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '../../shared/output-formats';
-import { readyInSeconds } from '../../shared/fast-path';
-import { planInputOf } from '../../shared/render-plan';
-import * as messages from '../../shared/messages';
-import type { PaymentTicket } from '../../shared/api-types';
-import type { CreateJobRequest } from '../../shared/schemas';
+import { getScene, logLinesFor, requiredUploadKind } from '#shared/catalogue';
+import { isMediaDriven, planRender, quoteRemainingFrames, toCents } from '#shared/pricing';
+import { FPS, MAX_MEDIA_DURATION_SECONDS } from '#shared/frames';
+import { resolveOptions, serializeOptions } from '#shared/options';
+import { canAbandon, canResume } from '#shared/jobs';
+import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '#shared/output-formats';
+import { readyInSeconds } from '#shared/fast-path';
+import { planInputOf } from '#shared/render-plan';
+import * as messages from '#shared/messages';
+import type { PaymentTicket } from '#shared/api-types';
+import type { CreateJobRequest } from '#shared/schemas';
 import { cancelRender, launchRender, releaseRenderSlotOf } from './launch';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
@@ -28,8 +28,8 @@ import { headInput, isOwnInputKey, MediaUnreadableError, storedFrames } from '..
 import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
-import { addToLogScope } from '../../observability/logger';
-import { businessMetrics } from '../../observability/metrics';
+import { addToLogScope } from '#observability/logger';
+import { businessMetrics } from '#observability/metrics';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
 export const TEST_RENDERS_PER_DAY = 20;

@@ -7,7 +7,7 @@
  * AWS, the worker's own process locally. The worker writes nothing in the table itself.
  */
 import { ports } from '../ports';
-import { log } from '../../observability/logger';
+import { log } from '#observability/logger';
 import type { ChunkRecord } from './chunks';
 import type { JobRecord } from './jobs';
 import { REASON_MAX_CHARS, type ChunkStart, type JobOutputs, type RenderTaskAnswer, type RenderTaskArgs, type RenderTaskName, type TaskOutcome } from './task-server';

@@ -4,7 +4,7 @@ import { RateLimitedError } from '../errors';
 import { consumeRateLimit } from '../rate-limits/rate-limits';
 import { incrementCounters } from '../analytics/counters';
 import type { JobRecord } from './jobs';
-import { roundTo } from '../../shared/numbers';
+import { roundTo } from '#shared/numbers';
 
 /** Durations and ratios in an e-mail: two decimals, empty when unknown. */
 const readable = (value: number | undefined): string => (value === undefined ? '' : String(roundTo(value)));

@@ -1,5 +1,5 @@
-import { WORKER_LOST_MS } from '../../shared/jobs';
-import { frameCostInputOf, renderTimeLimitSeconds } from '../../shared/render-plan';
+import { WORKER_LOST_MS } from '#shared/jobs';
+import { frameCostInputOf, renderTimeLimitSeconds } from '#shared/render-plan';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
 import { admitWaitingJobs, waitingOnFarm } from './launch';

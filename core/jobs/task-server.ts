@@ -10,8 +10,8 @@
  * guard that holds its table client to nothing (composition/server.ts).
  */
 import { z } from 'zod';
-import { businessMetrics } from '../../observability/metrics';
-import { hasFinishingStep } from '../../shared/render-plan';
+import { businessMetrics } from '#observability/metrics';
+import { hasFinishingStep } from '#shared/render-plan';
 import { outputPrefix } from '../storage/storage';
 import { claimChunk, claimEncode, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease, type ChunkRecord } from './chunks';
 import { changeJob, getJob, recordRenderedFrame, type JobRecord } from './jobs';

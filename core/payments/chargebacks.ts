@@ -10,8 +10,8 @@ import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../cr
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { chargeBackPaymentItem, getPayment, paymentEventSeen, recordPaymentEventItem, type PaymentRecord } from './payments';
 import type { JobRecord } from '../jobs/jobs';
-import { log } from '../../observability/logger';
-import { businessMetrics } from '../../observability/metrics';
+import { log } from '#observability/logger';
+import { businessMetrics } from '#observability/metrics';
 
 /** 'not-yet': the payment's own success has not been settled here yet, so the event is to be delivered again later. */
 export type ChargebackOutcome = 'applied' | 'duplicate' | 'recorded' | 'unknown-payment' | 'not-yet';

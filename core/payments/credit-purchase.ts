@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PaymentTicket } from '../../shared/api-types';
-import { toCents } from '../../shared/pricing';
+import type { PaymentTicket } from '#shared/api-types';
+import { toCents } from '#shared/pricing';
 import { ConflictError } from '../errors';
 import { Transaction } from '../db/transaction';
 import { once, recordAnswerItem, requestFingerprint } from '../idempotency/idempotency';

@@ -7,8 +7,8 @@ import { isConditionFailure, Transaction } from '../db/transaction';
 import { listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
 import type { TransactItem } from '../db/keys';
-import { log } from '../../observability/logger';
-import { businessMetrics } from '../../observability/metrics';
+import { log } from '#observability/logger';
+import { businessMetrics } from '#observability/metrics';
 
 export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
 

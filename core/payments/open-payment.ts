@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { PaymentTicket } from '../../shared/api-types';
+import type { PaymentTicket } from '#shared/api-types';
 import { ports } from '../ports';
 import { getConfig } from '../config';
 import { createPaymentItem, getPayment, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
-import { CURRENCY } from '../../shared/pricing';
+import { CURRENCY } from '#shared/pricing';
 import { ConflictError } from '../errors';
 import type { JobRecord } from '../jobs/jobs';
 

@@ -2,7 +2,7 @@ import { tableName } from '../ports';
 import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { newItem } from '../db/transaction';
-import type { CURRENCY } from '../../shared/pricing';
+import type { CURRENCY } from '#shared/pricing';
 
 /** What the server asked a payment provider to collect, and for what. */
 export interface PaymentRecord {

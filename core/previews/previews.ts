@@ -4,18 +4,18 @@
  * e-mail: only a rate-limit count and the picture kept under the hash of what it shows.
  */
 import { createHash } from 'node:crypto';
-import { getScene, requiredUploadKind } from '../../shared/catalogue';
-import { resolveOptions } from '../../shared/options';
-import { LIVE_PREVIEW } from '../../shared/render-manifest';
-import type { PreviewRequest } from '../../shared/schemas';
-import type { LivePreview } from '../../shared/api-types';
+import { getScene, requiredUploadKind } from '#shared/catalogue';
+import { resolveOptions } from '#shared/options';
+import { LIVE_PREVIEW } from '#shared/render-manifest';
+import type { PreviewRequest } from '#shared/schemas';
+import type { LivePreview } from '#shared/api-types';
 import { DomainError, InvalidRequestError, RateLimitedError, ServiceUnavailableError } from '../errors';
 import { ports } from '../ports';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPreview } from '../storage/storage';
 import { refuseUnsafeUpload } from '../uploads/stored-upload';
 import { UPLOAD_MISSING } from '../jobs/render-jobs';
-import { log } from '../../observability/logger';
+import { log } from '#observability/logger';
 import { getConfig } from '../config';
 
 /** Warm-ups (a customise page that opens) one asker may send in an hour. */

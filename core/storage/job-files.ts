@@ -5,7 +5,7 @@
  * (adapters/worker-credentials.ts); this is the same scope, named.
  */
 import type { Readable } from 'node:stream';
-import type { UploadKind } from '../../shared/catalogue';
+import type { UploadKind } from '#shared/catalogue';
 import { inspectUploadFile, UploadRefusedError } from '../uploads/upload-inspector';
 import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from './storage';
 

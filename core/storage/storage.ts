@@ -9,8 +9,8 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ports, s3Client } from '../ports';
 import { getConfig } from '../config';
-import type { UploadTicket } from '../../shared/api-types';
-import { frameFile } from '../../shared/render-contract';
+import type { UploadTicket } from '#shared/api-types';
+import { frameFile } from '#shared/render-contract';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */
 const UPLOAD_TICKET_SECONDS = 15 * 60;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import type { UploadKind } from '../../shared/catalogue';
+import type { UploadKind } from '#shared/catalogue';
 import { InvalidRequestError, RateLimitedError } from '../errors';
 import { getItem, putItem } from '../db/items';
 import { keys } from '../db/keys';

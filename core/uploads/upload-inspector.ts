@@ -15,8 +15,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { imageSize } from 'image-size';
-import type { UploadKind } from '../../shared/catalogue';
-import { fileExtension } from '../../shared/files';
+import type { UploadKind } from '#shared/catalogue';
+import { fileExtension } from '#shared/files';
 import {
   CHECKED_IMAGE_TYPES,
   EMBEDDED_IMAGE_UNREADABLE,
@@ -29,7 +29,7 @@ import {
   modelRefersOutside,
   modelTooDetailed,
   modelUnreadable,
-} from '../../shared/upload-limits';
+} from '#shared/upload-limits';
 
 /** The upload cannot be rendered; the message is for the user as is. */
 export class UploadRefusedError extends Error {

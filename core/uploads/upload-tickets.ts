@@ -3,10 +3,10 @@
  * capped at the scene's upload rule. Each one lets its holder store that much, so a user gets a bounded number an hour
  * (the web app and the render API share them).
  */
-import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '../../shared/catalogue';
-import { normalizeFileName } from '../../shared/files';
-import type { UploadTicket } from '../../shared/api-types';
-import type { UploadRequest } from '../../shared/schemas';
+import { ACCEPTED_UPLOADS, getScene, requiredUploadKind } from '#shared/catalogue';
+import { normalizeFileName } from '#shared/files';
+import type { UploadTicket } from '#shared/api-types';
+import type { UploadRequest } from '#shared/schemas';
 import { RateLimitedError } from '../errors';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { presignUpload } from '../storage/storage';

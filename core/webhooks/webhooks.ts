@@ -9,15 +9,15 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { WebhookDelivery } from '../../shared/api-types';
-import type { WebhookEventAnswer } from '../../shared/render-api';
+import type { WebhookDelivery } from '#shared/api-types';
+import type { WebhookEventAnswer } from '#shared/render-api';
 import { deleteItem, getItem, putItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJobAndRead, type JobRecord } from '../jobs/jobs';
 import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
-import { log } from '../../observability/logger';
-import { businessMetrics } from '../../observability/metrics';
+import { log } from '#observability/logger';
+import { businessMetrics } from '#observability/metrics';
 
 export const SIGNATURE_HEADER = 'Render-Signature';
 /** Minutes to wait after each failed attempt; the last delay repeats until a day has passed since the first. */

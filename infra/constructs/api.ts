@@ -7,7 +7,7 @@ import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { routes, type FunctionName, type RouteDef } from '../../lambdas/routes';
+import { routes, type FunctionName, type RouteDef } from '#lambdas/routes';
 
 export interface ApiProps {
   rateLimit: number;

@@ -3,7 +3,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FINAL_STATUSES } from '../../core/jobs/final-state';
+import { FINAL_STATUSES } from '#core/jobs/final-state';
 import type { Mail } from './mail';
 import { ServerFunction } from './server-function';
 import type { Storage } from './storage';

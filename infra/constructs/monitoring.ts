@@ -10,8 +10,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { Construct } from 'constructs';
 import type { ServerFunction } from './server-function';
-import { CHUNK_STEPS, METRIC, type MetricName } from '../../observability/metrics';
-import { SERVICE_NAME } from '../../observability/logger';
+import { CHUNK_STEPS, METRIC, type MetricName } from '#observability/metrics';
+import { SERVICE_NAME } from '#observability/logger';
 
 /**
  * The objectives users feel, alarmed on: the customer's wait from payment to result

@@ -6,7 +6,7 @@ import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RENDER_FUNCTION } from '../../shared/fast-path';
+import { RENDER_FUNCTION } from '#shared/fast-path';
 import { repoRoot } from '../paths';
 import { renderImageFunction } from './render-image-function';
 

@@ -11,10 +11,10 @@ import { Construct } from 'constructs';
 import { privateBucketProps } from './storage';
 import { awsOrigins, contentSecurityPolicy, inlineScriptHashes } from '../content-security-policy';
 import { fromRoot } from '../paths';
-import type { SiteConfig } from '../../shared/site-config';
-import { robotsTxt, sitemapXml } from '../../shared/site-map';
-import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
-import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
+import type { SiteConfig } from '#shared/site-config';
+import { robotsTxt, sitemapXml } from '#shared/site-map';
+import { ORIGIN_VERIFY_HEADER } from '#lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '#shared/cross-site';
 
 export interface SiteProps {
   /** Host name of the HTTP API, served under /api/* so the browser talks to one origin. */

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../core/db/table';
+import { tableDefinition } from '#core/db/table';
 
 /** Key prefix of uploaded inputs in the uploads bucket (the jobs API presigns POSTs under it). */
 export const UPLOADS_PREFIX = 'uploads/';

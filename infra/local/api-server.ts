@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { JwtRsaVerifier } from 'aws-jwt-verify';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { routes, routeKey, type FunctionName, type Route } from '../../lambdas/routes';
+import { routes, routeKey, type FunctionName, type Route } from '#lambdas/routes';
 import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { listen, type Service } from './ports';
-import { fromAnotherSite } from '../../shared/cross-site';
-import { log } from '../../observability/logger';
+import { fromAnotherSite } from '#shared/cross-site';
+import { log } from '#observability/logger';
 
 /** API Gateway's payload limit; larger requests never reach a Lambda. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -42,7 +42,7 @@ export async function startApiServer(options: {
   verifier.cacheJwks((await (await fetch(jwksUri)).json()) as Parameters<typeof verifier.cacheJwks>[0]);
   const handlers = new Map<FunctionName, Promise<Handler>>();
   const handlerFor = (fn: FunctionName) => {
-    if (!handlers.has(fn)) handlers.set(fn, import(`../../lambdas/functions/${fn}.ts`).then((m: { handler: Handler }) => m.handler));
+    if (!handlers.has(fn)) handlers.set(fn, import(`#lambdas/functions/${fn}`).then((m: { handler: Handler }) => m.handler));
     return handlers.get(fn)!;
   };
 

@@ -17,7 +17,7 @@ import {
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { tableDefinition } from '../../core/db/table';
+import { tableDefinition } from '#core/db/table';
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 

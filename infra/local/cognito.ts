@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Messages } from 'cognito-local/lib/services/messages.js';
-import { authMessage } from '../../core/users/auth-messages';
-import { writeLocalMail } from '../../adapters/mailer';
+import { authMessage } from '#core/users/auth-messages';
+import { writeLocalMail } from '#adapters/mailer';
 import { listen, type Service } from './ports';
 
 /**

@@ -8,8 +8,8 @@ import { startLocalStack } from './stack';
 import { PortInUseError, type Service } from './ports';
 import { startWebServer } from './web-server';
 import { startSchedules } from './schedules';
-import { findBlender } from '../../render/blender-install';
-import { toolAccessProblem, workerToolIdentity } from '../../render/tool-environment';
+import { findBlender } from '#render/blender-install';
+import { toolAccessProblem, workerToolIdentity } from '#render/tool-environment';
 
 // In a terminal, the service's JSON log lines are indented for reading, the metric lines (EMF, for CloudWatch) left
 // out, and the line every API request writes too: warnings and errors show (POWERTOOLS_LOG_LEVEL=INFO shows them all).

@@ -1,9 +1,9 @@
-import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { reconcileCredits } from '../../core/credits/reconciliation';
-import { runDailyRollup } from '../../core/analytics/rollup';
-import { applyRetention } from '../../core/analytics/retention';
-import { retryDueWebhooks } from '../../core/webhooks/webhooks';
-import { log, withLogScope } from '../../observability/logger';
+import { sweepStaleJobs } from '#core/jobs/stale-sweep';
+import { reconcileCredits } from '#core/credits/reconciliation';
+import { runDailyRollup } from '#core/analytics/rollup';
+import { applyRetention } from '#core/analytics/retention';
+import { retryDueWebhooks } from '#core/webhooks/webhooks';
+import { log, withLogScope } from '#observability/logger';
 
 /**
  * Local only: EventBridge's schedules, as timers calling the same handlers the

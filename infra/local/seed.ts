@@ -1,6 +1,6 @@
 import { ensureVerifiedUser } from './bootstrap';
-import { ensureUser, getUser } from '../../core/users/users';
-import { moveCredits } from '../../core/credits/credits';
+import { ensureUser, getUser } from '#core/users/users';
+import { moveCredits } from '#core/credits/credits';
 
 export interface SeededAccount {
   role: 'demo' | 'admin';

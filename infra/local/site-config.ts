@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import type { ExtraRoute } from './api-server';
-import { robotsTxt, sitemapXml } from '../../shared/site-map';
-import type { SiteConfig } from '../../shared/site-config';
+import { robotsTxt, sitemapXml } from '#shared/site-map';
+import type { SiteConfig } from '#shared/site-config';
 
 export function localSiteConfig(env: Record<string, string>): SiteConfig {
   return {

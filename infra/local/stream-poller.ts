@@ -7,9 +7,9 @@ import {
   type Shard,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { handleTableStreamBatch, type TableStreamRecord } from '../../core/jobs/final-state';
+import { handleTableStreamBatch, type TableStreamRecord } from '#core/jobs/final-state';
 import type { Service } from './ports';
-import { log } from '../../observability/logger';
+import { log } from '#observability/logger';
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** Local only: how often an idle shard is read again, and how many times a failing record is retried before it is set aside (Lambda's retry attempts). */

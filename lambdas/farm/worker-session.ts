@@ -1,6 +1,6 @@
-import { issueWorkerSession } from '../../core/jobs/worker-sessions';
-import { isRenderTaskRequest, serveRenderTask } from '../../core/jobs/task-server';
-import { composeServer, scopeIssuer } from '../../composition/server';
+import { issueWorkerSession } from '#core/jobs/worker-sessions';
+import { isRenderTaskRequest, serveRenderTask } from '#core/jobs/task-server';
+import { composeServer, scopeIssuer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,6 +1,6 @@
 import { createFunction } from '../lib/http';
 import { creditHistory, deleteFavorite, getProfile, listFavorites, putFavorite, recordSignIn, updateSettings } from '../handlers/accounts';
-import { composeServer } from '../../composition/server';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,7 +1,7 @@
 import { createFunction } from '../lib/http';
 import { adminAnalytics, adminClientAnalytics, clearAnalytics, importAnalytics, postPageView, postSession } from '../handlers/analytics';
 import { visitorPreview } from '../handlers/previews';
-import { composeServer } from '../../composition/server';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

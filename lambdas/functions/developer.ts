@@ -2,7 +2,7 @@ import { createFunction } from '../lib/http';
 import {
   apiPreview, apiQuote, apiScenes, apiUpload, batchArchive, batchDetail, createApiRender, createBatch, createKey, getApiRender, listApiKeys, listApiRenders, openApiDocument, revokeKey, webhookSecret,
 } from '../handlers/developer';
-import { composeServer } from '../../composition/server';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,7 +1,7 @@
 import { createFunction } from '../lib/http';
 import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob, jobFrames, jobQueuePlace } from '../handlers/jobs';
 import { customerPreview } from '../handlers/previews';
-import { composeServer } from '../../composition/server';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

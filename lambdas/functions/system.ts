@@ -1,7 +1,7 @@
 import { createFunction } from '../lib/http';
 import { adminHealthCheck, publicHealthCheck } from '../handlers/health';
 import { listScenes, quote } from '../handlers/catalogue';
-import { composeServer } from '../../composition/server';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

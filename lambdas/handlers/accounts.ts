@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { getScene } from '../../shared/catalogue';
-import type { Profile, FavoriteView, LedgerEntryView } from '../../shared/api-types';
+import { getScene } from '#shared/catalogue';
+import type { Profile, FavoriteView, LedgerEntryView } from '#shared/api-types';
 import { caller, jsonBody, pathParam, validate, type ApiEvent } from '../lib/http';
-import { NotFoundError } from '../../core/errors';
-import { ensureUser, recordLogin, setNotifyByEmail, wantsOutcomeEmails } from '../../core/users/users';
-import { userSettingsRequest, type UserSettingsRequest } from '../../shared/schemas';
-import { listCreditHistoryNewestFirst } from '../../core/credits/credits';
-import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '../../core/favorites/favorites';
+import { NotFoundError } from '#core/errors';
+import { ensureUser, recordLogin, setNotifyByEmail, wantsOutcomeEmails } from '#core/users/users';
+import { userSettingsRequest, type UserSettingsRequest } from '#shared/schemas';
+import { listCreditHistoryNewestFirst } from '#core/credits/credits';
+import { addFavorite, listFavoritesNewestFirst, removeFavorite } from '#core/favorites/favorites';
 
 /** GET /api/me: the profile; the first call creates the user record (credits 0) and counts the signup once. */
 export async function getProfile(event: ApiEvent): Promise<Profile> {

@@ -15,16 +15,16 @@ import {
   signupConversion,
   topScenes,
   uniqueVisitors,
-} from '../../shared/analytics';
-import { pageView, sessionRecord } from '../../shared/schemas';
+} from '#shared/analytics';
+import { pageView, sessionRecord } from '#shared/schemas';
 import { json, jsonBody, pathParam, requireAdmin, validate, type ApiEvent, type ApiResult } from '../lib/http';
-import { RateLimitedError } from '../../core/errors';
-import { consumeRateLimit } from '../../core/rate-limits/rate-limits';
-import { dayOf, listDailyCounters, recordPageView, visitorKeyOf, type DailyStats } from '../../core/analytics/counters';
-import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '../../core/analytics/metrics';
-import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '../../core/analytics/sessions';
-import { runRollup } from '../../core/analytics/rollup';
-import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../shared/analytics-api';
+import { RateLimitedError } from '#core/errors';
+import { consumeRateLimit } from '#core/rate-limits/rate-limits';
+import { dayOf, listDailyCounters, recordPageView, visitorKeyOf, type DailyStats } from '#core/analytics/counters';
+import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '#core/analytics/metrics';
+import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '#core/analytics/sessions';
+import { runRollup } from '#core/analytics/rollup';
+import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '#shared/analytics-api';
 
 
 // ---------------------------------------------------------------- limits

@@ -1,9 +1,9 @@
-import { scenes, getScene } from '../../shared/catalogue';
-import { quoteRender } from '../../shared/pricing';
-import { quoteRequest } from '../../shared/schemas';
-import type { Quote } from '../../shared/api-types';
+import { scenes, getScene } from '#shared/catalogue';
+import { quoteRender } from '#shared/pricing';
+import { quoteRequest } from '#shared/schemas';
+import type { Quote } from '#shared/api-types';
 import { jsonBody, type ApiEvent } from '../lib/http';
-import { NotFoundError } from '../../core/errors';
+import { NotFoundError } from '#core/errors';
 
 /** GET /api/scenes: the built-in catalogue (its prices computed by the shared calculator). */
 export async function listScenes() {

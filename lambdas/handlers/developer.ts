@@ -1,23 +1,23 @@
-import { scenes } from '../../shared/catalogue';
+import { scenes } from '#shared/catalogue';
 import { z } from 'zod';
 import {
   apiKeyRequest, apiScene, batchRequest, createdRenderAnswer, listRendersQuery, quoteAnswer, renderDetailAnswer, renderListAnswer, renderRequest, scenesAnswer, toJobRequest, uploadTicketAnswer, apiPreviewRequest, previewAnswer, toPreviewRequest,
-} from '../../shared/render-api';
-import { buildOpenApiDocument } from '../../shared/openapi';
-import type { JobView } from '../../shared/api-types';
+} from '#shared/render-api';
+import { buildOpenApiDocument } from '#shared/openapi';
+import type { JobView } from '#shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, pathParam, queryParams, type ApiEvent, type ApiResult } from '../lib/http';
 import { quote } from './catalogue';
 import { createUpload } from './jobs';
-import { ForbiddenError, InvalidRequestError } from '../../core/errors';
-import { getConfig } from '../../core/config';
-import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '../../core/api-keys/api-keys';
-import { getSigningSecret } from '../../core/webhooks/webhooks';
-import { checkWebhookUrl, WebhookAddressError } from '../../core/webhooks/webhook-address';
-import { listJobsNewestFirst } from '../../core/jobs/jobs';
-import { ownJob, startRenderJob } from '../../core/jobs/render-jobs';
-import { archiveBatch, getBatch, startBatch, type BatchRecord } from '../../core/batches/batches';
+import { ForbiddenError, InvalidRequestError } from '#core/errors';
+import { getConfig } from '#core/config';
+import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '#core/api-keys/api-keys';
+import { getSigningSecret } from '#core/webhooks/webhooks';
+import { checkWebhookUrl, WebhookAddressError } from '#core/webhooks/webhook-address';
+import { listJobsNewestFirst } from '#core/jobs/jobs';
+import { ownJob, startRenderJob } from '#core/jobs/render-jobs';
+import { archiveBatch, getBatch, startBatch, type BatchRecord } from '#core/batches/batches';
 import { jobView, listJobFiles } from './jobs';
-import { livePreview } from '../../core/previews/previews';
+import { livePreview } from '#core/previews/previews';
 
 // ---------------------------------------------------------------- keys and the signing secret (web app, signed in)
 

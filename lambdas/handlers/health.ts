@@ -1,5 +1,5 @@
 import { json, requireAdmin, type ApiEvent } from '../lib/http';
-import { healthReport, publicHealth, type HealthReport } from '../../core/health/health';
+import { healthReport, publicHealth, type HealthReport } from '#core/health/health';
 
 /** Either report answers 503 with Retry-After while a component is down. */
 const answer = (report: HealthReport, shown: unknown) => json(report.ok ? 200 : 503, shown, report.ok ? {} : { 'Retry-After': '5' });

@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { createJobRequest, uploadRequest, reportForm } from '../../shared/schemas';
-import * as messages from '../../shared/messages';
-import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '../../shared/api-types';
+import { createJobRequest, uploadRequest, reportForm } from '#shared/schemas';
+import * as messages from '#shared/messages';
+import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '#shared/api-types';
 import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
-import { reopenJobPayment } from '../../core/payments/open-payment';
-import { deliveredFiles, mainOutputOf } from '../../core/jobs/delivery';
-import { reportJobProblem } from '../../core/jobs/reports';
-import { issueUploadTicket } from '../../core/uploads/upload-tickets';
-import { listJobsNewestFirst, type JobRecord } from '../../core/jobs/jobs';
-import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '../../core/jobs/render-jobs';
-import { liveFramesOf } from '../../core/jobs/live-frames';
-import { queuePlaceOfJob } from '../../core/jobs/queue';
-import type { LiveFrames } from '../../shared/live-preview';
-import type { QueuePlace } from '../../shared/queue';
+import { reopenJobPayment } from '#core/payments/open-payment';
+import { deliveredFiles, mainOutputOf } from '#core/jobs/delivery';
+import { reportJobProblem } from '#core/jobs/reports';
+import { issueUploadTicket } from '#core/uploads/upload-tickets';
+import { listJobsNewestFirst, type JobRecord } from '#core/jobs/jobs';
+import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '#core/jobs/render-jobs';
+import { liveFramesOf } from '#core/jobs/live-frames';
+import { queuePlaceOfJob } from '#core/jobs/queue';
+import type { LiveFrames } from '#shared/live-preview';
+import type { QueuePlace } from '#shared/queue';
 
 
 /** Fields only the server and the worker use: owner ids, storage keys, report flags. */

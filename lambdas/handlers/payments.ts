@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { creditPurchaseRequest } from '../../shared/schemas';
-import type { CreditPurchaseResponse } from '../../shared/api-types';
+import { creditPurchaseRequest } from '#shared/schemas';
+import type { CreditPurchaseResponse } from '#shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
-import { InvalidRequestError, NotFoundError } from '../../core/errors';
-import { getConfig } from '../../core/config';
-import { startCreditPurchase } from '../../core/payments/credit-purchase';
-import { applyStripeEvent, verifyStripeEvent } from '../../core/payments/stripe-events';
-import { payWithTestCard } from '../../core/payments/local-payments';
+import { InvalidRequestError, NotFoundError } from '#core/errors';
+import { getConfig } from '#core/config';
+import { startCreditPurchase } from '#core/payments/credit-purchase';
+import { applyStripeEvent, verifyStripeEvent } from '#core/payments/stripe-events';
+import { payWithTestCard } from '#core/payments/local-payments';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {

@@ -1,5 +1,5 @@
-import { previewRequest, previewWarmUp } from '../../shared/schemas';
-import { livePreview, warmPreviews, type PreviewAsker } from '../../core/previews/previews';
+import { previewRequest, previewWarmUp } from '#shared/schemas';
+import { livePreview, warmPreviews, type PreviewAsker } from '#core/previews/previews';
 import { z } from 'zod';
 import { caller, json, jsonBody, validate, type ApiEvent } from '../lib/http';
 import { anonymousClientKey } from './analytics';

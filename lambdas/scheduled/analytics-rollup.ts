@@ -1,5 +1,5 @@
-import { runDailyRollup } from '../../core/analytics/rollup';
-import { composeServer } from '../../composition/server';
+import { runDailyRollup } from '#core/analytics/rollup';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

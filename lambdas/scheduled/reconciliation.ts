@@ -1,5 +1,5 @@
-import { reconcileCredits } from '../../core/credits/reconciliation';
-import { composeServer } from '../../composition/server';
+import { reconcileCredits } from '#core/credits/reconciliation';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,5 +1,5 @@
-import { applyRetention, DEFAULT_LOOKBACK_DAYS } from '../../core/analytics/retention';
-import { composeServer } from '../../composition/server';
+import { applyRetention, DEFAULT_LOOKBACK_DAYS } from '#core/analytics/retention';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,5 +1,5 @@
-import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { composeServer } from '../../composition/server';
+import { sweepStaleJobs } from '#core/jobs/stale-sweep';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,5 +1,5 @@
-import { retryDueWebhooks } from '../../core/webhooks/webhooks';
-import { composeServer } from '../../composition/server';
+import { retryDueWebhooks } from '#core/webhooks/webhooks';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { handleTableStreamBatch, type TableStreamRecord } from '../../core/jobs/final-state';
-import { traced } from '../../observability/tracing';
-import { composeServer } from '../../composition/server';
+import { handleTableStreamBatch, type TableStreamRecord } from '#core/jobs/final-state';
+import { traced } from '#observability/tracing';
+import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
 composeServer();

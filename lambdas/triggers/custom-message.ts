@@ -1,5 +1,5 @@
 import type { CustomMessageTriggerEvent } from 'aws-lambda';
-import { authMessage, type AuthMessageSource } from '../../core/users/auth-messages';
+import { authMessage, type AuthMessageSource } from '#core/users/auth-messages';
 
 /**
  * Cognito's CustomMessage trigger: the verification e-mail carries a link to

@@ -3,7 +3,7 @@
  * no compression, HALF or FLOAT channels (what the scene scripts ask Blender for). Any other
  * EXR is refused with a clear error rather than misread.
  */
-import { openToRead } from '../../core/storage/no-follow';
+import { openToRead } from '#core/storage/no-follow';
 import { halfToFloat } from './tza';
 
 export interface ExrImage {

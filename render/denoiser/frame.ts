@@ -3,7 +3,7 @@
  * Denoising Albedo, Denoising Normal) in, the clean colour out as raw float32 RGBA, rows
  * from the bottom, which is exactly the layout of a Blender image's `pixels` buffer.
  */
-import { openToWrite } from '../../core/storage/no-follow';
+import { openToWrite } from '#core/storage/no-follow';
 import type { Denoiser } from './denoise';
 import { readExr, type ExrImage } from './exr';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { axeViolations, isSerious } from '../../web/scripts/browser';
+import { axeViolations, isSerious } from '#web/scripts/browser';
 import { launchChromium, signIn, verifiedUser, webUrl, whileLoading } from './helpers';
 
 let browser: Browser;

@@ -5,11 +5,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { getScene } from '../../shared/catalogue';
-import { planRender } from '../../shared/pricing';
-import { ensureUser } from '../../core/users/users';
-import { moveCredits } from '../../core/credits/credits';
-import { listJobsNewestFirst } from '../../core/jobs/jobs';
+import { getScene } from '#shared/catalogue';
+import { planRender } from '#shared/pricing';
+import { ensureUser } from '#core/users/users';
+import { moveCredits } from '#core/credits/credits';
+import { listJobsNewestFirst } from '#core/jobs/jobs';
 import { Visitors, launchChromium, signIn, verifiedUser, webUrl } from './helpers';
 
 let browser: Browser;

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
-import { filesOf, productionSite } from '../../infra/local/production-site';
+import { filesOf, productionSite } from '#infra/local/production-site';
 import { launchChromium, signIn, verifiedUser, whileLoading } from './helpers';
 
 let browser: Browser;

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { readZip } from '../zip-entries';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { getJob } from '../../core/jobs/jobs';
-import { gifFrameCount } from '../../render/delivery-formats';
-import { FPS } from '../../shared/frames';
+import { getJob } from '#core/jobs/jobs';
+import { gifFrameCount } from '#render/delivery-formats';
+import { FPS } from '#shared/frames';
 import { ffprobeStream, alphaHistogram } from '../render/media-checks';
 import { Visitors, ffmpegWav, jobCard, launchChromium, newestJobId, setResolution, signIn, verifiedUser, waitForMail, webUrl, type TestUser } from './helpers';
 

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack';
-import { freePort, type Service } from '../../infra/local/ports';
-import { startWebServer } from '../../infra/local/web-server';
+import { startLocalStack, type LocalStack } from '#infra/local/stack';
+import { freePort, type Service } from '#infra/local/ports';
+import { startWebServer } from '#infra/local/web-server';
 
 let stack: LocalStack | undefined;
 let web: Service | undefined;

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ensureVerifiedUser } from '../../infra/local/bootstrap';
-import { BASE_URL, launchChromium, signIn, whileLoading } from '../../web/scripts/browser';
+import { ensureVerifiedUser } from '#infra/local/bootstrap';
+import { BASE_URL, launchChromium, signIn, whileLoading } from '#web/scripts/browser';
 
 export const webUrl = () => inject('webUrl');
 export const dataDir = () => inject('dataDir');

@@ -14,10 +14,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { getScene } from '../../shared/catalogue';
-import { formatUsd, quoteRender } from '../../shared/pricing';
-import { getJob } from '../../core/jobs/jobs';
-import { CHUNK_MAX_LOSSES, listChunksOfJob } from '../../core/jobs/chunks';
+import { getScene } from '#shared/catalogue';
+import { formatUsd, quoteRender } from '#shared/pricing';
+import { getJob } from '#core/jobs/jobs';
+import { CHUNK_MAX_LOSSES, listChunksOfJob } from '#core/jobs/chunks';
 import {
   Visitors,
   dataDir,

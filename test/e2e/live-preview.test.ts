@@ -5,8 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { LIVE_PREVIEW } from '../../shared/render-manifest';
-import { axeViolations, isSerious } from '../../web/scripts/browser';
+import { LIVE_PREVIEW } from '#shared/render-manifest';
+import { axeViolations, isSerious } from '#web/scripts/browser';
 import { Visitors, imageInfo, launchChromium, webUrl, whileLoading } from './helpers';
 
 let browser: Browser;

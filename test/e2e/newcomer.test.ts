@@ -16,7 +16,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, inject, it } from 'vitest';
-import { freePort } from '../../infra/local/ports';
+import { freePort } from '#infra/local/ports';
 import { RESULTS_DIR, sleep } from './helpers';
 
 const DEV_COMMAND = 'npm install && npm run dev';

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
-import { resetConfig } from '../../core/config';
-import { composeServer, resetClients } from '../../composition/server';
+import { resetConfig } from '#core/config';
+import { composeServer, resetClients } from '#composition/server';
 
 // What the journeys do in-process (the stale-job sweep, creating users, reading records)
 // talks to the same table, buckets and pool as the API the browser uses.

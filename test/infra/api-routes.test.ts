@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { routes, routeKey } from '../../lambdas/routes';
+import { routes, routeKey } from '#lambdas/routes';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeTemplate } from './stack-template';
 
 let template: Template;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../../infra/paths';
-import { scenes } from '../../shared/catalogue';
-import { costTables, documentedTables, idleCosts, renderCosts, type IdleLine } from '../../scripts/costs';
+import { fromRoot } from '#infra/paths';
+import { scenes } from '#shared/catalogue';
+import { costTables, documentedTables, idleCosts, renderCosts, type IdleLine } from '#scripts/costs';
 import { SYNTH_TIMEOUT_MS } from './stack-template';
 
 let idle: IdleLine[];

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONCURRENCY_QUOTA_CODE, NEW_ACCOUNT_MEMORY_MIB, reservationsOf } from '../../infra/preflight';
-import { lambdaClient, parseDeployArguments, preflight, synthesisedStack } from '../../scripts/deploy';
+import { CONCURRENCY_QUOTA_CODE, NEW_ACCOUNT_MEMORY_MIB, reservationsOf } from '#infra/preflight';
+import { lambdaClient, parseDeployArguments, preflight, synthesisedStack } from '#scripts/deploy';
 import { SYNTH_TIMEOUT_MS } from './stack-template';
 
 /** Lambda's control plane as the preflight reads it (GetAccountSettings, ListFunctions, GetFunctionConcurrency), with one account's figures. */

@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { JSDOM } from 'jsdom';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BACKGROUND_STYLE_OPTION, exampleImagesFor, getScene } from '../../shared/catalogue';
-import { defaultOptions } from '../../shared/options';
+import { BACKGROUND_STYLE_OPTION, exampleImagesFor, getScene } from '#shared/catalogue';
+import { defaultOptions } from '#shared/options';
 
 /**
  * The production build's index.html, as a browser without the app's JavaScript sees it

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeAssembly, type Resource } from './stack-template';
-import { PROBE_CONCURRENCY } from '../../infra/constructs/media-probe';
+import { PROBE_CONCURRENCY } from '#infra/constructs/media-probe';
 
 let template: Template;
 beforeAll(() => {

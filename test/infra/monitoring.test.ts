@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { OBJECTIVES, WORKER_METRICS } from '../../infra/constructs/monitoring';
-import { METRIC } from '../../observability/metrics';
+import { OBJECTIVES, WORKER_METRICS } from '#infra/constructs/monitoring';
+import { METRIC } from '#observability/metrics';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate } from './stack-template';
 
 let template: Template;

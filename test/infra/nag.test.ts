@@ -1,9 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acknowledgeNagFindings, nagSuppressions, type NagSuppression } from '../../infra/nag-suppressions';
-import { readSettings } from '../../infra/settings';
-import { CloudRenderStack } from '../../infra/stack';
+import { acknowledgeNagFindings, nagSuppressions, type NagSuppression } from '#infra/nag-suppressions';
+import { readSettings } from '#infra/settings';
+import { CloudRenderStack } from '#infra/stack';
 import { SYNTH_TIMEOUT_MS } from './stack-template';
 
 /**

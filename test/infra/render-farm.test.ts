@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { CHUNK_TIMEOUT, ENCODE_TIMEOUT, RENDER_ATTEMPTS, WORKER_RETRY_EXIT_CODE } from '../../infra/constructs/render-farm';
+import { CHUNK_TIMEOUT, ENCODE_TIMEOUT, RENDER_ATTEMPTS, WORKER_RETRY_EXIT_CODE } from '#infra/constructs/render-farm';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
 
 let template: Template;

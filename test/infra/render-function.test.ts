@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { FUNCTION_RETRY_ATTEMPTS } from '../../infra/constructs/render-function';
-import { RENDER_FUNCTION } from '../../shared/fast-path';
+import { FUNCTION_RETRY_ATTEMPTS } from '#infra/constructs/render-function';
+import { RENDER_FUNCTION } from '#shared/fast-path';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
 
 let template: Template;

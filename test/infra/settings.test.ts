@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSettings, settingDefaults } from '../../infra/settings';
+import { readSettings, settingDefaults } from '#infra/settings';
 
 const contextOf = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
 

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeAssembly, synthesizeTemplate } from './stack-template';
-import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
-import { CROSS_SITE_GUARD_SOURCE } from '../../shared/cross-site';
-import { inlineScriptHashes } from '../../infra/content-security-policy';
-import { fromRoot } from '../../infra/paths';
-import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '../../infra/constructs/site';
+import { ORIGIN_VERIFY_HEADER } from '#lambdas/lib/origin';
+import { CROSS_SITE_GUARD_SOURCE } from '#shared/cross-site';
+import { inlineScriptHashes } from '#infra/content-security-policy';
+import { fromRoot } from '#infra/paths';
+import { WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '#infra/constructs/site';
 
 const GATE_HASH = 'a'.repeat(64);
 let template: Template;

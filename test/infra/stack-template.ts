@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { readSettings } from '../../infra/settings';
-import { CloudRenderStack } from '../../infra/stack';
+import { readSettings } from '#infra/settings';
+import { CloudRenderStack } from '#infra/stack';
 
 /** Budget for one synthesis in a beforeAll hook (well under a second, but CI machines vary). */
 export const SYNTH_TIMEOUT_MS = 60_000;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../infra/paths';
+import { repoRoot } from '#infra/paths';
 
 /**
  * The real thing: `npx cdk synth` with the pinned CLI, esbuild bundling every

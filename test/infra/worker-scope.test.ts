@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { FINAL_STATUSES } from '../../core/jobs/final-state';
-import { OUTCOME_RETRY_ATTEMPTS } from '../../infra/constructs/job-outcomes';
+import { FINAL_STATUSES } from '#core/jobs/final-state';
+import { OUTCOME_RETRY_ATTEMPTS } from '#infra/constructs/job-outcomes';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
 
 let template: Template;

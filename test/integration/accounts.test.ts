@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../core/ports';
-import { keys } from '../../core/db/keys';
-import { dayOf } from '../../core/analytics/counters';
-import { moveCredits } from '../../core/credits/credits';
+import { documentClient, tableName } from '#core/ports';
+import { keys } from '#core/db/keys';
+import { dayOf } from '#core/analytics/counters';
+import { moveCredits } from '#core/credits/credits';
 import { api, expiredToken, forgedToken, verifiedUser } from './helpers';
 
 async function signupsToday(): Promise<number> {

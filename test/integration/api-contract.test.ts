@@ -5,10 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, grantCredits, verifiedUser, type TestUser } from './helpers';
-import { buildOpenApiDocument } from '../../shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi';
 import { assertAnswerMatchesDocument, ContractViolation } from '../contract';
-import { getConfig } from '../../core/config';
-import { MAX_VARIABLES } from '../../shared/render-api';
+import { getConfig } from '#core/config';
+import { MAX_VARIABLES } from '#shared/render-api';
 
 const quote = { sceneId: 1, mode: 'still', resolutionX: 640, resolutionY: 360 };
 const still = { ...quote, customText: 'Contract', options: { backgroundStyle: 'hot' } };

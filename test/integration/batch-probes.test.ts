@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getScene } from '../../shared/catalogue';
-import { planRender } from '../../shared/pricing';
-import { createJobRequest } from '../../shared/schemas';
-import { startBatch, BatchCreditsError } from '../../core/batches/batches';
-import { bindPorts, ports, type Farm, type Ports } from '../../core/ports';
+import { getScene } from '#shared/catalogue';
+import { planRender } from '#shared/pricing';
+import { createJobRequest } from '#shared/schemas';
+import { startBatch, BatchCreditsError } from '#core/batches/batches';
+import { bindPorts, ports, type Farm, type Ports } from '#core/ports';
 import { api, grantCredits, postToStorage, verifiedUser, type TestUser } from './helpers';
 
 const audioScene = getScene(3)!;

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
-import { createJob, getJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
-import { completeJob, failJob } from '../../core/jobs/outcomes';
-import { sendJobOutcomeEmail } from '../../core/jobs/outcome-mail';
-import { uploadOutput } from '../../core/storage/storage';
-import { framePreviewFile } from '../../shared/render-contract';
-import { stripFrames } from '../../shared/live-preview';
+import { createJob, getJob, updateJobAndRead, type JobRecord } from '#core/jobs/jobs';
+import { completeJob, failJob } from '#core/jobs/outcomes';
+import { sendJobOutcomeEmail } from '#core/jobs/outcome-mail';
+import { uploadOutput } from '#core/storage/storage';
+import { framePreviewFile } from '#shared/render-contract';
+import { stripFrames } from '#shared/live-preview';
 import { api, grantCredits, verifiedUser, type TestUser } from './helpers';
 import { queuedJob } from './farm-helpers';
 

@@ -4,16 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../core/ports';
-import { getConfig } from '../../core/config';
+import { s3Client } from '#core/ports';
+import { getConfig } from '#core/config';
 import { abandonedPaidStill, api, storedJobOnce } from './helpers';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
-    const { runChunk } = await import('../../render/chunk-runner');
-    const { CHUNK_GAVE_UP } = await import('../../core/jobs/render-tasks');
-    const { planOrResumeChunks } = await import('../../core/jobs/chunks');
-    const { updateJobAndRead } = await import('../../core/jobs/jobs');
+    const { runChunk } = await import('#render/chunk-runner');
+    const { CHUNK_GAVE_UP } = await import('#core/jobs/render-tasks');
+    const { planOrResumeChunks } = await import('#core/jobs/chunks');
+    const { updateJobAndRead } = await import('#core/jobs/jobs');
     // The API launched a worker with working weights: run the job again here with the weights file gone.
     const { user, jobId } = await abandonedPaidStill();
 

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb';
-import { freePort } from '../../infra/local/ports';
-import { bindPorts, ports, type Farm } from '../../core/ports';
-import { createJob, getJob } from '../../core/jobs/jobs';
-import { claimChunk, finishChunk, planOrResumeChunks } from '../../core/jobs/chunks';
-import { relaunchUnfinishedJobs } from '../../core/jobs/launch';
+import { startDynamoDbLocal } from '#infra/local/dynamodb';
+import { freePort } from '#infra/local/ports';
+import { bindPorts, ports, type Farm } from '#core/ports';
+import { createJob, getJob } from '#core/jobs/jobs';
+import { claimChunk, finishChunk, planOrResumeChunks } from '#core/jobs/chunks';
+import { relaunchUnfinishedJobs } from '#core/jobs/launch';
 import { queuedJob } from './farm-helpers';
 
 describe('npm run dev after a crash', () => {

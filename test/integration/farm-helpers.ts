@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobRecord } from '../../core/jobs/jobs';
+import type { JobRecord } from '#core/jobs/jobs';
 
 /** A queued job written straight to the table: no worker is launched for it. */
 export function queuedJob(overrides: Partial<JobRecord> = {}): JobRecord {

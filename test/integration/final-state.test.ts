@@ -1,19 +1,19 @@
 import { describe, expect, inject, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createJobItem, type JobRecord } from '../../core/jobs/jobs';
-import { completeJob, failJob } from '../../core/jobs/outcomes';
-import { onJobFinalState } from '../../core/jobs/final-state';
-import { dayOf, listDailyCounters } from '../../core/analytics/counters';
-import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
-import { Transaction } from '../../core/db/transaction';
-import { getUser } from '../../core/users/users';
+import { createJobItem, type JobRecord } from '#core/jobs/jobs';
+import { completeJob, failJob } from '#core/jobs/outcomes';
+import { onJobFinalState } from '#core/jobs/final-state';
+import { dayOf, listDailyCounters } from '#core/analytics/counters';
+import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
+import { Transaction } from '#core/db/transaction';
+import { getUser } from '#core/users/users';
 import { queuedJob } from './farm-helpers';
 import { grantCredits, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { ensureTable } from '../../infra/local/bootstrap';
-import { startStreamPoller } from '../../infra/local/stream-poller';
+import { ensureTable } from '#infra/local/bootstrap';
+import { startStreamPoller } from '#infra/local/stream-poller';
 
 const PRICE = 4.5;
 

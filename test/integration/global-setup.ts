@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import { startLocalStack, type LocalStack } from '#infra/local/stack';
 
 let stack: LocalStack | undefined;
 

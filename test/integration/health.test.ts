@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { resetConfig } from '../../core/config';
-import { resetClients } from '../../composition/server';
-import { findBlender } from '../../render/blender-install';
-import { startApiServer } from '../../infra/local/api-server';
-import { freePort, type Service } from '../../infra/local/ports';
+import { resetConfig } from '#core/config';
+import { resetClients } from '#composition/server';
+import { findBlender } from '#render/blender-install';
+import { startApiServer } from '#infra/local/api-server';
+import { freePort, type Service } from '#infra/local/ports';
 import { api, verifiedUser, type TestUser } from './helpers';
 import { startTableProxy, type TableProxy } from './table-proxy';
 
@@ -39,7 +39,7 @@ describe('GET /api/health', () => {
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
-      const { healthReport, publicHealth } = await import('../../core/health/health');
+      const { healthReport, publicHealth } = await import('#core/health/health');
       const report = await healthReport();
       expect(report.ok).toBe(false);
       expect(report.components.renderer).toMatchObject({ ok: false });

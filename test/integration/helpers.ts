@@ -9,8 +9,8 @@ import {
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { ensureVerifiedUser } from '../../infra/local/bootstrap';
-import { getJob, type JobRecord } from '../../core/jobs/jobs';
+import { ensureVerifiedUser } from '#infra/local/bootstrap';
+import { getJob, type JobRecord } from '#core/jobs/jobs';
 import { assertAnswerMatchesDocument } from '../contract';
 
 export const apiUrl = () => inject('apiUrl');
@@ -135,8 +135,8 @@ export async function postToStorage(ticket: { url: string; fields: Record<string
 
 /** Gives a user credits through the ledger (as a bonus), creating the user record if needed. */
 export async function grantCredits(user: TestUser, credits: number): Promise<void> {
-  const { ensureUser } = await import('../../core/users/users');
-  const { moveCredits } = await import('../../core/credits/credits');
+  const { ensureUser } = await import('#core/users/users');
+  const { moveCredits } = await import('#core/credits/credits');
   await ensureUser(user.userId, user.email);
   await moveCredits({ userId: user.userId, amount: credits, type: 'bonus' });
 }

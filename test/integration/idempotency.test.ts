@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { getScene } from '../../shared/catalogue';
-import { quoteRender } from '../../shared/pricing';
-import { IDEMPOTENCY_KEY_INVALID } from '../../shared/schemas';
-import { IDEMPOTENCY_KEY_REUSED } from '../../core/idempotency/idempotency';
-import { listAllCreditHistory } from '../../core/credits/credits';
-import { getUser } from '../../core/users/users';
+import { getScene } from '#shared/catalogue';
+import { quoteRender } from '#shared/pricing';
+import { IDEMPOTENCY_KEY_INVALID } from '#shared/schemas';
+import { IDEMPOTENCY_KEY_REUSED } from '#core/idempotency/idempotency';
+import { listAllCreditHistory } from '#core/credits/credits';
+import { getUser } from '#core/users/users';
 import { api, grantCredits, smallTextStill, verifiedUser } from './helpers';
 
 const priceOfSmallTextStill = quoteRender(getScene(1)!, { mode: 'still', resolutionX: 128, resolutionY: 128 }).finalPrice;

@@ -9,12 +9,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { bindLocalPreviewer } from '../../composition/server';
-import { livePreview, PREVIEW_ANSWER_MS } from '../../core/previews/previews';
-import { ServiceUnavailableError } from '../../core/errors';
-import { VISITOR_PREVIEWS_PER_MINUTE } from '../../shared/rate-limit';
+import { bindLocalPreviewer } from '#composition/server';
+import { livePreview, PREVIEW_ANSWER_MS } from '#core/previews/previews';
+import { ServiceUnavailableError } from '#core/errors';
+import { VISITOR_PREVIEWS_PER_MINUTE } from '#shared/rate-limit';
 import { api, grantCredits, postToStorage, until, verifiedUser } from './helpers';
-import { writeSampleImage } from '../../render/sample-inputs';
+import { writeSampleImage } from '#render/sample-inputs';
 
 const textPreview = (customText: string) => ({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, customText, options: 'backgroundStyle:hot;textColor:#33aaff' });
 const jpegOf = (image: string) => Buffer.from(image.replace(/^data:image\/jpeg;base64,/, ''), 'base64');

@@ -4,7 +4,7 @@
  * not JSON, a body of the wrong shape. Nothing a caller sends can make the API answer 5xx.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { routes } from '../../lambdas/routes';
+import { routes } from '#lambdas/routes';
 import { api, verifiedUser, type TestUser } from './helpers';
 
 let admin: TestUser;

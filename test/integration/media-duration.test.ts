@@ -3,11 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getScene } from '../../shared/catalogue';
-import { quoteRender } from '../../shared/pricing';
-import { TEST_RENDER_MAX_FRAMES } from '../../shared/frames';
-import { MEDIA_UNREADABLE } from '../../core/jobs/render-jobs';
-import { getUser } from '../../core/users/users';
+import { getScene } from '#shared/catalogue';
+import { quoteRender } from '#shared/pricing';
+import { TEST_RENDER_MAX_FRAMES } from '#shared/frames';
+import { MEDIA_UNREADABLE } from '#core/jobs/render-jobs';
+import { getUser } from '#core/users/users';
 import { api, grantCredits, postToStorage, verifiedUser, type TestUser } from './helpers';
 
 const audioScene = getScene(3)!;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { resetConfig } from '../../core/config';
-import { ORIGIN_VERIFY_HEADER } from '../../lambdas/lib/origin';
+import { resetConfig } from '#core/config';
+import { ORIGIN_VERIFY_HEADER } from '#lambdas/lib/origin';
 import { api, apiUrl, forgedToken, verifiedUser } from './helpers';
 
 const SECRET = 'origin-secret-for-tests-0123456789';
@@ -11,7 +11,7 @@ let handler: (event: APIGatewayProxyEventV2WithJWTAuthorizer) => Promise<{ statu
 beforeAll(async () => {
   process.env.ORIGIN_VERIFY_SECRET = SECRET;
   resetConfig();
-  handler = (await import('../../lambdas/functions/system')).handler as typeof handler;
+  handler = (await import('#lambdas/functions/system')).handler as typeof handler;
 });
 
 afterAll(() => {

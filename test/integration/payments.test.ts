@@ -4,16 +4,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { getScene } from '../../shared/catalogue';
-import { quoteRender, toCents } from '../../shared/pricing';
-import { resetConfig } from '../../core/config';
-import { resetClients } from '../../composition/server';
-import { getJob, updateJobAndRead } from '../../core/jobs/jobs';
-import { completeJob, failJob } from '../../core/jobs/outcomes';
-import { getUser } from '../../core/users/users';
-import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
-import { negativeBalance, RESULT_PAYMENT_TAKEN_BACK } from '../../shared/messages';
-import { paymentEventSeen } from '../../core/payments/payments';
+import { getScene } from '#shared/catalogue';
+import { quoteRender, toCents } from '#shared/pricing';
+import { resetConfig } from '#core/config';
+import { resetClients } from '#composition/server';
+import { getJob, updateJobAndRead } from '#core/jobs/jobs';
+import { completeJob, failJob } from '#core/jobs/outcomes';
+import { getUser } from '#core/users/users';
+import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
+import { negativeBalance, RESULT_PAYMENT_TAKEN_BACK } from '#shared/messages';
+import { paymentEventSeen } from '#core/payments/payments';
 import { StripeDouble } from './stripe-double';
 import { api, grantCredits, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
@@ -29,8 +29,8 @@ beforeAll(async () => {
   Object.assign(process.env, { PAYMENTS_MODE: 'stripe', STRIPE_SECRET_KEY: 'sk_test_local', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_HOST: `127.0.0.1:${stripeDouble.port}` });
   resetConfig();
   resetClients();
-  handler = (await import('../../lambdas/functions/payments')).handler as typeof handler;
-  jobsHandler = (await import('../../lambdas/functions/jobs')).handler as typeof handler;
+  handler = (await import('#lambdas/functions/payments')).handler as typeof handler;
+  jobsHandler = (await import('#lambdas/functions/jobs')).handler as typeof handler;
 });
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { ensureTable } from '../../infra/local/bootstrap';
-import { createJob, listActiveJobs, type JobRecord } from '../../core/jobs/jobs';
-import { farmLoad, queuePlaceOfJob } from '../../core/jobs/queue';
-import { queuePlace } from '../../shared/queue';
-import { resetClients, composeServer } from '../../composition/server';
+import { ensureTable } from '#infra/local/bootstrap';
+import { createJob, listActiveJobs, type JobRecord } from '#core/jobs/jobs';
+import { farmLoad, queuePlaceOfJob } from '#core/jobs/queue';
+import { queuePlace } from '#shared/queue';
+import { resetClients, composeServer } from '#composition/server';
 import { envSettings } from '../unit/env-settings';
 import { queuedJob } from './farm-helpers';
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCredits, verifiedUser, api } from './helpers';
-import { startApiServer } from '../../infra/local/api-server';
-import { freePort, type Service } from '../../infra/local/ports';
-import { getConfig, resetConfig } from '../../core/config';
+import { startApiServer } from '#infra/local/api-server';
+import { freePort, type Service } from '#infra/local/ports';
+import { getConfig, resetConfig } from '#core/config';
 import { assertAnswerMatchesDocument } from '../contract';
 
 const BUDGET = 3;

@@ -3,9 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../core/ports';
-import { keys } from '../../core/db/keys';
-import { reconcileCredits } from '../../core/credits/reconciliation';
+import { documentClient, tableName } from '#core/ports';
+import { keys } from '#core/db/keys';
+import { reconcileCredits } from '#core/credits/reconciliation';
 import { grantCredits, verifiedUser } from './helpers';
 
 describe('daily credit reconciliation', () => {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { getScene, logLinesFor } from '../../shared/catalogue';
-import { frameFile } from '../../shared/render-contract';
-import { RESULT_REFUNDED } from '../../shared/messages';
-import { quoteRemainingFrames, quoteRender } from '../../shared/pricing';
-import { createJobItem, getJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
-import { uploadOutput } from '../../core/storage/storage';
+import { getScene, logLinesFor } from '#shared/catalogue';
+import { frameFile } from '#shared/render-contract';
+import { RESULT_REFUNDED } from '#shared/messages';
+import { quoteRemainingFrames, quoteRender } from '#shared/pricing';
+import { createJobItem, getJob, updateJobAndRead, type JobRecord } from '#core/jobs/jobs';
+import { uploadOutput } from '#core/storage/storage';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { failJob } from '../../core/jobs/outcomes';
-import { listAllCreditHistory, moveCredits } from '../../core/credits/credits';
-import { Transaction } from '../../core/db/transaction';
-import { getUser } from '../../core/users/users';
+import { failJob } from '#core/jobs/outcomes';
+import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
+import { Transaction } from '#core/db/transaction';
+import { getUser } from '#core/users/users';
 import { api, grantCredits, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 const textScene = getScene(1)!;

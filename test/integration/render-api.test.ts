@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser, until } from './helpers';
-import { SIGNATURE_HEADER, notifyJobOutcome, postWebhook, retryDueWebhooks, verifySignature } from '../../core/webhooks/webhooks';
-import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
-import { documentClient, tableName } from '../../core/ports';
+import { SIGNATURE_HEADER, notifyJobOutcome, postWebhook, retryDueWebhooks, verifySignature } from '#core/webhooks/webhooks';
+import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
+import { documentClient, tableName } from '#core/ports';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { WEBHOOK_URL_PRIVATE } from '../../core/webhooks/webhook-address';
-import { parseCsv } from '../../shared/csv';
-import { rowToRenderSettings } from '../../shared/render-api';
-import { planRender } from '../../shared/pricing';
-import { getScene } from '../../shared/catalogue';
+import { WEBHOOK_URL_PRIVATE } from '#core/webhooks/webhook-address';
+import { parseCsv } from '#shared/csv';
+import { rowToRenderSettings } from '#shared/render-api';
+import { planRender } from '#shared/pricing';
+import { getScene } from '#shared/catalogue';
 import { assertWebhookMatchesDocument } from '../contract';
 
 /** The smallest still the API accepts: the cheapest real render. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createJob, getJob, updateJobAndRead } from '../../core/jobs/jobs';
+import { createJob, getJob, updateJobAndRead } from '#core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
 import { storedJobOnce } from './helpers';
-import { RENDER_STALLED, sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { claimChunk, claimEncode, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '../../core/jobs/chunks';
+import { RENDER_STALLED, sweepStaleJobs } from '#core/jobs/stale-sweep';
+import { claimChunk, claimEncode, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '#core/jobs/chunks';
 
 describe('a job as a plan of chunks', () => {
   it('when a Full-HD animation is queued, it is split into chunks of whole frames stored under the job', async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { BatchClient, DescribeJobsCommand, SubmitJobCommand } from '@aws-sdk/client-batch';
-import { resetConfig } from '../../core/config';
-import { createJob, getJob, updateJobAndRead } from '../../core/jobs/jobs';
-import { jobsHoldingSlots, takeRenderSlot } from '../../core/jobs/render-slots';
-import { completeJob, failJob } from '../../core/jobs/outcomes';
-import { sweepStaleJobs } from '../../core/jobs/stale-sweep';
-import { launchRender, releaseRenderSlotOf } from '../../core/jobs/launch';
+import { resetConfig } from '#core/config';
+import { createJob, getJob, updateJobAndRead } from '#core/jobs/jobs';
+import { jobsHoldingSlots, takeRenderSlot } from '#core/jobs/render-slots';
+import { completeJob, failJob } from '#core/jobs/outcomes';
+import { sweepStaleJobs } from '#core/jobs/stale-sweep';
+import { launchRender, releaseRenderSlotOf } from '#core/jobs/launch';
 import { queuedJob } from './farm-helpers';
 
 /**

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../infra/paths';
-import { freePort } from '../../infra/local/ports';
+import { repoRoot } from '#infra/paths';
+import { freePort } from '#infra/local/ports';
 import { apiUrl, verifiedUser } from './helpers';
 
 /** The smoke test exactly as `npm run smoke -- <url>` runs it: its own process, its output and exit code. */

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createJob, getJob, jobUpdateRequest } from '../../core/jobs/jobs';
-import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
-import { renderTasks } from '../../core/jobs/render-tasks';
-import { REASON_MAX_CHARS, serveRenderTask } from '../../core/jobs/task-server';
-import { newWorkerTicket } from '../../core/jobs/worker-sessions';
-import { keys } from '../../core/db/keys';
-import { documentClient, tableName } from '../../core/ports';
-import { holdWorkerToItsJob, resetClients } from '../../composition/server';
-import { outputPrefix } from '../../core/storage/storage';
+import { createJob, getJob, jobUpdateRequest } from '#core/jobs/jobs';
+import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
+import { renderTasks } from '#core/jobs/render-tasks';
+import { REASON_MAX_CHARS, serveRenderTask } from '#core/jobs/task-server';
+import { newWorkerTicket } from '#core/jobs/worker-sessions';
+import { keys } from '#core/db/keys';
+import { documentClient, tableName } from '#core/ports';
+import { holdWorkerToItsJob, resetClients } from '#composition/server';
+import { outputPrefix } from '#core/storage/storage';
 import { queuedJob } from './farm-helpers';
 
 async function plannedJob() {

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../../core/ports';
-import { keys } from '../../core/db/keys';
-import { planOrResumeChunks } from '../../core/jobs/chunks';
-import { updateJobAndRead } from '../../core/jobs/jobs';
-import { log } from '../../observability/logger';
+import { documentClient, tableName } from '#core/ports';
+import { keys } from '#core/db/keys';
+import { planOrResumeChunks } from '#core/jobs/chunks';
+import { updateJobAndRead } from '#core/jobs/jobs';
+import { log } from '#observability/logger';
 import { abandonAndWaitForWorker, abandonedPaidStill, api, smallTextStill, storedJobOnce, until, verifiedUser } from './helpers';
 
 const home = mkdtempSync(join(tmpdir(), 'private-home-'));
@@ -30,8 +30,8 @@ async function testRendersUsed(userId: string): Promise<number> {
 
 /** The job, created through the API and abandoned with its worker gone, queued again and run here by a worker whose temporary folder is private. */
 async function runWhereToolsCannotReach(jobId: string) {
-  const { runChunk, RENDER_SETUP_FAILED } = await import('../../render/chunk-runner');
-  const { containTools } = await import('../../render/tool-environment');
+  const { runChunk, RENDER_SETUP_FAILED } = await import('#render/chunk-runner');
+  const { containTools } = await import('#render/tool-environment');
   containTools();
   const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
   await planOrResumeChunks(queued!);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getUser } from '../../core/users/users';
-import { imageTooLarge, modelRefersOutside, modelTooDetailed, MAX_MODEL_VERTICES } from '../../shared/upload-limits';
+import { getUser } from '#core/users/users';
+import { imageTooLarge, modelRefersOutside, modelTooDetailed, MAX_MODEL_VERTICES } from '#shared/upload-limits';
 import { asGlb, asGltf, pngClaiming, solidPng, texturedCube, withJson } from '../upload-fixtures';
 import { abandonAndWaitForWorker, api, grantCredits, postToStorage, verifiedUser, type TestUser } from './helpers';
 

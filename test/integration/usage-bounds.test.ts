@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { updateJobAndRead } from '../../core/jobs/jobs';
-import { MAX_ATTEMPTS } from '../../core/jobs/render-jobs';
-import { UPLOAD_TICKETS_PER_HOUR } from '../../core/uploads/upload-tickets';
+import { updateJobAndRead } from '#core/jobs/jobs';
+import { MAX_ATTEMPTS } from '#core/jobs/render-jobs';
+import { UPLOAD_TICKETS_PER_HOUR } from '#core/uploads/upload-tickets';
 import { abandonedPaidStill, api, storedJobOnce, verifiedUser } from './helpers';
 
 describe('resuming a render is bounded', () => {

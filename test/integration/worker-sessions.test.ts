@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createJob, updateJobAndRead, type JobRecord } from '../../core/jobs/jobs';
-import { issueWorkerSession, newWorkerTicket, type JobScope } from '../../core/jobs/worker-sessions';
+import { createJob, updateJobAndRead, type JobRecord } from '#core/jobs/jobs';
+import { issueWorkerSession, newWorkerTicket, type JobScope } from '#core/jobs/worker-sessions';
 
 /** STS cannot be reached: the issuer port keeps the scope it was asked for. */
 function recordingIssuer() {

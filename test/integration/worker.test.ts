@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '../../core/ports';
-import { getConfig } from '../../core/config';
-import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
+import { s3Client } from '#core/ports';
+import { getConfig } from '#core/config';
+import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
 import { abandonedPaidStill, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
@@ -83,14 +83,14 @@ async function frameKeys(userId: string, jobId: string): Promise<string[]> {
 
 describe('render worker without Blender', () => {
   it('when Blender cannot be found, the job fails saying how to install it, and the paid price comes back', async () => {
-    const { runChunk } = await import('../../render/chunk-runner');
-    const { BLENDER_MISSING_MESSAGE } = await import('../../render/blender');
+    const { runChunk } = await import('#render/chunk-runner');
+    const { BLENDER_MISSING_MESSAGE } = await import('#render/blender');
     // The API launched a worker with Blender: run the job again here without Blender.
     const { user, jobId } = await abandonedPaidStill();
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
-      const { updateJobAndRead } = await import('../../core/jobs/jobs');
+      const { updateJobAndRead } = await import('#core/jobs/jobs');
       const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
       await planOrResumeChunks(queued!);
       expect(await runChunk(jobId, 0, { workerId: 'no-blender' })).toBe('failed');

@@ -5,8 +5,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodeMp4, MediaError, probeMedia } from '../../render/encode';
-import { scenes } from '../../shared/catalogue';
+import { encodeMp4, MediaError, probeMedia } from '#render/encode';
+import { scenes } from '#shared/catalogue';
 import { createFixtures, render, TINY, type Fixtures } from './fixtures';
 
 let fixtures: Fixtures;

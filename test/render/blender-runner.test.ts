@@ -11,11 +11,11 @@ import {
   runScene,
   sceneScriptPath,
   type SceneArgs,
-} from '../../render/blender';
+} from '#render/blender';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scenes } from '../../shared/catalogue';
+import { scenes } from '#shared/catalogue';
 import { createFixtures, TINY, type Fixtures } from './fixtures';
 
 let fixtures: Fixtures;

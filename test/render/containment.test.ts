@@ -9,9 +9,9 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
-import { containTools, DEFAULT_TOOL_UID } from '../../render/tool-environment';
-import { getScene } from '../../shared/catalogue';
+import { runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
+import { containTools, DEFAULT_TOOL_UID } from '#render/tool-environment';
+import { getScene } from '#shared/catalogue';
 import { asGlb, pngClaiming, texturedCube } from '../upload-fixtures';
 
 const MODEL_VIEWER = 4;

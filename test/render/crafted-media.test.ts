@@ -11,10 +11,10 @@ import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { encodeMp4FromStreams, MediaError, probeMedia } from '../../render/encode';
-import { RenderError, runScene } from '../../render/blender';
+import { encodeMp4FromStreams, MediaError, probeMedia } from '#render/encode';
+import { RenderError, runScene } from '#render/blender';
 import { TINY } from './fixtures';
-import { imageTooLarge } from '../../shared/upload-limits';
+import { imageTooLarge } from '#shared/upload-limits';
 import { jpegWithPlantedHeader } from '../upload-fixtures';
 
 const run = promisify(execFile);

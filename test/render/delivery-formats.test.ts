@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { readZip } from '../zip-entries';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodeVideoFormat, gifFrameCount, stillToJpeg, zipFrames, type FrameSource } from '../../render/delivery-formats';
-import { GIF_MAX_WIDTH } from '../../shared/output-formats';
-import { scenes } from '../../shared/catalogue';
-import { FRAME_PREVIEW_WIDTH, framePreviewFile } from '../../shared/render-contract';
+import { encodeVideoFormat, gifFrameCount, stillToJpeg, zipFrames, type FrameSource } from '#render/delivery-formats';
+import { GIF_MAX_WIDTH } from '#shared/output-formats';
+import { scenes } from '#shared/catalogue';
+import { FRAME_PREVIEW_WIDTH, framePreviewFile } from '#shared/render-contract';
 import { createFixtures, render, TINY, type Fixtures } from './fixtures';
 import { ffprobeStream, alphaHistogram } from './media-checks';
 

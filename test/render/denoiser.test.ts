@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { RenderError, runScene, type SceneArgs } from '../../render/blender';
-import { loadDenoiser, WeightsError } from '../../render/denoiser';
-import { psnr, readRgb } from '../../render/image-quality';
+import { RenderError, runScene, type SceneArgs } from '#render/blender';
+import { loadDenoiser, WeightsError } from '#render/denoiser/index';
+import { psnr, readRgb } from '#render/image-quality';
 
 let dir: string;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { freePort } from '../../infra/local/ports';
+import { freePort } from '#infra/local/ports';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'dev-crash-'));
 const running: ChildProcess[] = [];

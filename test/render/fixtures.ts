@@ -6,9 +6,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runScene, type SceneArgs } from '../../render/blender';
-import { probeMedia } from '../../render/encode';
-import { writeCubeStl, writeSampleImage, writeSampleMusic, writeToneWithNoise, writeTorusKnotObj } from '../../render/sample-inputs';
+import { runScene, type SceneArgs } from '#render/blender';
+import { probeMedia } from '#render/encode';
+import { writeCubeStl, writeSampleImage, writeSampleMusic, writeToneWithNoise, writeTorusKnotObj } from '#render/sample-inputs';
 
 export interface Fixtures {
   dir: string;

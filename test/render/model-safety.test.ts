@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '../../render/blender';
-import { getScene } from '../../shared/catalogue';
-import { imageTooLarge } from '../../shared/upload-limits';
+import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
+import { getScene } from '#shared/catalogue';
+import { imageTooLarge } from '#shared/upload-limits';
 import { asGlb, asGltf, pngClaiming, solidPng, texturedCube } from '../upload-fixtures';
 import { readPixels, regionStats } from './fixtures';
 

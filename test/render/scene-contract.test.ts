@@ -4,9 +4,9 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runScene } from '../../render/blender';
-import { getScene, type SceneDefinition } from '../../shared/catalogue';
-import { validateOptions } from '../../shared/options';
+import { runScene } from '#render/blender';
+import { getScene, type SceneDefinition } from '#shared/catalogue';
+import { validateOptions } from '#shared/options';
 import { createFixtures, TINY, type Fixtures } from './fixtures';
 
 let fixtures: Fixtures;

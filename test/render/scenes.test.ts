@@ -4,8 +4,8 @@
  * on two cores; colours are compared on region means, which sampling noise hardly moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { SceneArgs } from '../../render/blender';
-import { scenes } from '../../shared/catalogue';
+import type { SceneArgs } from '#render/blender';
+import { scenes } from '#shared/catalogue';
 import { createFixtures, meanDifference, readPixels, regionStats, render, TINY, type Fixtures, type Region } from './fixtures';
 
 let fixtures: Fixtures;

@@ -9,17 +9,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LocalRenderPool } from '../../adapters/local-render-pool';
-import { listChunksOfJob, planOrResumeChunks } from '../../core/jobs/chunks';
-import { createJob, getJob, type JobRecord } from '../../core/jobs/jobs';
-import { farmJobState } from '../../core/jobs/launch';
-import { downloadOutput } from '../../core/storage/storage';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack';
-import { runScene, type SceneArgs } from '../../render/blender';
-import { readRgb, type RgbImage } from '../../render/image-quality';
-import { finishSplitStill } from '../../render/region-stitch';
-import { REGION_FILE } from '../../shared/render-contract';
-import { regionRows } from '../../shared/render-plan';
+import { LocalRenderPool } from '#adapters/local-render-pool';
+import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
+import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
+import { farmJobState } from '#core/jobs/launch';
+import { downloadOutput } from '#core/storage/storage';
+import { startLocalStack, type LocalStack } from '#infra/local/stack';
+import { runScene, type SceneArgs } from '#render/blender';
+import { readRgb, type RgbImage } from '#render/image-quality';
+import { finishSplitStill } from '#render/region-stitch';
+import { REGION_FILE } from '#shared/render-contract';
+import { regionRows } from '#shared/render-plan';
 
 let dir: string;
 beforeAll(async () => {

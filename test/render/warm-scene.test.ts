@@ -10,12 +10,12 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { getScene } from '../../shared/catalogue';
-import { framePreviewFile } from '../../shared/render-contract';
-import { RenderError, sceneScriptPath } from '../../render/blender';
-import { readOutput, WarmScene, sceneToolIdentity } from '../../render/warm-scene';
+import { getScene } from '#shared/catalogue';
+import { framePreviewFile } from '#shared/render-contract';
+import { RenderError, sceneScriptPath } from '#render/blender';
+import { readOutput, WarmScene, sceneToolIdentity } from '#render/warm-scene';
 import { createFixtures, type Fixtures } from './fixtures';
-import { psnr, readRgb } from '../../render/image-quality';
+import { psnr, readRgb } from '#render/image-quality';
 
 let fixtures: Fixtures;
 beforeAll(async () => {

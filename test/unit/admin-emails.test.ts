@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, type ApiEvent } from '../../lambdas/lib/http';
+import { caller, type ApiEvent } from '#lambdas/lib/http';
 import { envSettings } from './env-settings';
 
 const settings = {

@@ -26,8 +26,8 @@ import {
   topScenes,
   uniqueVisitors,
   type ClientSession,
-} from '../../shared/analytics';
-import type { SessionEvent } from '../../shared/schemas';
+} from '#shared/analytics';
+import type { SessionEvent } from '#shared/schemas';
 
 let counter = 0;
 function session(overrides: Partial<ClientSession>): ClientSession {

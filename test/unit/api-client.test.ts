@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generatedClientFiles } from '../../scripts/generate-client';
-import { cloudRenderClient, retryAfterSeconds } from '../../client/client';
-import { progressLine } from '../../client/cli';
-import type { Render } from '../../client/client';
+import { generatedClientFiles } from '#scripts/generate-client';
+import { cloudRenderClient, retryAfterSeconds } from '#client/client';
+import { progressLine } from '#client/cli';
+import type { Render } from '#client/client';
 
 describe('the generated client', () => {
   it('when the API changes, the document and types kept in client/ must be regenerated (npm run client:generate)', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BatchClient, TerminateJobCommand } from '@aws-sdk/client-batch';
-import { BatchFarm } from '../../adapters/batch-farm';
+import { BatchFarm } from '#adapters/batch-farm';
 
 /** Batch's control plane cannot be reached here: the client's send is replaced at that edge. */
 afterEach(() => {

@@ -12,8 +12,8 @@ import {
   requiredUploadKind,
   scenes,
   uploadProblem,
-} from '../../shared/catalogue';
-import { quoteRender } from '../../shared/pricing';
+} from '#shared/catalogue';
+import { quoteRender } from '#shared/pricing';
 
 const scene = (id: number) => getScene(id)!;
 const MB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CROSS_SITE_GUARD_SOURCE, fromAnotherSite } from '../../shared/cross-site';
+import { CROSS_SITE_GUARD_SOURCE, fromAnotherSite } from '#shared/cross-site';
 
 type Guard = (event: { request: { headers: Record<string, { value: string }> } }) => { statusCode?: number; body?: { data: string } };
 // The very source CloudFront runs (JS 2.0 is plain ECMAScript for this code).

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { getScene, scenes } from '../../shared/catalogue';
-import { DEFAULT_OUTPUT_FORMAT, formatsFor, outputFormatOf, outputFormatProblem, rendersTransparent } from '../../shared/output-formats';
-import { createJobRequest } from '../../shared/schemas';
-import { MAX_STRIP_SLOTS, latestFrame, stripFrames } from '../../shared/live-preview';
-import { averageChunkSeconds, describeQueuePlace, queuePlace, type QueueJob } from '../../shared/queue';
+import { getScene, scenes } from '#shared/catalogue';
+import { DEFAULT_OUTPUT_FORMAT, formatsFor, outputFormatOf, outputFormatProblem, rendersTransparent } from '#shared/output-formats';
+import { createJobRequest } from '#shared/schemas';
+import { MAX_STRIP_SLOTS, latestFrame, stripFrames } from '#shared/live-preview';
+import { averageChunkSeconds, describeQueuePlace, queuePlace, type QueueJob } from '#shared/queue';
 
 const text = getScene(1)!;
 const balls = getScene(5)!;

@@ -2,10 +2,10 @@ import { describe, expect, test } from 'vitest';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { autoexposure, puForward, puInverse } from '../../render/denoiser/denoise';
-import { parseExr } from '../../render/denoiser/exr';
-import { buildUnetModel } from '../../render/denoiser/onnx-unet';
-import { parseTza, WeightsError } from '../../render/denoiser/tza';
+import { autoexposure, puForward, puInverse } from '#render/denoiser/denoise';
+import { parseExr } from '#render/denoiser/exr';
+import { buildUnetModel } from '#render/denoiser/onnx-unet';
+import { parseTza, WeightsError } from '#render/denoiser/tza';
 
 const weightsFile = path.join(path.dirname(createRequire(import.meta.url).resolve('denoiser')), '..', 'tzas', 'rt_hdr_alb_nrm.tza');
 

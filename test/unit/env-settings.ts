@@ -1,4 +1,4 @@
-import { resetConfig } from '../../core/config';
+import { resetConfig } from '#core/config';
 
 /**
  * Settings a test file runs with: `apply` sets them in the environment (and reads the

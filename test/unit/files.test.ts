@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, fileBaseName, fileExtension, normalizeFileName } from '../../shared/files';
-import { RESOLUTION_PRESETS, clampResolution, resolutionCategory } from '../../shared/resolution';
-import { DEFAULT_END_FRAME, FPS, framesFor } from '../../shared/frames';
-import { ALIGNMENT, BLEND_MODES, aspectMismatch } from '../../shared/alignment';
+import { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, fileBaseName, fileExtension, normalizeFileName } from '#shared/files';
+import { RESOLUTION_PRESETS, clampResolution, resolutionCategory } from '#shared/resolution';
+import { DEFAULT_END_FRAME, FPS, framesFor } from '#shared/frames';
+import { ALIGNMENT, BLEND_MODES, aspectMismatch } from '#shared/alignment';
 
 describe('normalizeFileName', () => {
   it('when a name has accents, spaces and symbols, it keeps letters, digits, _ . -', () => {

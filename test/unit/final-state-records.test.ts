@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { jobReachingFinalState, outcomeKey } from '../../core/jobs/final-state';
+import { jobReachingFinalState, outcomeKey } from '#core/jobs/final-state';
 
 const jobItem = (status: string, extra: Record<string, unknown> = {}) =>
   marshall({ PK: 'JOB#j1', SK: 'META', GSI1PK: 'USER#u1#JOBS', entity: 'job', jobId: 'j1', userId: 'u1', status, attempts: 2, ...extra });

@@ -2,8 +2,8 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FunctionFarm } from '../../adapters/function-farm';
-import { dependencyFailure } from '../../core/errors';
+import { FunctionFarm } from '#adapters/function-farm';
+import { dependencyFailure } from '#core/errors';
 
 // Lambda's control plane cannot be reached from here: its client's send is the edge, recorded.
 const sent: InvokeCommand[] = [];

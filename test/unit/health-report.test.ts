@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bindPorts, type HealthComponent, type HealthProbe, type Ports } from '../../core/ports';
-import { HEALTHY_ANSWER_KEPT_MS, healthReport, publicHealth } from '../../core/health/health';
+import { bindPorts, type HealthComponent, type HealthProbe, type Ports } from '#core/ports';
+import { HEALTHY_ANSWER_KEPT_MS, healthReport, publicHealth } from '#core/health/health';
 
 /**
  * The health report's decisions over probes that are test doubles: what it reuses, what it asks

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOwnInputKey } from '../../core/storage/storage';
+import { isOwnInputKey } from '#core/storage/storage';
 
 const me = 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc';
 const other = '0d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f';

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeServer, resetClients } from '../../composition/server';
-import type { JobRecord } from '../../core/jobs/jobs';
-import { sendJobReport } from '../../core/jobs/reports';
+import { composeServer, resetClients } from '#composition/server';
+import type { JobRecord } from '#core/jobs/jobs';
+import { sendJobReport } from '#core/jobs/reports';
 import { envSettings } from './env-settings';
 
 const mailDir = mkdtempSync(join(tmpdir(), 'report-mail-'));

@@ -23,8 +23,8 @@ import {
   timeAccuracyColor,
   timeAccuracyRatio,
   timeAccuracyReportType,
-} from '../../shared/jobs';
-import { ABANDON_CONFIRM } from '../../shared/messages';
+} from '#shared/jobs';
+import { ABANDON_CONFIRM } from '#shared/messages';
 
 const NOW = Date.parse('2025-01-01T12:00:00.000Z');
 const MINUTE = 60_000;

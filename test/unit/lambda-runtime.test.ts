@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invocationOf, serveInvocations } from '../../render/lambda-runtime';
+import { invocationOf, serveInvocations } from '#render/lambda-runtime';
 import { runtimeApiDouble } from './runtime-api-double';
 
 describe('the render function speaks the Lambda Runtime API', () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalRenderPool } from '../../adapters/local-render-pool';
+import { LocalRenderPool } from '#adapters/local-render-pool';
 
 describe('the local render pool', () => {
   const dirs: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashUserId, scrub } from '../../observability/logger';
+import { hashUserId, scrub } from '#observability/logger';
 
 describe('what a log line may not hold', () => {
   it('when a text quotes an e-mail address, a JWT, a bearer header, an API key or a card number, none of them is left', () => {

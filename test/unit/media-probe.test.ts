@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { functionMediaProbe, probeUpload, type UploadToProbe } from '../../adapters/media-probe';
-import { serveInvocations } from '../../render/lambda-runtime';
-import { runProbe } from '../../render/probe-step';
-import { writeSampleMusic } from '../../render/sample-inputs';
+import { functionMediaProbe, probeUpload, type UploadToProbe } from '#adapters/media-probe';
+import { serveInvocations } from '#render/lambda-runtime';
+import { runProbe } from '#render/probe-step';
+import { writeSampleMusic } from '#render/sample-inputs';
 import { runtimeApiDouble } from './runtime-api-double';
-import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
+import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
 
 /**
  * Storage and Lambda cannot be reached from here: a local HTTP server stands in for a

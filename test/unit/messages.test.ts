@@ -8,7 +8,7 @@ import {
   renderStartFailed,
   resumeFailed,
   signupErrorMessage,
-} from '../../shared/messages';
+} from '#shared/messages';
 
 describe('messages', () => {
   it('when credits fall short, it names the credits needed', () => {

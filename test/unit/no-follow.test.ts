@@ -3,7 +3,7 @@ import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { LinkedFileError, openToRead, openToWrite } from '../../core/storage/no-follow';
+import { LinkedFileError, openToRead, openToWrite } from '#core/storage/no-follow';
 
 let dir: string;
 let secret: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getScene } from '../../shared/catalogue';
-import { defaultOptions, parseOptions, resolveOptions, serializeOptions, validateOptions } from '../../shared/options';
+import { getScene } from '#shared/catalogue';
+import { defaultOptions, parseOptions, resolveOptions, serializeOptions, validateOptions } from '#shared/options';
 
 const scene = (id: number) => getScene(id)!;
 

@@ -5,7 +5,7 @@ import {
   accountStrengthLabel,
   passwordStrength,
   signupStrengthLabel,
-} from '../../shared/password';
+} from '#shared/password';
 
 describe('passwordStrength', () => {
   it('when each criterion is met, it adds exactly one point', () => {

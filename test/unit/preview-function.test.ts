@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { functionPreviewer } from '../../adapters/preview-function';
-import { dependencyFailure, ServiceUnavailableError } from '../../core/errors';
+import { functionPreviewer } from '#adapters/preview-function';
+import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
 
 describe('the preview function adapter', () => {
   let lambda: Server;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getScene, type Scene } from '../../shared/catalogue';
+import { getScene, type Scene } from '#shared/catalogue';
 import {
   CREDIT_PACKAGES,
   DEFAULT_CREDIT_PACKAGE,
@@ -13,7 +13,7 @@ import {
   resolutionScale,
   roundUpToCent,
   toCents,
-} from '../../shared/pricing';
+} from '#shared/pricing';
 
 /** The pricing formula's ten steps, spelled out with literal numbers so a changed constant fails. */
 function byHand(renderMinutes: number) {

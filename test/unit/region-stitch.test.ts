@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { stitchRegions } from '../../render/region-stitch';
-import { regionRows } from '../../shared/render-plan';
-import type { ExrImage } from '../../render/denoiser/exr';
+import { stitchRegions } from '#render/region-stitch';
+import { regionRows } from '#shared/render-plan';
+import type { ExrImage } from '#render/denoiser/exr';
 
 /** A region whose every value is its own row in the frame, so a misplaced row shows. */
 function region(width: number, height: number, index: number, count: number, names = ['V.Combined.R', 'V.Denoising Albedo.R']): ExrImage {

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CsvError, parseCsv, parseCsvRecords } from '../../shared/csv';
-import { isPublicAddress } from '../../core/webhooks/webhook-address';
-import { nextAttemptAt, RETRY_WINDOW_MS, signatureHeader, verifySignature } from '../../core/webhooks/webhooks';
-import { zipStream } from '../../core/batches/zip-stream';
-import { buildOpenApiDocument } from '../../shared/openapi';
-import { renderRequest, rowToRenderSettings, toJobRequest } from '../../shared/render-api';
-import { createJobRequest } from '../../shared/schemas';
-import { getScene } from '../../shared/catalogue';
+import { CsvError, parseCsv, parseCsvRecords } from '#shared/csv';
+import { isPublicAddress } from '#core/webhooks/webhook-address';
+import { nextAttemptAt, RETRY_WINDOW_MS, signatureHeader, verifySignature } from '#core/webhooks/webhooks';
+import { zipStream } from '#core/batches/zip-stream';
+import { buildOpenApiDocument } from '#shared/openapi';
+import { renderRequest, rowToRenderSettings, toJobRequest } from '#shared/render-api';
+import { createJobRequest } from '#shared/schemas';
+import { getScene } from '#shared/catalogue';
 
 describe('the CSV parser', () => {
   it('when fields are quoted, it keeps commas, CRLF line breaks and doubled quotes inside them', () => {

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { scriptArgsOf } from '../../render/blender';
-import { getScene, scenes } from '../../shared/catalogue';
-import { estimateFrameSecondsFor, RENDER_MANIFEST, scenePolicy } from '../../shared/render-manifest';
-import { MAX_CUSTOM_TEXT_LENGTH } from '../../shared/schemas';
+import { scriptArgsOf } from '#render/blender';
+import { getScene, scenes } from '#shared/catalogue';
+import { estimateFrameSecondsFor, RENDER_MANIFEST, scenePolicy } from '#shared/render-manifest';
+import { MAX_CUSTOM_TEXT_LENGTH } from '#shared/schemas';
 
 const SCENES_DIR = fileURLToPath(new URL('../../render/scenes/', import.meta.url));
 const pythonFiles = readdirSync(SCENES_DIR).filter((name) => name.endsWith('.py'));

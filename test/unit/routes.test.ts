@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { functionNames, routes } from '../../lambdas/routes';
+import { functionNames, routes } from '#lambdas/routes';
 
 describe('the route table', () => {
   it('when each function entry loads, it serves exactly the routes the table gives it', async () => {
     // createFunction throws at import when an entry and routes.ts disagree.
     for (const fn of functionNames) {
-      const entry = await import(`../../lambdas/functions/${fn}.ts`);
+      const entry = await import(`#lambdas/functions/${fn}`);
       expect(typeof entry.handler, fn).toBe('function');
     }
     expect(new Set(routes.map((r) => r.fn))).toEqual(new Set(functionNames));

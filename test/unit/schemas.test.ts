@@ -14,7 +14,7 @@ import {
   sessionRecord,
   signupForm,
   uploadRequest,
-} from '../../shared/schemas';
+} from '#shared/schemas';
 
 /** The messages of a failed parse, in order ([] when it passed). */
 function errors(schema: z.ZodType, input: unknown): string[] {

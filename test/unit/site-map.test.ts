@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scenes } from '../../shared/catalogue';
-import { publicPaths, robotsTxt, sitemapXml } from '../../shared/site-map';
+import { scenes } from '#shared/catalogue';
+import { publicPaths, robotsTxt, sitemapXml } from '#shared/site-map';
 
 describe('robots.txt and the sitemap', () => {
   it('when robots.txt is written, it allows the public pages, keeps crawlers out of the signed-in areas and names the sitemap', () => {

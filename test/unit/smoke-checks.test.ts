@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { securityHeaderProblems } from '../../scripts/smoke';
+import { securityHeaderProblems } from '#scripts/smoke';
 
 /** The headers infra/constructs/site.ts asks CloudFront to add, as CloudFront sends them. */
 const cloudFrontHeaders = () =>

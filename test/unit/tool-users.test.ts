@@ -2,7 +2,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, prepareForTool, toolAccessProblem, toolIdentity } from '../../render/tool-environment';
+import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, prepareForTool, toolAccessProblem, toolIdentity } from '#render/tool-environment';
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 

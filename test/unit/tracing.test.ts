@@ -31,8 +31,8 @@ describe('traces', () => {
     Object.assign(process.env, lambdaEnvironment, { AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}` });
     try {
       // Loaded only now: the X-Ray SDK reads the Lambda environment when it loads.
-      const { traced } = await import('../../observability/tracing');
-      const { withLogScope, addToLogScope } = await import('../../observability/logger');
+      const { traced } = await import('#observability/tracing');
+      const { withLogScope, addToLogScope } = await import('#observability/logger');
       const answer = await withLogScope({ requestId: 'request-1' }, () =>
         traced('POST /api/jobs', async () => {
           addToLogScope({ jobId: 'job-created-here' });

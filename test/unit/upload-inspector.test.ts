@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inspectImage, inspectModel, UploadRefusedError } from '../../core/uploads/upload-inspector';
-import { EMBEDDED_IMAGE_UNREADABLE, IMAGE_UNREADABLE, imageTooLarge, MAX_MODEL_FACES, MAX_MODEL_VERTICES, modelRefersOutside, modelTooDetailed, modelUnreadable } from '../../shared/upload-limits';
+import { inspectImage, inspectModel, UploadRefusedError } from '#core/uploads/upload-inspector';
+import { EMBEDDED_IMAGE_UNREADABLE, IMAGE_UNREADABLE, imageTooLarge, MAX_MODEL_FACES, MAX_MODEL_VERTICES, modelRefersOutside, modelTooDetailed, modelUnreadable } from '#shared/upload-limits';
 import { asGlb, asGltf, jpegFrameHeader, jpegWithPlantedHeader, pngClaiming, solidPng, texturedCube, withJson } from '../upload-fixtures';
 
 const cube = texturedCube(solidPng(16, 16, [20, 180, 40]));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resetConfig } from '../../core/config';
-import { workerSessionPolicy } from '../../adapters/worker-credentials';
-import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '../../composition/server';
-import { documentClient, ports, s3Client } from '../../core/ports';
+import { resetConfig } from '#core/config';
+import { workerSessionPolicy } from '#adapters/worker-credentials';
+import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
+import { documentClient, ports, s3Client } from '#core/ports';
 import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_POLICY_MAX_CHARS, workerSessionPolicy, workerSessionTags } from '../../adapters/worker-credentials';
-import { toolEnvironment } from '../../render/tool-environment';
+import { SESSION_POLICY_MAX_CHARS, workerSessionPolicy, workerSessionTags } from '#adapters/worker-credentials';
+import { toolEnvironment } from '#render/tool-environment';
 
 const resources = { outputsBucket: 'cloud-render-prod-storageoutputsbucket49742862-abcdefghijkl', uploadsBucket: 'cloud-render-prod-storageuploadsbucket03e44dd0-abcdefghijkl' };
 const scope = { jobId: '6424abb2-3d2d-42ed-82ec-af3600468803', userId: 'c4f8e2a0-1b2c-4d5e-8f90-123456789abc', inputKey: 'uploads/c4f8e2a0-1b2c-4d5e-8f90-123456789abc/0d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f/My song (final mix).mp3' };

@@ -5,7 +5,7 @@
  * The first paint does not wait for it: main.tsx starts the request, and only what
  * needs a setting (auth, payments, the site gate) waits for configReady().
  */
-import type { SiteConfig } from '../../shared/site-config';
+import type { SiteConfig } from '#shared/site-config';
 
 export type WebConfig = SiteConfig;
 
@@ -18,7 +18,7 @@ const listeners = new Set<(config: WebConfig) => void>();
 /** Validates the parsed file; a missing or malformed setting fails with a message that names it. */
 export async function parseConfig(raw: unknown): Promise<WebConfig> {
   // The schema (zod) loads with the file, not with the first paint.
-  const { siteConfigSchema } = await import('../../shared/site-config');
+  const { siteConfigSchema } = await import('#shared/site-config');
   const parsed = siteConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

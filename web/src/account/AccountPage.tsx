@@ -1,7 +1,7 @@
 /** /profile (labelled Account): tabs 'Account' and 'Payments & Credits'. */
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { LOGOUT_FAILED } from '../../../shared/messages';
+import { LOGOUT_FAILED } from '#shared/messages';
 import { formatCredits } from '../components/Layout';
 import { PageLoading, formatDateTime, useTimeoutFlag } from '../components/ui';
 import { useSession } from '../lib/session';

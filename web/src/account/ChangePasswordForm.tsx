@@ -1,8 +1,8 @@
 /** Change Password: re-authentication with the current password, then the update. */
 import { useEffect, useState, type FormEvent } from 'react';
-import { PASSWORD_HINT, PASSWORD_UPDATED, passwordChangeErrorMessage } from '../../../shared/messages';
-import { accountStrengthLabel, passwordStrength } from '../../../shared/password';
-import { changePasswordForm } from '../../../shared/schemas';
+import { PASSWORD_HINT, PASSWORD_UPDATED, passwordChangeErrorMessage } from '#shared/messages';
+import { accountStrengthLabel, passwordStrength } from '#shared/password';
+import { changePasswordForm } from '#shared/schemas';
 import { Notice, StrengthMeter } from '../components/ui';
 import { changePassword, errorCode, reauthenticate } from '../lib/auth';
 

@@ -1,8 +1,8 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LedgerEntryView } from '../../../shared/api-types';
-import { CREDIT_AMOUNT_DIGITS_ONLY } from '../../../shared/messages';
+import type { LedgerEntryView } from '#shared/api-types';
+import { CREDIT_AMOUNT_DIGITS_ONLY } from '#shared/messages';
 import { LOCAL_TEST_MODE_NOTE } from '../payments/CardPayment';
 import { VERIFIED_USER, profileWith, renderWithApp } from '../test/render';
 import { CreditsPanel, PURCHASE_RELOAD_MS, selectedCredits } from './CreditsPanel';

@@ -5,11 +5,11 @@
  * reloaded after 5 seconds (the payment is fulfilled by the webhook meanwhile).
  */
 import { useEffect, useRef, useState } from 'react';
-import type { LedgerEntryView, PaymentTicket } from '../../../shared/api-types';
-import { getScene } from '../../../shared/catalogue';
-import { PAYMENT_INTENT_FAILED, paymentProcessingError } from '../../../shared/messages';
-import { CREDIT_PACKAGES, DEFAULT_CREDIT_PACKAGE, formatUsd, USD_PER_CREDIT } from '../../../shared/pricing';
-import { customCreditAmount } from '../../../shared/schemas';
+import type { LedgerEntryView, PaymentTicket } from '#shared/api-types';
+import { getScene } from '#shared/catalogue';
+import { PAYMENT_INTENT_FAILED, paymentProcessingError } from '#shared/messages';
+import { CREDIT_PACKAGES, DEFAULT_CREDIT_PACKAGE, formatUsd, USD_PER_CREDIT } from '#shared/pricing';
+import { customCreditAmount } from '#shared/schemas';
 import { formatCredits } from '../components/Layout';
 import { Modal } from '../components/Modal';
 import { Spinner, formatDateTime } from '../components/ui';

@@ -2,7 +2,7 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Profile } from '../../../shared/api-types';
+import type { Profile } from '#shared/api-types';
 import { api } from '../lib/api';
 import { SessionTestProvider } from '../lib/session';
 import type { SessionUser } from '../lib/auth';

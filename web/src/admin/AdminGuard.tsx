@@ -6,7 +6,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
-import { ADMIN_ACCESS_DENIED, ADMIN_ACCESS_DENIED_TEXT, ADMIN_VERIFYING } from '../../../shared/messages';
+import { ADMIN_ACCESS_DENIED, ADMIN_ACCESS_DENIED_TEXT, ADMIN_VERIFYING } from '#shared/messages';
 import { callerIsAdmin } from '../data/admin';
 import { useSession } from '../lib/session';
 import './admin.css';

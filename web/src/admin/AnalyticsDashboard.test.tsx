@@ -2,10 +2,10 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { renderWithQuery as render } from '../test/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
+import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '#shared/analytics';
 import { adminApi } from '../data/admin-api';
 import AnalyticsDashboard from './AnalyticsDashboard';
-import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '../../../shared/messages';
+import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '#shared/messages';
 import { overviewFixture } from './test-fixtures';
 
 vi.mock('../data/admin-api', () => ({

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Pie, PieChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '../../../shared/analytics';
+import { DASHBOARD_RANGES, DEFAULT_DASHBOARD_RANGE_DAYS, DOUGHNUT_PALETTE } from '#shared/analytics';
 import { useAnalyticsOverview, useAnalyticsRun } from '../data/admin';
 import type { AnalyticsOverview } from '../data/admin-api';
 import {
@@ -22,7 +22,7 @@ import { formatDateTime } from '../components/ui';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';
 
-import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '../../../shared/messages';
+import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '#shared/messages';
 
 const SERIES = [
   { key: 'renders_started', name: 'Renders Started', color: DOUGHNUT_PALETTE[1] },

@@ -2,10 +2,10 @@ import { act, screen, within } from '@testing-library/react';
 import { renderWithQuery as render } from '../test/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUTO_REFRESH_MS } from '../../../shared/analytics';
+import { AUTO_REFRESH_MS } from '#shared/analytics';
 import { adminApi } from '../data/admin-api';
 import ClientAnalyticsDashboard, { LOADING_TEXT } from './ClientAnalyticsDashboard';
-import { NO_SCENE_DATA } from '../../../shared/messages';
+import { NO_SCENE_DATA } from '#shared/messages';
 import { clientFixture } from './test-fixtures';
 
 vi.mock('../data/admin-api', () => ({

@@ -5,10 +5,10 @@
  */
 import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '../../../shared/analytics';
+import { CLIENT_RANGES, DEFAULT_CLIENT_RANGE_DAYS, DOUGHNUT_PALETTE, formatDuration, formatPercent } from '#shared/analytics';
 import { useClientAnalytics } from '../data/admin';
 import type { ClientAnalyticsView } from '../data/admin-api';
-import { NO_SCENE_DATA } from '../../../shared/messages';
+import { NO_SCENE_DATA } from '#shared/messages';
 import { formatCount } from './format';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
 import './admin.css';

@@ -1,7 +1,7 @@
 /** Building blocks shared by the two admin dashboards. */
 import type { ReactElement, ReactNode } from 'react';
 import { ResponsiveContainer } from 'recharts';
-import { RETENTION_DAYS } from '../../../shared/analytics';
+import { RETENTION_DAYS } from '#shared/analytics';
 
 export function StatCard({ title, value, sub, trend }: { title: string; value: ReactNode; sub?: ReactNode; trend?: { text: string; up: boolean } }) {
   return (

@@ -10,7 +10,7 @@
  */
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
-import { FLUSH_MS, pageNameForPath } from '../../../shared/analytics';
+import { FLUSH_MS, pageNameForPath } from '#shared/analytics';
 import { RETURNING_VISITOR_KEY, SESSION_STATE_KEY, SessionTracker, hashUserAgent, type TrackerEnvironment } from './session-tracker';
 
 export const SESSIONS_URL = '/api/sessions';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sessionRecord, type SessionRecord } from '../../../shared/schemas';
-import { scenes } from '../../../shared/catalogue';
+import { sessionRecord, type SessionRecord } from '#shared/schemas';
+import { scenes } from '#shared/catalogue';
 import { SESSION_IDLE_MS, SessionTracker, hashUserAgent, sceneIdOfPath, type TrackerEnvironment } from './session-tracker';
 
 /** A fake browser: a clock, the two storages and the sent bodies. */

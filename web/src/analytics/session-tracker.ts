@@ -6,8 +6,8 @@
  * The browser glue (timers, listeners, transport) is in ./index.ts; this class is
  * plain so it can be tested with a fake environment.
  */
-import { getScene } from '../../../shared/catalogue';
-import type { SessionEvent, SessionRecord } from '../../../shared/schemas';
+import { getScene } from '#shared/catalogue';
+import type { SessionEvent, SessionRecord } from '#shared/schemas';
 
 /** sessionStorage: the current session of this tab. */
 export const SESSION_STATE_KEY = 'cloudRender.analytics.session';

@@ -2,7 +2,7 @@ import { act, render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider, Outlet } from 'react-router-dom';
 import { StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pageView, sessionRecord } from '../../../shared/schemas';
+import { pageView, sessionRecord } from '#shared/schemas';
 import { PAGE_VIEWS_URL, SESSIONS_URL, trackRenderStart, useAnalyticsTracking } from './index';
 
 function Root() {

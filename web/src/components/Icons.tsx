@@ -1,5 +1,5 @@
 /** Inline SVG icons (no icon font: nothing extra to download on the home route). */
-import type { SceneType } from '../../../shared/catalogue';
+import type { SceneType } from '#shared/catalogue';
 
 type IconProps = { size?: number; className?: string };
 

@@ -5,9 +5,9 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import type { Scene } from '../../../shared/catalogue';
-import { exampleImagesFor, previewVideoFor } from '../../../shared/catalogue';
-import { formatUsd } from '../../../shared/pricing';
+import type { Scene } from '#shared/catalogue';
+import { exampleImagesFor, previewVideoFor } from '#shared/catalogue';
+import { formatUsd } from '#shared/pricing';
 import { HeartIcon, SCENE_TYPE_LABEL, SceneTypeIcon } from './Icons';
 
 export const HOVER_VIDEO_DELAY_MS = 150;

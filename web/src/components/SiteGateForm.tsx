@@ -1,6 +1,6 @@
 /** The gate's password form: the entry is hashed in the browser and compared with the published hash. */
 import { useState, type FormEvent } from 'react';
-import { SITE_GATE_INCORRECT, SITE_GATE_PROMPT } from '../../../shared/messages';
+import { SITE_GATE_INCORRECT, SITE_GATE_PROMPT } from '#shared/messages';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { LogoMark } from './Icons';
 

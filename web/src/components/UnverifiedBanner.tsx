@@ -1,6 +1,6 @@
 /** The banner that asks a signed-in user to verify their e-mail, with a resend button. */
 import { useEffect, useState } from 'react';
-import { VERIFICATION_EMAIL_SENT, verificationEmailFailed } from '../../../shared/messages';
+import { VERIFICATION_EMAIL_SENT, verificationEmailFailed } from '#shared/messages';
 import { loadAuth } from '../lib/auth-loader';
 import { useSession } from '../lib/session';
 

@@ -1,7 +1,7 @@
 /** Small shared building blocks: notices, spinner, strength meter, tooltip, timeouts. */
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import type { StrengthLabel } from '../../../shared/password';
-import { MAX_PASSWORD_SCORE } from '../../../shared/password';
+import type { StrengthLabel } from '#shared/password';
+import { MAX_PASSWORD_SCORE } from '#shared/password';
 import { CheckIcon, InfoIcon, WarningIcon } from './Icons';
 
 export type NoticeKind = 'info' | 'success' | 'warning' | 'error';

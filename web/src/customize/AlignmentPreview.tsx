@@ -4,8 +4,8 @@
  * the four blend modes, and a warning when the aspect ratios differ by more than 1 %.
  */
 import { useState } from 'react';
-import type { Scene } from '../../../shared/catalogue';
-import { ALIGNMENT, aspectMismatch } from '../../../shared/alignment';
+import type { Scene } from '#shared/catalogue';
+import { ALIGNMENT, aspectMismatch } from '#shared/alignment';
 import { Notice } from '../components/ui';
 import type { AlignmentState, UploadState } from './form-state';
 import { uploadAspectRatio } from './form-state';

@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
-import { getScene } from '../../../shared/catalogue';
+import { getScene } from '#shared/catalogue';
 import { CustomizeLoading, firstPreviewImage } from './CustomizeIntro';
 
 function loadingAt(path: string) {

@@ -6,8 +6,8 @@
  * show at once and stay in place while the form loads.
  */
 import { Link, useParams } from 'react-router-dom';
-import { BACKGROUND_STYLE_OPTION, exampleImagesFor, getScene, type Scene } from '../../../shared/catalogue';
-import { defaultOptions } from '../../../shared/options';
+import { BACKGROUND_STYLE_OPTION, exampleImagesFor, getScene, type Scene } from '#shared/catalogue';
+import { defaultOptions } from '#shared/options';
 import { PageLoading } from '../components/ui';
 
 export function CustomizeHead({ scene }: { scene: Scene }) {

@@ -1,9 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { getScene } from '../../../shared/catalogue';
-import { formatUsd, quoteRender } from '../../../shared/pricing';
-import { formatReadyIn, readyInSeconds } from '../../../shared/fast-path';
+import { getScene } from '#shared/catalogue';
+import { formatUsd, quoteRender } from '#shared/pricing';
+import { formatReadyIn, readyInSeconds } from '#shared/fast-path';
 import { STORAGE_KEYS } from '../lib/storage-keys';
 import { VERIFIED_USER, profileWith, renderWithApp } from '../test/render';
 import CustomizePage from './CustomizePage';

@@ -5,9 +5,9 @@
  */
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import type { Scene } from '../../../shared/catalogue';
-import { getScene, requiredUploadKind } from '../../../shared/catalogue';
-import { SCENE_NOT_FOUND } from '../../../shared/messages';
+import type { Scene } from '#shared/catalogue';
+import { getScene, requiredUploadKind } from '#shared/catalogue';
+import { SCENE_NOT_FOUND } from '#shared/messages';
 import { Notice } from '../components/ui';
 import { useLivePreview } from '../data/previews';
 import { useSession } from '../lib/session';

@@ -4,9 +4,9 @@
  * were uploaded.
  */
 import { Link, useNavigate } from 'react-router-dom';
-import type { Scene } from '../../../shared/catalogue';
-import { bannerOffersResume, canAbandon, isIncompleteRender, STALE_CHECK_INTERVAL_MS } from '../../../shared/jobs';
-import { INCOMPLETE_RENDER_FOUND } from '../../../shared/messages';
+import type { Scene } from '#shared/catalogue';
+import { bannerOffersResume, canAbandon, isIncompleteRender, STALE_CHECK_INTERVAL_MS } from '#shared/jobs';
+import { INCOMPLETE_RENDER_FOUND } from '#shared/messages';
 import { Notice, relativeTime } from '../components/ui';
 import { useJobs } from '../data/jobs';
 import { useJobActions } from '../jobs/job-actions';

@@ -1,7 +1,7 @@
 /** 'Customize Options': background style choices, the colour picker and sliders of a scene. */
-import type { Scene } from '../../../shared/catalogue';
-import { BACKGROUND_STYLE_OPTION } from '../../../shared/catalogue';
-import type { OptionValues } from '../../../shared/options';
+import type { Scene } from '#shared/catalogue';
+import { BACKGROUND_STYLE_OPTION } from '#shared/catalogue';
+import type { OptionValues } from '#shared/options';
 
 export function hasOptions(scene: Scene): boolean {
   const { backgroundStyles, colorPicker, sliders } = scene.optionsConfig;

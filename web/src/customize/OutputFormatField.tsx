@@ -3,9 +3,9 @@
  * chosen mode, the default first. The price does not depend on it, so changing it
  * changes nothing else on the page.
  */
-import type { Scene } from '../../../shared/catalogue';
-import type { RenderMode } from '../../../shared/scene-types';
-import { OUTPUT_FORMATS, formatsFor, type OutputFormat } from '../../../shared/output-formats';
+import type { Scene } from '#shared/catalogue';
+import type { RenderMode } from '#shared/scene-types';
+import { OUTPUT_FORMATS, formatsFor, type OutputFormat } from '#shared/output-formats';
 
 export function OutputFormatField({ scene, mode, value, onChange }: { scene: Scene; mode: RenderMode; value: OutputFormat; onChange: (format: OutputFormat) => void }) {
   const formats = formatsFor(scene, mode);

@@ -1,11 +1,11 @@
 /** The price estimate (from the shared calculator, as the server charges) and its breakdown dialog. */
 import { useState } from 'react';
-import type { RenderCostResult } from '../../../shared/pricing';
-import { formatUsd } from '../../../shared/pricing';
+import type { RenderCostResult } from '#shared/pricing';
+import { formatUsd } from '#shared/pricing';
 import { Modal } from '../components/Modal';
 import { Tooltip } from '../components/ui';
 import { formatMinutes } from './form-state';
-import { formatReadyIn } from '../../../shared/fast-path';
+import { formatReadyIn } from '#shared/fast-path';
 
 export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: RenderCostResult; frames: number; onClose: () => void }) {
   const b = quote.breakdown;

@@ -1,11 +1,11 @@
 /** The render flow's modals: 'Confirm Render Settings' and 'Payment for Render'. */
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import type { PaymentTicket } from '../../../shared/api-types';
-import { BACKGROUND_STYLE_OPTION, type Scene } from '../../../shared/catalogue';
-import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '../../../shared/frames';
-import { insufficientCredits } from '../../../shared/messages';
-import { formatUsd } from '../../../shared/pricing';
+import type { PaymentTicket } from '#shared/api-types';
+import { BACKGROUND_STYLE_OPTION, type Scene } from '#shared/catalogue';
+import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/frames';
+import { insufficientCredits } from '#shared/messages';
+import { formatUsd } from '#shared/pricing';
 import { Modal } from '../components/Modal';
 import { Spinner } from '../components/ui';
 import { formatCredits } from '../components/Layout';

@@ -1,15 +1,15 @@
 /** The customise form: mode, text, upload, alignment, options, resolution, format, price and the submit button. */
 import type { FormEvent } from 'react';
-import type { Scene } from '../../../shared/catalogue';
-import { requiredUploadKind } from '../../../shared/catalogue';
-import { clampResolution } from '../../../shared/resolution';
-import { formatUsd, type RenderCostResult } from '../../../shared/pricing';
-import { MAX_CUSTOM_TEXT_LENGTH } from '../../../shared/schemas';
+import type { Scene } from '#shared/catalogue';
+import { requiredUploadKind } from '#shared/catalogue';
+import { clampResolution } from '#shared/resolution';
+import { formatUsd, type RenderCostResult } from '#shared/pricing';
+import { MAX_CUSTOM_TEXT_LENGTH } from '#shared/schemas';
 import { AlignmentPreview } from './AlignmentPreview';
 import { OptionsForm, hasOptions } from './OptionsForm';
 import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
-import { readyInSeconds } from '../../../shared/fast-path';
+import { readyInSeconds } from '#shared/fast-path';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
 import { effectiveOutputFormat, formatMinutes, type FormState, type UploadState } from './form-state';

@@ -5,7 +5,7 @@
  * the same from the keyboard.
  */
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
-import { clampResolution, MAX_RESOLUTION, MIN_RESOLUTION, RESOLUTION_DRAG_THRESHOLD_PX, RESOLUTION_PRESETS, type ResolutionPreset } from '../../../shared/resolution';
+import { clampResolution, MAX_RESOLUTION, MIN_RESOLUTION, RESOLUTION_DRAG_THRESHOLD_PX, RESOLUTION_PRESETS, type ResolutionPreset } from '#shared/resolution';
 
 /** Pixels added per 30 px of drag or per arrow key press (10× with Shift). */
 export const RESOLUTION_STEP = 16;

@@ -4,10 +4,10 @@
  * example's place in the same box; when none can be had, the example stays with a quiet note.
  */
 import { useState } from 'react';
-import type { Scene } from '../../../shared/catalogue';
-import { exampleImagesFor, previewVideoFor } from '../../../shared/catalogue';
-import { DEFAULT_END_FRAME } from '../../../shared/frames';
-import { formatUsd } from '../../../shared/pricing';
+import type { Scene } from '#shared/catalogue';
+import { exampleImagesFor, previewVideoFor } from '#shared/catalogue';
+import { DEFAULT_END_FRAME } from '#shared/frames';
+import { formatUsd } from '#shared/pricing';
 import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Tooltip } from '../components/ui';

@@ -2,7 +2,7 @@ import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { getScene } from '../../../shared/catalogue';
+import { getScene } from '#shared/catalogue';
 import { api, uploadToStorage } from '../lib/api';
 import type { UploadState } from './form-state';
 import { LOCAL_FILE_HINT, UploadField } from './UploadField';

@@ -4,11 +4,11 @@
  * once through a presigned POST with a progress bar. The stored name is normalised.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { Scene } from '../../../shared/catalogue';
-import { ACCEPTED_UPLOADS, requiredUploadKind, uploadProblem } from '../../../shared/catalogue';
-import { normalizeFileName } from '../../../shared/files';
-import { MAX_MEDIA_DURATION_SECONDS } from '../../../shared/frames';
-import { mediaProcessingError, mediaTooLong } from '../../../shared/messages';
+import type { Scene } from '#shared/catalogue';
+import { ACCEPTED_UPLOADS, requiredUploadKind, uploadProblem } from '#shared/catalogue';
+import { normalizeFileName } from '#shared/files';
+import { MAX_MEDIA_DURATION_SECONDS } from '#shared/frames';
+import { mediaProcessingError, mediaTooLong } from '#shared/messages';
 import { UploadIcon } from '../components/Icons';
 import { storeUpload } from '../data/uploads';
 import { describeFile, type UploadState } from './form-state';

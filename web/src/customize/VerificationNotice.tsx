@@ -1,6 +1,6 @@
 /** 'Verify your email to render', with a resend button: shown to a signed-in, unverified user. */
 import { useState } from 'react';
-import { VERIFY_EMAIL_TO_RENDER, verificationEmailFailed } from '../../../shared/messages';
+import { VERIFY_EMAIL_TO_RENDER, verificationEmailFailed } from '#shared/messages';
 import { Notice } from '../components/ui';
 // Amplify loads when the button is pressed, not with the customise page.
 import { loadAuth } from '../lib/auth-loader';

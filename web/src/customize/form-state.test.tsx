@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { getScene } from '../../../shared/catalogue';
-import { MISSING_AUDIO, MISSING_IMAGE, VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
-import { quoteRender } from '../../../shared/pricing';
+import { getScene } from '#shared/catalogue';
+import { MISSING_AUDIO, MISSING_IMAGE, VERIFY_EMAIL_TO_RENDER } from '#shared/messages';
+import { quoteRender } from '#shared/pricing';
 import {
   CUSTOM_TEXT_REQUIRED,
   UPLOAD_IN_PROGRESS,

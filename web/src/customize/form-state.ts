@@ -4,15 +4,15 @@
  * session storage, the price settings, validation, the payment-method default and the
  * job request sent to POST /api/jobs.
  */
-import type { RenderMode, Scene } from '../../../shared/catalogue';
-import { BACKGROUND_STYLE_OPTION, logLinesFor, missingUploadMessage, requiredUploadKind } from '../../../shared/catalogue';
-import { clampResolution } from '../../../shared/resolution';
-import { ALIGNMENT, aspectMismatch, type BlendMode } from '../../../shared/alignment';
-import { VERIFY_EMAIL_TO_RENDER } from '../../../shared/messages';
-import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '../../../shared/options';
-import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '../../../shared/pricing';
-import type { CreateJobRequest, PreviewRequest } from '../../../shared/schemas';
-import { formatsFor, type OutputFormat } from '../../../shared/output-formats';
+import type { RenderMode, Scene } from '#shared/catalogue';
+import { BACKGROUND_STYLE_OPTION, logLinesFor, missingUploadMessage, requiredUploadKind } from '#shared/catalogue';
+import { clampResolution } from '#shared/resolution';
+import { ALIGNMENT, aspectMismatch, type BlendMode } from '#shared/alignment';
+import { VERIFY_EMAIL_TO_RENDER } from '#shared/messages';
+import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '#shared/options';
+import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '#shared/pricing';
+import type { CreateJobRequest, PreviewRequest } from '#shared/schemas';
+import { formatsFor, type OutputFormat } from '#shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
 
 export type FormStep = 'config' | 'payment' | 'processing';

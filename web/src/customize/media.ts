@@ -1,5 +1,5 @@
 /** Measuring an upload in the browser: an image's pixel size, an audio file's duration. */
-import { IMAGE_LOAD_FAILED, MEDIA_METADATA_FAILED } from '../../../shared/messages';
+import { IMAGE_LOAD_FAILED, MEDIA_METADATA_FAILED } from '#shared/messages';
 
 export function measureImage(url: string): Promise<{ width: number; height: number }> {
   return new Promise((resolve, reject) => {

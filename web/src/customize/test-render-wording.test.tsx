@@ -1,8 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { JobView } from '../../../shared/api-types';
-import { TEST_RENDER_MAX_FRAMES } from '../../../shared/frames';
+import type { JobView } from '#shared/api-types';
+import { TEST_RENDER_MAX_FRAMES } from '#shared/frames';
 import { JobCard } from '../jobs/JobCard';
 import { VERIFIED_USER, profileWith, renderWithApp } from '../test/render';
 import CustomizePage from './CustomizePage';

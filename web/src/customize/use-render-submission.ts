@@ -6,9 +6,9 @@
  */
 import { useRef, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import type { PaymentTicket } from '../../../shared/api-types';
-import type { Scene } from '../../../shared/catalogue';
-import { NO_JOB_ID, PAYMENT_INTENT_FAILED, paymentProcessingError, renderStartFailed } from '../../../shared/messages';
+import type { PaymentTicket } from '#shared/api-types';
+import type { Scene } from '#shared/catalogue';
+import { NO_JOB_ID, PAYMENT_INTENT_FAILED, paymentProcessingError, renderStartFailed } from '#shared/messages';
 import { trackRenderStart } from '../analytics';
 import { useCreateJob } from '../data/job-mutations';
 import { ApiError } from '../lib/api';

@@ -2,9 +2,9 @@
  * The admin endpoints the dashboards read and act through (never the database).
  * Response shapes are the handlers' own types, imported type-only.
  */
-import type { AnalyticsKind } from '../../../shared/analytics';
-import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '../../../shared/analytics-api';
-import { clearKindFailed, importKindFailed } from '../../../shared/messages';
+import type { AnalyticsKind } from '#shared/analytics';
+import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '#shared/analytics-api';
+import { clearKindFailed, importKindFailed } from '#shared/messages';
 import { apiRequest } from '../lib/api';
 
 export type { AnalyticsOverview, ClientAnalyticsView };

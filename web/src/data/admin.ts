@@ -4,7 +4,7 @@
  * Import/Clear run.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '../../../shared/analytics';
+import { ANALYTICS_KINDS, AUTO_REFRESH_MS } from '#shared/analytics';
 import { api } from '../lib/api';
 import { adminApi } from './admin-api';
 import { queryKeys } from './keys';

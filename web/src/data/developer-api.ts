@@ -1,5 +1,5 @@
 /** The web app's calls for the render API's keys, signing secret and CSV batches. */
-import type { BatchView, JobView } from '../../../shared/api-types';
+import type { BatchView, JobView } from '#shared/api-types';
 import { apiRequest } from '../lib/api';
 
 export interface ApiKeyView {

@@ -1,5 +1,5 @@
 /** Saving a rendered file under its own name: the one place the web app fetches a storage link itself. */
-import { fileBaseName } from '../../../shared/files';
+import { fileBaseName } from '#shared/files';
 
 /** Fetches the file as a blob and saves it under the file's base name. */
 export async function downloadFile(url: string, name: string): Promise<void> {

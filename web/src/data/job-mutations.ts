@@ -4,8 +4,8 @@
  * the list stale, so every page showing it reads the server's view again.
  */
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { JobView } from '../../../shared/api-types';
-import type { CreateJobRequest } from '../../../shared/schemas';
+import type { JobView } from '#shared/api-types';
+import type { CreateJobRequest } from '#shared/schemas';
 import { api } from '../lib/api';
 import { useSession } from '../lib/session';
 import { queryKeys } from './keys';

@@ -2,7 +2,7 @@ import { act, renderHook } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 import { ApiError, api } from '../lib/api';
 import { SessionTestProvider } from '../lib/session';
 import { testQueryClient } from '../test/render';

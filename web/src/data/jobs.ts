@@ -7,10 +7,10 @@
  */
 import { useEffect, useEffectEvent, useRef } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { JobView, MainOutput, OutputFileView } from '../../../shared/api-types';
-import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '../../../shared/jobs';
-import type { FrameSlot, LiveFrames } from '../../../shared/live-preview';
-import { NO_RENDERED_FILES } from '../../../shared/messages';
+import type { JobView, MainOutput, OutputFileView } from '#shared/api-types';
+import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '#shared/jobs';
+import type { FrameSlot, LiveFrames } from '#shared/live-preview';
+import { NO_RENDERED_FILES } from '#shared/messages';
 import { api } from '../lib/api';
 import { isRetryableFailure } from './query-client';
 import { queryKeys } from './keys';

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { PreviewRequest } from '../../../shared/schemas';
+import type { PreviewRequest } from '#shared/schemas';
 import { ApiError, api } from '../lib/api';
 import { useSession } from '../lib/session';
 import { queryKeys } from './keys';

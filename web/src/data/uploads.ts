@@ -1,5 +1,5 @@
 /** A customer's file stored for their render: a presigned POST asked of the API, then the file sent to storage. */
-import type { UploadRequest } from '../../../shared/schemas';
+import type { UploadRequest } from '#shared/schemas';
 import { api, uploadToStorage } from '../lib/api';
 
 /**

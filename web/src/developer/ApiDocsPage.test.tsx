@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { buildOpenApiDocument } from '../../../shared/openapi';
+import { buildOpenApiDocument } from '#shared/openapi';
 import { renderWithApp } from '../test/render';
 import ApiDocsPage from './ApiDocsPage';
 

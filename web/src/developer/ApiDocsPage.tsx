@@ -1,7 +1,7 @@
 /** /developers: the render API's reference, rendered from its OpenAPI document, with curl examples. */
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { curlExamples, VERIFY_SIGNATURE_EXAMPLE, type CurlExample } from '../../../shared/openapi';
+import { curlExamples, VERIFY_SIGNATURE_EXAMPLE, type CurlExample } from '#shared/openapi';
 import { Notice, PageLoading } from '../components/ui';
 import { developerApi, type OpenApiDocument } from '../data/developer-api';
 

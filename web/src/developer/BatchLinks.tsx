@@ -1,6 +1,6 @@
 /** Job history's list of CSV batches among the jobs shown: each links to its page (progress, ZIP of every output). */
 import { Link } from 'react-router-dom';
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 
 export function BatchLinks({ jobs }: { jobs: readonly JobView[] }) {
   const batches = new Map<string, { sceneId: number; count: number; done: number; created: string }>();

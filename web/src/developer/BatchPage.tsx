@@ -6,11 +6,11 @@
  */
 import { useEffect, useMemo, useState, type ChangeEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { getScene, requiredUploadKind, scenes } from '../../../shared/catalogue';
-import { parseCsv, CsvError } from '../../../shared/csv';
-import { batchColumns, MAX_BATCH_ROWS, renderSettingsRequest, rowToRenderSettings, toJobRequest } from '../../../shared/render-api';
-import { planRender } from '../../../shared/pricing';
-import type { BatchView, JobView } from '../../../shared/api-types';
+import { getScene, requiredUploadKind, scenes } from '#shared/catalogue';
+import { parseCsv, CsvError } from '#shared/csv';
+import { batchColumns, MAX_BATCH_ROWS, renderSettingsRequest, rowToRenderSettings, toJobRequest } from '#shared/render-api';
+import { planRender } from '#shared/pricing';
+import type { BatchView, JobView } from '#shared/api-types';
 import { newIdempotencyKey } from '../lib/idempotency';
 import { Notice } from '../components/ui';
 import { formatCredits } from '../components/Layout';

@@ -1,8 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { JobView } from '../../../shared/api-types';
-import { ABANDON_CONFIRM, JOB_FAILED, JOB_STALLED, RENDER_COMPLETED } from '../../../shared/messages';
+import type { JobView } from '#shared/api-types';
+import { ABANDON_CONFIRM, JOB_FAILED, JOB_STALLED, RENDER_COMPLETED } from '#shared/messages';
 import { renderWithApp } from '../test/render';
 import { JobCard, jobProgress } from './JobCard';
 import JobHistoryPage from './JobHistoryPage';

@@ -3,8 +3,8 @@
  * done job, its details and the actions (report, new render, pay, abandon, resume).
  */
 import { Link } from 'react-router-dom';
-import type { JobView } from '../../../shared/api-types';
-import { exampleImagesFor, getScene } from '../../../shared/catalogue';
+import type { JobView } from '#shared/api-types';
+import { exampleImagesFor, getScene } from '#shared/catalogue';
 import {
   canAbandon,
   canResume,
@@ -15,9 +15,9 @@ import {
   pickThumbnail,
   statusBadge,
   uploadedFrameCount,
-} from '../../../shared/jobs';
-import { JOB_FAILED, JOB_STALLED } from '../../../shared/messages';
-import { formatTimeLeft, jobSecondsLeft } from '../../../shared/render-plan';
+} from '#shared/jobs';
+import { JOB_FAILED, JOB_STALLED } from '#shared/messages';
+import { formatTimeLeft, jobSecondsLeft } from '#shared/render-plan';
 import { SCENE_TYPE_LABEL } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Notice, formatDateTime } from '../components/ui';

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 import { EmptyState } from '../components/SceneCard';
 import { PageLoading, useTimeoutFlag } from '../components/ui';
 import { isActive, useJobs } from '../data/jobs';

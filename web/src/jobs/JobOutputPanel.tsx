@@ -1,8 +1,8 @@
 /** A done job's output: the main video or image, its download, and the other files. */
 import { useState } from 'react';
-import type { JobView } from '../../../shared/api-types';
-import { isImageFile, isVideoFile } from '../../../shared/files';
-import { DOWNLOAD_FAILED, LOADING_RENDERED_FILES, RENDER_COMPLETED } from '../../../shared/messages';
+import type { JobView } from '#shared/api-types';
+import { isImageFile, isVideoFile } from '#shared/files';
+import { DOWNLOAD_FAILED, LOADING_RENDERED_FILES, RENDER_COMPLETED } from '#shared/messages';
 import { DownloadIcon } from '../components/Icons';
 import { Notice } from '../components/ui';
 import { downloadFile } from '../data/download';

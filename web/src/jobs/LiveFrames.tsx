@@ -4,7 +4,7 @@
  * asks again whenever the job reports more frames (the history polls the jobs); the
  * data layer keeps the link it already has for a frame so images do not reload.
  */
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 import { useLiveFrames } from '../data/jobs';
 
 export function LiveFrames({ job }: { job: JobView }) {

@@ -1,7 +1,7 @@
 /** A job whose card step was closed or declined can be paid from its card: the same card form, reopened. */
-import type { JobView } from '../../../shared/api-types';
-import { paymentProcessingError } from '../../../shared/messages';
-import { formatUsd } from '../../../shared/pricing';
+import type { JobView } from '#shared/api-types';
+import { paymentProcessingError } from '#shared/messages';
+import { formatUsd } from '#shared/pricing';
 import { Modal } from '../components/Modal';
 import { useJobPaymentTicket } from '../data/job-mutations';
 import { ApiError } from '../lib/api';

@@ -2,8 +2,8 @@
  * A queued job's place in the line and the wait it implies, from the farm's current
  * load. Asked again every few seconds while the job waits.
  */
-import type { JobView } from '../../../shared/api-types';
-import { describeQueuePlace } from '../../../shared/queue';
+import type { JobView } from '#shared/api-types';
+import { describeQueuePlace } from '#shared/queue';
 import { useQueuePlace } from '../data/jobs';
 
 export function QueuePlaceLine({ job }: { job: Pick<JobView, 'jobId' | 'status'> }) {

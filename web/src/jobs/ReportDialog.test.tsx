@@ -1,8 +1,8 @@
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JobView } from '../../../shared/api-types';
-import { REPORT_SENT } from '../../../shared/messages';
+import type { JobView } from '#shared/api-types';
+import { REPORT_SENT } from '#shared/messages';
 import { renderWithApp } from '../test/render';
 import { ReportDialog } from './ReportDialog';
 

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import type { JobView } from '../../../shared/api-types';
-import { REPORT_SENT, reportFailed } from '../../../shared/messages';
-import { MAX_REPORT_LENGTH, reportForm } from '../../../shared/schemas';
+import type { JobView } from '#shared/api-types';
+import { REPORT_SENT, reportFailed } from '#shared/messages';
+import { MAX_REPORT_LENGTH, reportForm } from '#shared/schemas';
 import { Modal } from '../components/Modal';
 import { useReportProblem } from '../data/job-mutations';
 import { ApiError } from '../lib/api';

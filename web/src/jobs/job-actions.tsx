@@ -1,13 +1,13 @@
 /** Abandon and resume, shared by the job history cards and the incomplete-render banner. */
 import { useId, useState } from 'react';
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 import {
   ABANDON_CONFIRM,
   ABANDON_CONFIRM_TITLE,
   ABANDON_FAILED,
   RESUME_NETWORK_ERROR,
   resumeFailed,
-} from '../../../shared/messages';
+} from '#shared/messages';
 import { Modal } from '../components/Modal';
 import { useAbandonJob, useResumeJob } from '../data/job-mutations';
 import { ApiError } from '../lib/api';

@@ -2,9 +2,9 @@
  * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
  * errors as ApiError carrying the server's `{ code, message }` (the message in the product's own wording).
  */
-import type { LiveFrames } from '../../../shared/live-preview';
-import type { QueuePlace } from '../../../shared/queue';
-import type { PreviewRequest, UserSettingsRequest } from '../../../shared/schemas';
+import type { LiveFrames } from '#shared/live-preview';
+import type { QueuePlace } from '#shared/queue';
+import type { PreviewRequest, UserSettingsRequest } from '#shared/schemas';
 import type {
   CreateJobResponse,
   ErrorBody,
@@ -19,11 +19,11 @@ import type {
   OutputFileView,
   Profile,
   UploadTicket,
-} from '../../../shared/api-types';
-import type { CreateJobRequest, UploadRequest } from '../../../shared/schemas';
-import { IDEMPOTENCY_KEY_HEADER } from '../../../shared/api-types';
+} from '#shared/api-types';
+import type { CreateJobRequest, UploadRequest } from '#shared/schemas';
+import { IDEMPOTENCY_KEY_HEADER } from '#shared/api-types';
 import { loadAuth } from './auth-loader';
-import { AUTHENTICATION_REQUIRED } from '../../../shared/messages';
+import { AUTHENTICATION_REQUIRED } from '#shared/messages';
 
 /** `network`: the server was not reached (offline, time-out). */
 export type ApiErrorCode = ErrorCode | 'network';

@@ -6,7 +6,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
-import type { FavoriteView } from '../../../shared/api-types';
+import type { FavoriteView } from '#shared/api-types';
 import type { SessionUser } from './auth';
 import { api } from './api';
 import { useSession } from './session';

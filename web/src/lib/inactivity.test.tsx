@@ -1,6 +1,6 @@
 import { act, render } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JobView } from '../../../shared/api-types';
+import type { JobView } from '#shared/api-types';
 import { api } from './api';
 import { ACTIVE_RENDER_CHECK_MS, INACTIVITY_LOGOUT_MS, UNKNOWN_STATUS_GRACE_MS, useInactivityLogout } from './inactivity';
 

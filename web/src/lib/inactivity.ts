@@ -7,7 +7,7 @@
  * UNKNOWN_STATUS_GRACE_MS more, so an idle shared computer is signed out in the end.
  */
 import { useEffect, useEffectEvent, useRef } from 'react';
-import { keepsSessionAlive } from '../../../shared/jobs';
+import { keepsSessionAlive } from '#shared/jobs';
 import { api } from './api';
 
 export const INACTIVITY_LOGOUT_MS = 18_000_000;

@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { Profile } from '../../../shared/api-types';
+import type { Profile } from '#shared/api-types';
 import { VERIFIED_USER } from '../test/render';
 import { SessionProvider, useSession } from './session';
 

@@ -4,7 +4,7 @@
  * user record on the first call, so it is fetched after every sign-in.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { Profile } from '../../../shared/api-types';
+import type { Profile } from '#shared/api-types';
 import { trackAuthEvent } from '../analytics';
 import { api } from './api';
 import type { SessionUser, SignInResult } from './auth';

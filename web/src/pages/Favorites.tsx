@@ -1,6 +1,6 @@
 import { useNavigate } from 'react-router-dom';
-import type { Scene } from '../../../shared/catalogue';
-import { exampleImagesFor, getScene, previewVideoFor } from '../../../shared/catalogue';
+import type { Scene } from '#shared/catalogue';
+import { exampleImagesFor, getScene, previewVideoFor } from '#shared/catalogue';
 import { SCENE_TYPE_LABEL } from '../components/Icons';
 import { EmptyState, PreviewImage, useHoverVideo } from '../components/SceneCard';
 import { PageLoading, useTimeoutFlag } from '../components/ui';

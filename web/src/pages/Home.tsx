@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { CATEGORIES, filterScenes, scenes, type Category } from '../../../shared/catalogue';
+import { CATEGORIES, filterScenes, scenes, type Category } from '#shared/catalogue';
 import { SearchIcon } from '../components/Icons';
 import { EmptyState, SceneCard } from '../components/SceneCard';
 import { useFavorites } from '../lib/favorites';

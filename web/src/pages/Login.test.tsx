@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { LOGIN_EMAIL_NOT_VERIFIED, LOGIN_FIELDS_REQUIRED, LOGIN_USER_NOT_FOUND, LOGIN_WRONG_PASSWORD } from '../../../shared/messages';
+import { LOGIN_EMAIL_NOT_VERIFIED, LOGIN_FIELDS_REQUIRED, LOGIN_USER_NOT_FOUND, LOGIN_WRONG_PASSWORD } from '#shared/messages';
 import { STORAGE_KEYS } from '../lib/storage-keys';
 import { VERIFIED_USER, renderWithApp } from '../test/render';
 import LoginPage from './Login';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { GOOGLE_SIGN_IN_FAILED, loginErrorMessage } from '../../../shared/messages';
-import { loginForm } from '../../../shared/schemas';
+import { GOOGLE_SIGN_IN_FAILED, loginErrorMessage } from '#shared/messages';
+import { loginForm } from '#shared/schemas';
 import { AuthField, AuthForm } from '../components/AuthForm';
 import { Notice } from '../components/ui';
 import { confirmEmail, errorCode } from '../lib/auth';

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { LOGIN_USER_NOT_FOUND } from '../../../shared/messages';
+import { LOGIN_USER_NOT_FOUND } from '#shared/messages';
 import { renderWithApp } from '../test/render';
 import ResetPasswordPage from './ResetPassword';
 

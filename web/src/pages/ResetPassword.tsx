@@ -8,8 +8,8 @@ import {
   PASSWORD_HINT,
   PASSWORD_NEEDS_MIX,
   PASSWORD_TOO_SHORT,
-} from '../../../shared/messages';
-import { MIN_PASSWORD_LENGTH, MIN_PASSWORD_SCORE, passwordStrength, signupStrengthLabel } from '../../../shared/password';
+} from '#shared/messages';
+import { MIN_PASSWORD_LENGTH, MIN_PASSWORD_SCORE, passwordStrength, signupStrengthLabel } from '#shared/password';
 import { AuthField } from '../components/AuthForm';
 import { Notice, StrengthMeter } from '../components/ui';
 import { errorCode, finishPasswordReset, startPasswordReset } from '../lib/auth';

@@ -1,8 +1,8 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { ACCOUNT_CREATED, GOOGLE_SIGN_UP_FAILED, PASSWORD_HINT, signupErrorMessage } from '../../../shared/messages';
-import { passwordStrength, signupStrengthLabel } from '../../../shared/password';
-import { signupForm } from '../../../shared/schemas';
+import { ACCOUNT_CREATED, GOOGLE_SIGN_UP_FAILED, PASSWORD_HINT, signupErrorMessage } from '#shared/messages';
+import { passwordStrength, signupStrengthLabel } from '#shared/password';
+import { signupForm } from '#shared/schemas';
 import { getConfig } from '../config';
 import { StrengthMeter } from '../components/ui';
 import { errorCode, errorMessage, signUpWithEmail } from '../lib/auth';

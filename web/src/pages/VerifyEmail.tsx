@@ -6,7 +6,7 @@ import {
   VERIFICATION_EMAIL_FAILED,
   VERIFICATION_EMAIL_SENT,
   VERIFICATION_TIMEOUT,
-} from '../../../shared/messages';
+} from '#shared/messages';
 import { Notice } from '../components/ui';
 import { VERIFICATION_NOTE_MS } from '../components/UnverifiedBanner';
 import { resendVerificationEmail } from '../lib/auth';

@@ -4,8 +4,8 @@
  * loaded lazily, only when this step is shown.
  */
 import { Suspense, lazy, useState, type FormEvent } from 'react';
-import { formatUsd } from '../../../shared/pricing';
-import { paymentFailed } from '../../../shared/messages';
+import { formatUsd } from '#shared/pricing';
+import { paymentFailed } from '#shared/messages';
 import { Notice, Spinner } from '../components/ui';
 import { useConfirmLocalPayment } from '../data/job-mutations';
 import { ApiError } from '../lib/api';

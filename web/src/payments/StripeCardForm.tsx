@@ -2,8 +2,8 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { loadStripe, type Stripe } from '@stripe/stripe-js';
-import { formatUsd } from '../../../shared/pricing';
-import { STRIPE_NOT_INITIALIZED, paymentFailed, paymentFailedWithStatus } from '../../../shared/messages';
+import { formatUsd } from '#shared/pricing';
+import { STRIPE_NOT_INITIALIZED, paymentFailed, paymentFailedWithStatus } from '#shared/messages';
 import { getConfig } from '../config';
 import type { CardPaymentProps } from './card-payment-props';
 

@@ -4,7 +4,7 @@ import { render, type RenderOptions } from '@testing-library/react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { createQueryClient } from '../data/query-client';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
-import type { Profile } from '../../../shared/api-types';
+import type { Profile } from '#shared/api-types';
 import { setConfig, type WebConfig } from '../config';
 import type { SessionUser } from '../lib/auth';
 import { FavoritesProvider } from '../lib/favorites';
