@@ -7,10 +7,11 @@ import { promisify } from 'node:util';
 
 /**
  * The boundaries `npm run lint` enforces, proved on a small house of their own: the
- * project's own .oxlintrc.json and package.json's subpath imports, beside files that
- * break one boundary each, written both ways (the `#folder/` import, and the relative
- * path the boundaries also refuse), and files that keep to it (`npm run lint:check-rules`
- * runs this file alone). Then the file-name rule, over the repository's own folders.
+ * project's own .oxlintrc.json (and its plugin, oxlint-plugin.js) and package.json's
+ * subpath imports, beside files that break one boundary each, written both ways (the
+ * `#folder/` import, and the relative path the boundaries also refuse), and files that
+ * keep to it (`npm run lint:check-rules` runs this file alone). Then the file-name rule,
+ * over the repository's own folders.
  */
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -95,12 +96,19 @@ const files: Record<string, string> = {
   'infra/local/reaches-handler-by-subpath.ts': "import { handler } from '#lambdas/handlers/fine';\nexport const h = handler;\n",
   'web/src/pages/ReachesCoreBySubpath.tsx': "import { getConfig } from '#core/config';\nexport const ReachesCore = getConfig;\n",
   'web/scripts/reaches-core-by-subpath.ts': "import { getConfig } from '#core/config';\nexport const settings = getConfig;\n",
+  // Relative imports: inside their top-level folder, and out of it (every way a module is named).
+  'web/scripts/inside-web.ts': "import { ApiError } from '../src/lib/api';\nexport const error = ApiError;\n",
+  'web/src/pages/Climbs.tsx': "import { rule } from '../../../shared/sibling';\nexport const Climbs = rule;\n",
+  'core/jobs/reaches-shared.ts': "import { rule } from '../../shared/sibling';\nexport { rule as check } from '../../shared/sibling';\nexport * from '../../shared/sibling';\nexport const load = () => [rule, import('../../shared/sibling')];\nexport type Rule = typeof import('../../shared/sibling');\n",
+  'test/unit/mocks-core.test.ts': "import { vi } from 'vitest';\nvi.mock('../../core/config', async () => await vi.importActual('../../core/config'));\nexport const entry = (name: string) => import(`../../lambdas/${name}`);\n",
+  'test/unit/uses-core.test.ts': "import { getConfig } from '#core/config';\nimport { vi } from 'vitest';\nvi.mock('#core/config');\nexport const entry = (name: string) => import(`#lambdas/${name}`);\nexport const settings = getConfig;\n",
 };
 
 beforeAll(() => {
   house = mkdtempSync(join(tmpdir(), 'lint-rules-'));
   const config = readFileSync(join(root, '.oxlintrc.json'), 'utf8').replace(/^\s*"\$schema".*\n/m, '');
   writeFileSync(join(house, '.oxlintrc.json'), config);
+  writeFileSync(join(house, 'oxlint-plugin.js'), readFileSync(join(root, 'oxlint-plugin.js')));
   // The subpath imports, for the rules that resolve an import (the circles).
   const { type, imports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { type: string; imports: Record<string, string> };
   writeFileSync(join(house, 'package.json'), JSON.stringify({ name: 'house', private: true, type, imports }));
@@ -142,6 +150,10 @@ async function findings(path: string): Promise<string[]> {
 }
 
 const refused = ['eslint(no-restricted-imports)'];
+/** A relative import out of its top-level folder (folders/no-relative-import-across, oxlint-plugin.js). */
+const across = 'folders(no-relative-import-across)';
+/** A forbidden arrow written as a relative path: refused by the boundary, and as a relative import leaving its folder. */
+const refusedAcross = [...refused, across];
 
 describe('the import boundaries', () => {
   it('when a file keeps to the arrows, it passes', async () => {
@@ -150,22 +162,22 @@ describe('the import boundaries', () => {
   });
 
   it('when an adapter imports the core, the composition or an entry point, the lint fails', async () => {
-    expect(await findings('adapters/reaches-core.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-core.ts')).toEqual(refusedAcross);
     expect(await findings('adapters/reaches-core-by-subpath.ts')).toEqual(refused);
-    expect(await findings('adapters/reaches-composition.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-composition.ts')).toEqual(refusedAcross);
     expect(await findings('adapters/reaches-composition-by-subpath.ts')).toEqual(refused);
-    expect(await findings('adapters/reaches-render.ts')).toEqual(refused);
+    expect(await findings('adapters/reaches-render.ts')).toEqual(refusedAcross);
     expect(await findings('adapters/reaches-render-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the core imports an entry point (an HTTP handler, the render worker), an adapter or the composition, the lint fails', async () => {
-    expect(await findings('core/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('core/reaches-lambdas.ts')).toEqual(refusedAcross);
     expect(await findings('core/reaches-lambdas-by-subpath.ts')).toEqual(refused);
-    expect(await findings('core/reaches-render.ts')).toEqual(refused);
+    expect(await findings('core/reaches-render.ts')).toEqual(refusedAcross);
     expect(await findings('core/reaches-render-by-subpath.ts')).toEqual(refused);
-    expect(await findings('core/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('core/reaches-adapter.ts')).toEqual(refusedAcross);
     expect(await findings('core/reaches-adapter-by-subpath.ts')).toEqual(refused);
-    expect(await findings('core/reaches-composition.ts')).toEqual(refused);
+    expect(await findings('core/reaches-composition.ts')).toEqual(refusedAcross);
     expect(await findings('core/reaches-composition-by-subpath.ts')).toEqual(refused);
   });
 
@@ -183,60 +195,60 @@ describe('the import boundaries', () => {
     expect(await findings('shared/fine.ts')).toEqual([]);
     expect(await findings('shared/uses-shared-by-subpath.ts')).toEqual([]);
     expect(await findings('shared/reaches-observability-by-subpath.ts')).toEqual(refused);
-    expect(await findings('shared/reaches-core.ts')).toEqual(refused);
+    expect(await findings('shared/reaches-core.ts')).toEqual(refusedAcross);
     expect(await findings('shared/reaches-core-by-subpath.ts')).toEqual(refused);
-    expect(await findings('shared/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('shared/reaches-adapter.ts')).toEqual(refusedAcross);
     expect(await findings('shared/reaches-adapter-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the typed client imports anything of the repository outside client/, the lint fails', async () => {
     expect(await findings('client/fine.ts')).toEqual([]);
-    expect(await findings('client/reaches-shared.ts')).toEqual(refused);
+    expect(await findings('client/reaches-shared.ts')).toEqual(refusedAcross);
     expect(await findings('client/reaches-shared-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the logger, metrics or tracer module imports anything of the project, the lint fails (every layer uses them)', async () => {
     expect(await findings('observability/fine.ts')).toEqual([]);
-    expect(await findings('observability/reaches-core.ts')).toEqual(refused);
+    expect(await findings('observability/reaches-core.ts')).toEqual(refusedAcross);
     expect(await findings('observability/reaches-core-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the composition imports an entry point (a handler, the render worker), the lint fails; the core, the adapters and render/blender-install (which imports nothing of ours) pass', async () => {
     expect(await findings('composition/fine.ts')).toEqual([]);
-    expect(await findings('composition/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('composition/reaches-lambdas.ts')).toEqual(refusedAcross);
     expect(await findings('composition/reaches-lambdas-by-subpath.ts')).toEqual(refused);
-    expect(await findings('composition/reaches-render.ts')).toEqual(refused);
+    expect(await findings('composition/reaches-render.ts')).toEqual(refusedAcross);
     expect(await findings('composition/reaches-render-by-subpath.ts')).toEqual(refused);
   });
 
   it('when a handler imports an adapter, the render worker or the AWS SDK, the lint fails; the core and the composition pass', async () => {
     expect(await findings('lambdas/handlers/fine.ts')).toEqual([]);
-    expect(await findings('lambdas/handlers/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('lambdas/handlers/reaches-adapter.ts')).toEqual(refusedAcross);
     expect(await findings('lambdas/handlers/reaches-adapter-by-subpath.ts')).toEqual(refused);
-    expect(await findings('lambdas/handlers/reaches-render.ts')).toEqual(refused);
+    expect(await findings('lambdas/handlers/reaches-render.ts')).toEqual(refusedAcross);
     expect(await findings('lambdas/handlers/reaches-render-by-subpath.ts')).toEqual(refused);
     expect(await findings('lambdas/handlers/reaches-sdk.ts')).toEqual(refused);
   });
 
   it('when the render worker imports an adapter or an HTTP handler, the lint fails; the core and the composition pass', async () => {
     expect(await findings('render/fine.ts')).toEqual([]);
-    expect(await findings('render/reaches-adapter.ts')).toEqual(refused);
+    expect(await findings('render/reaches-adapter.ts')).toEqual(refusedAcross);
     expect(await findings('render/reaches-adapter-by-subpath.ts')).toEqual(refused);
-    expect(await findings('render/reaches-lambdas.ts')).toEqual(refused);
+    expect(await findings('render/reaches-lambdas.ts')).toEqual(refusedAcross);
     expect(await findings('render/reaches-lambdas-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the local stack imports an HTTP handler, the lint fails; the route table passes', async () => {
     expect(await findings('infra/local/fine.ts')).toEqual([]);
-    expect(await findings('infra/local/reaches-handler.ts')).toEqual(refused);
+    expect(await findings('infra/local/reaches-handler.ts')).toEqual(refusedAcross);
     expect(await findings('infra/local/reaches-handler-by-subpath.ts')).toEqual(refused);
   });
 
   it('when the web app imports server code, the lint fails; its build and scripts may use Node, the browser code may not', async () => {
     expect(await findings('web/src/pages/Fine.tsx')).toEqual([]);
-    expect(await findings('web/src/pages/ReachesCore.tsx')).toEqual(refused);
+    expect(await findings('web/src/pages/ReachesCore.tsx')).toEqual(refusedAcross);
     expect(await findings('web/src/pages/ReachesCoreBySubpath.tsx')).toEqual(refused);
-    expect(await findings('web/scripts/reaches-core.ts')).toEqual(refused);
+    expect(await findings('web/scripts/reaches-core.ts')).toEqual(refusedAcross);
     expect(await findings('web/scripts/reaches-core-by-subpath.ts')).toEqual(refused);
     expect(await findings('web/src/pages/ReachesNode.tsx')).toEqual(refused);
     expect(await findings('web/first-paint.ts')).toEqual(refused);
@@ -257,6 +269,26 @@ describe('the import boundaries', () => {
   });
 });
 
+describe('the relative imports', () => {
+  it('when a relative import stays inside its top-level folder, it passes (web/ is one folder)', async () => {
+    expect(await findings('core/jobs/launch.ts')).toEqual([]);
+    expect(await findings('web/src/data/profile.ts')).toEqual([]);
+    expect(await findings('web/scripts/inside-web.ts')).toEqual([]);
+  });
+
+  it('when a relative import leaves its top-level folder, by any number of levels, the lint fails and names the subpath import to write', async () => {
+    expect(await findings('web/src/pages/Climbs.tsx')).toEqual([across]);
+    expect(await report('web/src/pages/Climbs.tsx')).toContain("'../../../shared/sibling' leaves web/: import another folder's module by its subpath import, '#shared/sibling'");
+    // import, export ... from, export *, import(), typeof import().
+    expect(await findingsByLine('core/jobs/reaches-shared.ts')).toEqual([`1: ${across}`, `2: ${across}`, `3: ${across}`, `4: ${across}`, `5: ${across}`]);
+  });
+
+  it('when a test mocks or loads a module of another folder by a relative path, the lint fails; by its subpath import, it passes', async () => {
+    expect(await findingsByLine('test/unit/mocks-core.test.ts')).toEqual([`2: ${across}`, `2: ${across}`, `3: ${across}`]);
+    expect(await report('test/unit/mocks-core.test.ts')).toContain("'#lambdas/${…}'");
+    expect(await findings('test/unit/uses-core.test.ts')).toEqual([]);
+  });
+});
 
 /**
  * The file-name rule (README, "Conventions"): kebab-case, each dot-separated part
