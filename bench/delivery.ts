@@ -51,7 +51,6 @@ import {
   MEASURED_DELIVERY_MODEL,
   planForFastPath,
   RENDER_FUNCTION,
-  SAFE_CHUNK_SECONDS,
   type DeliveryBand,
   type DeliveryBands,
   type DeliveryModel,
@@ -60,6 +59,7 @@ import {
   type FinishingSteps,
 } from '#shared/fast-path';
 import { regionRows, type PlanInput } from '#shared/render-plan';
+import { SAFE_CHUNK_SECONDS } from '#shared/render-policy';
 import { REGION_FILE } from '#shared/render-contract';
 import { readExr } from '#render/denoiser/exr';
 import { denoiseImage } from '#render/denoiser/frame';

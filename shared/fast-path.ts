@@ -10,6 +10,7 @@
 import { getScene, requiredUploadKind } from './catalogue';
 import { FPS } from './frames';
 import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
+import { FAST_PATH_MAX_CHUNKS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -18,8 +19,6 @@ import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanI
  * time they share is that of 5.79 vCPUs (FUNCTION_VCPU_SHARE), as the delivery's bands count it.
  */
 export const RENDER_FUNCTION = { memoryMiB: 10_240, vcpus: 6, timeoutSeconds: 15 * 60 } as const;
-/** A chunk is planned to end well inside the limit: estimates err, and a shared host runs slower. */
-export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** The render function's reserved concurrency, a deploy setting (renderFunctionConcurrency). */
 export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
 /**
@@ -31,14 +30,6 @@ export const DEFAULT_FAST_PATH_CONCURRENCY = 200;
 export const DEFAULT_RENDER_FUNCTION_ARCHITECTURE: 'x86_64' | 'arm64' = 'x86_64';
 /** Segments (and a split still's regions) the finishing step downloads at once: enough to hide each request's latency, few enough for a small worker. */
 export const SEGMENT_DOWNLOADS_AT_ONCE = 16;
-
-/**
- * A final still estimated above this on the function is split into regions of about this
- * long each: with the cold start (10 s) and the finishing step (stitch, one denoise, the
- * formats) a Full-HD still then stays inside 30 s in the best band, not yet in the typical
- * one (deliveryBands; npm run bench:delivery prints both).
- */
-export const STILL_REGION_SECONDS = 6;
 
 export type RenderEngine = 'function' | 'batch';
 
@@ -286,9 +277,6 @@ export function planningChunkTime(input: PlanInput, model: ChunkModel = MEASURED
   const slowest = 1 + pessimistic.stragglerShare;
   return { ...time, fixedSeconds: time.fixedSeconds * slowest, perFrameSeconds: time.perFrameSeconds * slowest };
 }
-
-/** A job's chunks on the fast path at most: a 10-minute animation at 30 fps in one-frame chunks. */
-export const FAST_PATH_MAX_CHUNKS = 18_000;
 
 /**
  * The fast path's chunk sizing: latency first (a final still in regions), and no chunk planned

@@ -3,7 +3,8 @@
  * the server charges from the very same functions, so the two cannot disagree.
  */
 import type { ByMode, RenderMode, SceneType } from './scene-types';
-import { DEFAULT_END_FRAME, TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, framesFor } from './frames';
+import { DEFAULT_END_FRAME, framesFor } from './frames';
+import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS } from './render-policy';
 import { ceilClean } from './numbers';
 
 export const PRICING = {

@@ -1,15 +1,16 @@
 /**
- * The render manifest: every render policy number, in one place. The worker passes what a
- * scene script needs in its args.json (render/blender.ts), so the Python scripts hold no
- * policy of their own; chunk planning, the job's first time estimate, the delivery
- * simulation and `npm run costs` read the measured frame costs from here.
+ * The render manifest: per scene, what its script renders with (the sampling of finals and free test renders, the
+ * text limit, the styles) and what one of its frames costs. The worker passes what a scene script needs in its
+ * args.json (render/blender.ts), so the Python scripts hold no policy of their own; chunk planning, the job's first
+ * time estimate, the delivery simulation and `npm run costs` read the measured frame costs from here. The limits a
+ * render is held to (chunk times, a test render's caps, the promise) are the render policy's (shared/render-policy.ts).
  *
  * The measured costs live in render-manifest.costs.json beside this file, written by
  * `npm run bench:frame-costs -- --write` (one Full-HD final frame per scene, denoised as
  * in production); they are a measurement, not a policy, so a tool rewrites them.
  */
 import { scenes } from './catalogue';
-import { TEST_RENDER_MAX_SIDE } from './frames';
+import { TEST_RENDER_MAX_SIDE } from './render-policy';
 import measuredCosts from './render-manifest.costs.json';
 
 export interface FinalSampling {
@@ -51,7 +52,7 @@ export interface ScenePolicy {
  * the time of 96 undenoised samples (37.6 dB).
  */
 const DENOISED_FINAL: FinalSampling = { maxSamples: 32, noiseThreshold: 0.05 };
-/** Test renders are for judging the result before paying, not for keeping (their size cap is shared/files.ts', which the web's preview and the worker apply). */
+/** Test renders are for judging the result before paying, not for keeping (their size cap is the render policy's, which the web's preview and the worker apply). */
 const TEST = { samples: 12, maxSide: TEST_RENDER_MAX_SIDE } as const;
 /**
  * The customise page's live preview (POST /api/previews): a warm scene's forked child renders it

@@ -2,9 +2,11 @@
  * How a render job is split into chunks of frames, and what its progress says about
  * the time left. Pure rules, shared by the server (which plans), the worker (which
  * renders a chunk) and the web (which shows "about N min left"). Frame costs come from
- * the render manifest (shared/render-manifest.ts).
+ * the render manifest (shared/render-manifest.ts), the limits from the render policy
+ * (shared/render-policy.ts).
  */
 import { estimateFrameSecondsFor } from './render-manifest';
+import { FARM_CHUNK_SECONDS, FARM_MAX_CHUNKS, MAX_STILL_REGIONS, RENDER_LIMIT_FACTOR, RENDER_LIMIT_FLOOR_SECONDS } from './render-policy';
 
 /** A contiguous run of frames rendered by one worker in one Blender process. */
 export interface ChunkRange {
@@ -44,7 +46,8 @@ export interface PlanSettings {
   stillRegionSeconds?: number;
 }
 
-export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: 90, maxChunks: 100 };
+/** A farm that pays a start per chunk: AWS Batch, the local pool. */
+export const DEFAULT_PLAN_SETTINGS: PlanSettings = { targetChunkSeconds: FARM_CHUNK_SECONDS, maxChunks: FARM_MAX_CHUNKS };
 
 export interface FrameCostInput {
   sceneId: number;
@@ -93,8 +96,6 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
   return chunks;
 }
 
-/** No still is split into more regions than this: each adds a Blender start and a download to the finishing step. */
-export const MAX_STILL_REGIONS = 16;
 /** A region is at least this many rows high. */
 const MIN_REGION_ROWS = 16;
 
@@ -181,12 +182,7 @@ export function formatTimeLeft(seconds: number | null): string | null {
 
 // ---------------------------------------------------------------- limits
 
-/** A chunk may run this many times its estimate before Blender is stopped... */
-export const RENDER_LIMIT_FACTOR = 4;
-/** ...but never less than this: start-up and a slow, shared machine must not fail a small render. */
-export const RENDER_LIMIT_FLOOR_SECONDS = 10 * 60;
-
-/** The wall-clock limit of one Blender run over `frames` frames. */
+/** The wall-clock limit of one Blender run over `frames` frames: RENDER_LIMIT_FACTOR times its estimate, at least RENDER_LIMIT_FLOOR_SECONDS. */
 export function renderTimeLimitSeconds(frames: number, cost: FrameCostInput): number {
   return Math.max(RENDER_LIMIT_FLOOR_SECONDS, Math.ceil(RENDER_LIMIT_FACTOR * frames * estimateFrameSeconds(cost)));
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getScene } from '#shared/catalogue';
 import { quoteRender } from '#shared/pricing';
-import { TEST_RENDER_MAX_FRAMES } from '#shared/frames';
+import { TEST_RENDER_MAX_FRAMES } from '#shared/render-policy';
 import { MEDIA_UNREADABLE } from '#core/jobs/render-jobs';
 import { getUser } from '#core/users/users';
 import { api, grantCredits, postToStorage, verifiedUser, type TestUser } from './helpers';

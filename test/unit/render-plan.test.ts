@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '#shared/render-plan';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, stillRegionCount, type FarmProgress } from '#shared/render-plan';
+import { MAX_STILL_REGIONS, RENDER_LIMIT_FLOOR_SECONDS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '#shared/render-policy';
 import { scenePolicy } from '#shared/render-manifest';
-import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, MEASURED_CHUNK_MODEL, planningChunkTime, planForFastPath, readyInSeconds, RENDER_FUNCTION, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '#shared/fast-path';
+import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, MEASURED_CHUNK_MODEL, planningChunkTime, planForFastPath, readyInSeconds, RENDER_FUNCTION } from '#shared/fast-path';
 import { scenes } from '#shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/frames';
+import { TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/render-policy';
 
 describe('the size a render comes out at', () => {
   it('when a test render is larger than the cap, its longer side is scaled to the cap, both sides even', () => {

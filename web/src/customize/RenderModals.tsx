@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { PaymentTicket } from '#shared/api-types';
 import { BACKGROUND_STYLE_OPTION, type Scene } from '#shared/catalogue';
-import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/frames';
+import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/render-policy';
 import { insufficientCredits } from '#shared/messages';
 import { formatUsd } from '#shared/pricing';
 import { Modal } from '../components/Modal';

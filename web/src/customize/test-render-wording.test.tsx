@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { JobView } from '#shared/api-types';
-import { TEST_RENDER_MAX_FRAMES } from '#shared/frames';
+import { TEST_RENDER_MAX_FRAMES } from '#shared/render-policy';
 import { JobCard } from '../jobs/JobCard';
 import { VERIFIED_USER, profileWith, renderWithApp } from '../test/render';
 import CustomizePage from './CustomizePage';
