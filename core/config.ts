@@ -40,10 +40,6 @@ const configSchema = z.object({
   RENDER_FUNCTION_NAME: z.string().optional(), // on AWS: the render function (the fast path); unset, every render goes to Batch
   /** On AWS: the render function's reserved concurrency, chunks rendering at once on the fast path. */
   RENDER_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).default(DEFAULT_FAST_PATH_CONCURRENCY),
-  /** A chunk of frames should render in about this many seconds. */
-  RENDER_CHUNK_SECONDS: z.coerce.number().positive().default(90),
-  /** No job is split into more chunks than this. */
-  RENDER_MAX_CHUNKS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How many jobs of one user render at once; the rest wait in order. */
   RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(RENDERS_AT_ONCE_PER_ACCOUNT),
   /** The render API's budget per key; the served OpenAPI document states this value. */

@@ -2,7 +2,7 @@ import { getConfig } from '../config';
 import { log } from '#observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
 import { fastPathSettings, planForFastPath } from '#shared/fast-path';
-import { hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
+import { DEFAULT_PLAN_SETTINGS, hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
@@ -90,10 +90,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   // Planned once: the fast path's plan is also its choice of engine. A resumed job keeps its engine and its chunks.
   const chosen = job.farmEngine ? { engine: job.farmEngine } : chooseEngine(job);
   const { engine } = chosen;
-  const settings =
-    engine === 'function'
-      ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY)
-      : { targetChunkSeconds: config.RENDER_CHUNK_SECONDS, maxChunks: config.RENDER_MAX_CHUNKS };
+  const settings = engine === 'function' ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY) : DEFAULT_PLAN_SETTINGS;
   const pending = await planOrResumeChunks(job, settings, chosen.chunks);
   // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
   const chunksTotal = job.chunksTotal ?? pending.length;

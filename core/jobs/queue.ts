@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { queuePlace, type FarmLoad, type QueuePlace } from '#shared/queue';
+import { FARM_CHUNK_SECONDS } from '#shared/render-policy';
 import { getConfig } from '../config';
 import { listActiveQueueEntries, type JobRecord } from './jobs';
 
@@ -15,11 +16,11 @@ import { listActiveQueueEntries, type JobRecord } from './jobs';
  */
 export const QUEUE_PLACE_READ_LIMIT = 500;
 
-/** The farm's width and planned chunk length, as configured for this home. */
+/** The farm's width, as configured for this home, and a chunk's planned length (the render policy's). */
 export function farmLoad(): FarmLoad {
   const config = getConfig();
   const workers = config.RENDER_MODE === 'local' ? (config.LOCAL_RENDER_WORKERS ?? availableParallelism()) : (config.RENDER_FARM_WORKERS ?? 1);
-  return { workers, plannedChunkSeconds: config.RENDER_CHUNK_SECONDS };
+  return { workers, plannedChunkSeconds: FARM_CHUNK_SECONDS };
 }
 
 /** Where a queued job stands in the line and how long it should wait; null when it is not queued. */
