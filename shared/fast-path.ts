@@ -10,7 +10,7 @@
 import { getScene, requiredUploadKind } from './catalogue';
 import { FPS } from './frames';
 import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
-import { FAST_PATH_MAX_CHUNKS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
+import { FAST_PATH_MAX_CHUNKS, PROMISED_BAND, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -463,11 +463,12 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
 }
 
 /**
- * When a render on the fast path should be ready: the typical band of the delivery model (deliveryBands), rounded
- * up. What the customise page shows beside the estimated render time (the pricing input).
+ * When a render on the fast path should be ready: the promised band (PROMISED_BAND, the typical one) of the delivery
+ * model (deliveryBands), rounded up. What the customise page shows beside the estimated render time (the pricing
+ * input), and what a job is promised (promisedSeconds).
  */
 export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
-  return Math.ceil(deliveryBands(input, concurrency).typical.totalSeconds);
+  return Math.ceil(deliveryBands(input, concurrency)[PROMISED_BAND].totalSeconds);
 }
 
 /** "about 40 s", "about 3 min". */

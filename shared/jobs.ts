@@ -1,8 +1,9 @@
 /**
- * Render job rules: status badges, progress, staleness, allowed actions, time accuracy
- * and thumbnails. Our server states are JOB_STATUSES; the legacy running state
- * 'in_progress' (stored by earlier versions) maps to our 'queued' and 'rendering' and is
- * still accepted wherever a status is read, for old records.
+ * Render job rules: status badges, progress, staleness, allowed actions, render minutes
+ * and thumbnails (time accuracy is the render policy's: shared/render-policy.ts). Our
+ * server states are JOB_STATUSES; the legacy running state 'in_progress' (stored by
+ * earlier versions) maps to our 'queued' and 'rendering' and is still accepted wherever
+ * a status is read, for old records.
  */
 import { isImageFile, isVideoFile } from './files';
 import { clamp } from './numbers';
@@ -200,39 +201,7 @@ export function formatHistoryProgress(progress: number | null): string {
   return progress === null ? 'Starting...' : `${progress.toFixed(1)}% Complete`;
 }
 
-// ---------------------------------------------------------------- time accuracy
-
-export type TimeAccuracyReportType = 'UNDERESTIMATED' | 'OVERESTIMATED';
-
-export const TIME_ACCURACY = {
-  REPORT_BELOW: 0.8,
-  REPORT_ABOVE: 1.2,
-  RED_ABOVE: 1.25,
-  YELLOW_BELOW: 0.75,
-} as const;
-
-/** actual / expected (in the same unit); null when either is missing, not positive or not finite. */
-export function timeAccuracyRatio(actual: number, expected: number): number | null {
-  if (!(actual > 0) || !(expected > 0)) return null;
-  const ratio = actual / expected;
-  return Number.isFinite(ratio) ? ratio : null;
-}
-
-/** Reports go out only when the ratio is outside 0.8..1.2 (both bounds count as accurate). */
-export function shouldSendTimeAccuracyReport(ratio: number): boolean {
-  return ratio < TIME_ACCURACY.REPORT_BELOW || ratio > TIME_ACCURACY.REPORT_ABOVE;
-}
-
-/** Under 0.8 is 'UNDERESTIMATED', everything else 'OVERESTIMATED' (the report types' fixed names). */
-export function timeAccuracyReportType(ratio: number): TimeAccuracyReportType {
-  return ratio < TIME_ACCURACY.REPORT_BELOW ? 'UNDERESTIMATED' : 'OVERESTIMATED';
-}
-
-export function timeAccuracyColor(ratio: number): 'red' | 'yellow' | 'green' {
-  if (ratio > TIME_ACCURACY.RED_ABOVE) return 'red';
-  if (ratio < TIME_ACCURACY.YELLOW_BELOW) return 'yellow';
-  return 'green';
-}
+// ---------------------------------------------------------------- render minutes
 
 /**
  * Actual render minutes of a job that recorded no completion figure: from its start to

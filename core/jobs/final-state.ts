@@ -11,7 +11,7 @@
  * counters by the outcome's key in finalStatesHandled, each e-mail by its own flag.
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */
-import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '#shared/jobs';
+import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '#shared/render-policy';
 import { tableName } from '../ports';
 import { streamImage } from '../db/items';
 import { keys } from '../db/keys';

@@ -1,5 +1,5 @@
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
-import { timeAccuracyRatio } from '#shared/jobs';
+import { renderTimeAccuracy } from '#shared/render-policy';
 import { log } from '#observability/logger';
 
 /** Who a failure is down to: the refund rule applies only to failures on our side. */
@@ -43,15 +43,12 @@ export async function failJob(
 }
 
 /**
- * Records a finished render: actual minutes and the accuracy ratio, the customer's wait against the time they were
- * promised when there is a promise (from payment to now), else the render's minutes against the estimate. Counters
- * and the time-accuracy report follow from the done state in core/jobs/final-state.ts, outside the render worker.
+ * Records a finished render: actual minutes and the accuracy ratio (renderTimeAccuracy: the customer's wait against
+ * the promise, or a resume's render minutes against the estimate). Counters and the time-accuracy report follow from
+ * the done state in core/jobs/final-state.ts, outside the render worker.
  */
 export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNullable<JobRecord['fileMetadata']>; mainOutputPath: string; mainOutputType: string }, now = new Date()): Promise<JobRecord | undefined> {
-  const started = Date.parse(job.startTime ?? job.created_at);
-  const actual = Math.max(0, (now.getTime() - started) / 60_000);
-  const waited = (now.getTime() - Date.parse(job.paymentTimestamp ?? job.created_at)) / 1000;
-  const ratio = job.promisedSeconds ? timeAccuracyRatio(waited, job.promisedSeconds) : timeAccuracyRatio(actual, job.estimatedRenderTimeMinutes);
+  const { actualMinutes: actual, ratio } = renderTimeAccuracy(job, now.getTime());
   const done = await changeJob(job.jobId, {
     set: {
       status: 'done',

@@ -18,12 +18,9 @@ import {
   keepsSessionAlive,
   lastActivity,
   pickThumbnail,
-  shouldSendTimeAccuracyReport,
   statusBadge,
-  timeAccuracyColor,
-  timeAccuracyRatio,
-  timeAccuracyReportType,
 } from '#shared/jobs';
+import { renderTimeAccuracy, shouldSendTimeAccuracyReport, timeAccuracyColor, timeAccuracyRatio, timeAccuracyReportType } from '#shared/render-policy';
 import { ABANDON_CONFIRM } from '#shared/messages';
 
 const NOW = Date.parse('2025-01-01T12:00:00.000Z');
@@ -192,6 +189,19 @@ describe('time accuracy', () => {
     expect(timeAccuracyColor(0.75)).toBe('green');
     expect(timeAccuracyColor(0.7499)).toBe('yellow');
     expect(timeAccuracyColor(1)).toBe('green');
+  });
+
+  it('when a render had a promise, its accuracy is the wait from payment against it, not the price minutes', () => {
+    const at = (minutesAgo: number) => new Date(NOW - minutesAgo * MINUTE).toISOString();
+    const job = { created_at: at(12), paymentTimestamp: at(11), startTime: at(10), promisedSeconds: 30, estimatedRenderTimeMinutes: 10 };
+    expect(renderTimeAccuracy(job, NOW)).toEqual({ actualMinutes: 10, ratio: (11 * 60) / 30 });
+  });
+
+  it('when a render had no promise (a resume), its render minutes are measured against the estimate', () => {
+    const job = { created_at: new Date(NOW - 20 * MINUTE).toISOString(), startTime: new Date(NOW - 12 * MINUTE).toISOString(), estimatedRenderTimeMinutes: 10 };
+    expect(renderTimeAccuracy(job, NOW).actualMinutes).toBe(12);
+    expect(renderTimeAccuracy(job, NOW).ratio).toBeCloseTo(1.2, 12);
+    expect(renderTimeAccuracy({ ...job, startTime: new Date(NOW + MINUTE).toISOString() }, NOW)).toEqual({ actualMinutes: 0, ratio: null });
   });
 
   it('when only a start time exists, actual minutes run to the last render activity, else last active, else now', () => {

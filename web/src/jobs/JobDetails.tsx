@@ -1,8 +1,7 @@
 /** A job's 'Render details': what was asked for, what it costs and how long it took. */
 import type { ReactNode } from 'react';
 import type { JobView } from '#shared/api-types';
-import { timeAccuracyColor } from '#shared/jobs';
-import { TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/render-policy';
+import { TEST_RENDER_MAX_SIDE, renderedResolution, timeAccuracyColor } from '#shared/render-policy';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { formatUsd } from '#shared/pricing';
 import { relativeTime } from '../components/ui';
