@@ -13,6 +13,7 @@ import { serveRenderTask } from '#core/jobs/task-server';
 import { localMailer, sesMailer } from '#adapters/mailer';
 import { fetchUpload, functionMediaProbe, probeUpload } from '#adapters/media-probe';
 import { stripePayments } from '#adapters/stripe';
+import { localPayments } from '#adapters/local-payments';
 import { BatchFarm } from '#adapters/batch-farm';
 import { FunctionFarm } from '#adapters/function-farm';
 import { functionPreviewer } from '#adapters/preview-function';
@@ -66,6 +67,7 @@ export function composeServer(): void {
     payments: () => {
       const adapters = current();
       const { config } = adapters;
+      if (config.PAYMENTS_MODE === 'local') return (adapters.payments ??= localPayments());
       return (adapters.payments ??= stripePayments({
         region: config.AWS_REGION,
         secretArn: config.STRIPE_SECRET_ARN,

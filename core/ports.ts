@@ -29,13 +29,25 @@ export interface UploadToMeasure {
   url: string;
 }
 
-export interface IntentRequest {
+/** The payment providers a deployment may have: Stripe on AWS, the local provider (Stripe's test cards, no card network) on one machine. */
+export type PaymentProviderName = 'stripe' | 'local';
+
+/** A payment to open with the provider; the provider's own record names our payment, so its events can be settled on it. */
+export interface PaymentToOpen {
   paymentId: string;
   amountCents: number;
   userId: string;
   purpose: 'render' | 'credits';
   jobId?: string;
   credits?: number;
+  /** The provider's id for it, once the provider opened it and answered one. */
+  providerPaymentId?: string;
+}
+
+/** A payment open with the provider: the id the provider knows it by (when it keeps one) and the secret of the browser's card step. */
+export interface OpenedPayment {
+  providerPaymentId?: string;
+  clientSecret: string;
 }
 
 /** A PaymentIntent as the core reads it. */
@@ -57,17 +69,39 @@ export interface PaymentEvent {
   objectId: string;
 }
 
-/** The card payment provider (Stripe on AWS; the local provider needs none). */
-export interface PaymentProvider {
-  /** Opens a PaymentIntent in USD; a retried create with the same payment id returns the same intent. */
-  createPaymentIntent(request: IntentRequest): Promise<{ id: string; clientSecret: string }>;
+/** A provider's signed webhooks, and the objects their events name, read back from it (the events only name them). */
+export interface PaymentWebhooks {
+  /** Checks the signature on the raw body; throws on a bad signature or a stale timestamp. */
+  verifyEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent>;
   retrievePaymentIntent(id: string): Promise<ProviderIntent>;
   /** How much of a charge was refunded, and its PaymentIntent. */
   retrieveCharge(id: string): Promise<{ paymentIntentId?: string; amountRefunded: number }>;
   /** The amount a dispute takes back, its PaymentIntent, and its status (won once closed in our favour). */
   retrieveDispute(id: string): Promise<{ paymentIntentId?: string; amount: number; status: string }>;
-  /** Checks the signature on the raw body; throws on a bad signature or a stale timestamp. */
-  verifyEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent>;
+}
+
+/**
+ * A card confirmed on our server: charged or declined, answered as the provider's webhook would bring it (the event
+ * and the PaymentIntent it names, as it is now), or refused before any charge (a number the provider does not take).
+ */
+export type CardConfirmation = { event: PaymentEvent; intent: ProviderIntent } | { refused: string };
+
+/**
+ * The card payment provider: Stripe on AWS (its card step in the browser with Stripe Elements, its events by signed
+ * webhook), or the local provider on one machine (its card step our own form, confirmed on our server).
+ */
+export interface PaymentProvider {
+  /** Recorded on each payment, and the card step the browser shows (the ticket's mode). */
+  readonly name: PaymentProviderName;
+  /**
+   * Opens the payment in USD, or answers the one opened before for the same payment (providerPaymentId, or a retried
+   * open with the same payment id): what the browser's card step needs.
+   */
+  openPayment(payment: PaymentToOpen): Promise<OpenedPayment>;
+  /** Signed webhooks (Stripe); none on the local provider, which answers each confirmation with its event. */
+  readonly webhooks?: PaymentWebhooks;
+  /** Confirms a card sent to our server (the local provider's test cards); none on Stripe, whose card step runs in the browser. */
+  confirmCard?(payment: { paymentId: string; amountCents: number; currency: string }, cardNumber: string): Promise<CardConfirmation>;
 }
 
 /** The farm engines a deployment may have; core/jobs/launch.ts chooses among them. */

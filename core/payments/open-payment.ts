@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentTicket } from '#shared/api-types';
 import { ports } from '../ports';
-import { getConfig } from '../config';
 import { createPaymentItem, getPayment, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
@@ -22,41 +21,38 @@ export interface PaymentRequest {
 /**
  * Records what the server will collect, in one transaction with `tx` (whatever
  * must exist before the money can arrive, e.g. the job awaiting payment), then
- * opens the payment with the provider: a Stripe PaymentIntent, or the local
- * provider's payment.
+ * opens the payment with the provider (a Stripe PaymentIntent, or the local
+ * provider's payment).
  */
 export async function openPayment(request: PaymentRequest, tx = new Transaction()): Promise<PaymentTicket> {
-  const config = getConfig();
   const payment: PaymentRecord = {
     ...request,
     paymentId: request.paymentId ?? randomUUID(),
     currency: CURRENCY,
-    provider: config.PAYMENTS_MODE === 'local' ? 'local' : 'stripe',
+    provider: ports().payments().name,
     status: 'pending',
     createdAt: new Date().toISOString(),
   };
   await tx.commit([createPaymentItem(payment)]);
-  const ticket = { paymentId: payment.paymentId, amount: request.amountCents, currency: CURRENCY };
-  if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
-  const intent = await ports().payments().createPaymentIntent({ ...request, paymentId: payment.paymentId });
-  await updateItem(setProviderPaymentIdUpdate(payment.paymentId, intent.id));
-  return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+  return cardStep(payment);
 }
 
 /** The card step again for a payment still open (the customer closed the form, or a card was declined). */
-export async function reopenPayment(payment: PaymentRecord): Promise<PaymentTicket> {
-  const ticket = { paymentId: payment.paymentId, amount: payment.amountCents, currency: CURRENCY };
-  if (payment.provider === 'local') return { ...ticket, clientSecret: payment.paymentId, mode: 'local' };
-  if (!payment.providerPaymentId) {
-    // The request that recorded the payment did not get to open it (it failed, or it is still running):
-    // Stripe's idempotency key on the create makes both end with the same PaymentIntent.
-    const intent = await ports().payments().createPaymentIntent(payment);
-    await updateItem(setProviderPaymentIdUpdate(payment.paymentId, intent.id));
-    return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+export function reopenPayment(payment: PaymentRecord): Promise<PaymentTicket> {
+  return cardStep(payment);
+}
+
+/**
+ * What the browser's card step needs for a recorded payment: the provider opens it, or answers the one it opened
+ * before, and the id it knows the payment by is kept on the record the first time it answers one.
+ */
+async function cardStep(payment: PaymentRecord): Promise<PaymentTicket> {
+  const provider = ports().payments();
+  const opened = await provider.openPayment(payment);
+  if (opened.providerPaymentId && opened.providerPaymentId !== payment.providerPaymentId) {
+    await updateItem(setProviderPaymentIdUpdate(payment.paymentId, opened.providerPaymentId));
   }
-  const intent = await ports().payments().retrievePaymentIntent(payment.providerPaymentId);
-  if (!intent.clientSecret) throw new Error('Failed to create payment intent');
-  return { ...ticket, clientSecret: intent.clientSecret, mode: 'stripe' };
+  return { paymentId: payment.paymentId, amount: payment.amountCents, currency: CURRENCY, clientSecret: opened.clientSecret, mode: provider.name };
 }
 
 /** The card step again for a job still awaiting its payment; a conflict once it is paid or has none. */

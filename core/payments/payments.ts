@@ -1,4 +1,4 @@
-import { tableName } from '../ports';
+import { tableName, type PaymentProviderName } from '../ports';
 import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { newItem } from '../db/transaction';
@@ -13,8 +13,8 @@ export interface PaymentRecord {
   credits?: number;
   amountCents: number;
   currency: typeof CURRENCY;
-  provider: 'stripe' | 'local';
-  /** Stripe's PaymentIntent id (or the local provider's payment id). */
+  provider: PaymentProviderName;
+  /** The provider's id for the payment: Stripe's PaymentIntent id (the local provider keeps none). */
   providerPaymentId?: string;
   status: 'pending' | 'succeeded' | 'failed' | 'mismatch';
   lastError?: string;

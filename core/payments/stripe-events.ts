@@ -1,4 +1,4 @@
-import { ports, type PaymentEvent } from '../ports';
+import { ports, type PaymentEvent, type PaymentWebhooks, type ProviderIntent } from '../ports';
 import { applyChargeback, reverseWonDispute } from './chargebacks';
 import { settleFailedPayment, settleSucceededPayment } from './fulfilment';
 import { getPayment } from './payments';
@@ -9,9 +9,20 @@ export type StripeEventResult = { status: 200; outcome?: string; ignored?: strin
 /** Events by which the bank takes a card payment back, or gives it back (a dispute closed in our favour). */
 const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
 
+/** Whether the provider sends signed webhooks (Stripe); the local provider answers each card confirmation with its event instead. */
+export function receivesPaymentWebhooks(): boolean {
+  return ports().payments().webhooks !== undefined;
+}
+
+function webhooks(): PaymentWebhooks {
+  const provider = ports().payments();
+  if (!provider.webhooks) throw new Error(`The ${provider.name} payment provider sends no webhooks`);
+  return provider.webhooks;
+}
+
 /** Checks the event's signature on the raw body with the webhook secret; throws when it does not hold. */
 export function verifyStripeEvent(rawBody: string, signature: string | undefined): Promise<PaymentEvent> {
-  return ports().payments().verifyEvent(rawBody, signature);
+  return webhooks().verifyEvent(rawBody, signature);
 }
 
 /**
@@ -26,7 +37,14 @@ export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEvent
     return outcome === 'not-yet' ? { status: 409, message: 'The payment this reverses is not settled yet; retry later' } : { status: 200, outcome };
   }
   if (!event.type.startsWith('payment_intent.')) return { status: 200, ignored: event.type };
-  const intent = await ports().payments().retrievePaymentIntent(event.objectId);
+  return applyIntentEvent(event, await webhooks().retrievePaymentIntent(event.objectId));
+}
+
+/**
+ * Settles a payment on the state of the PaymentIntent an event names, as the provider holds it now: read back from
+ * Stripe for a webhook, handed over with its event by the local provider as a card is confirmed.
+ */
+export async function applyIntentEvent(event: PaymentEvent, intent: ProviderIntent): Promise<StripeEventResult> {
   const paymentId = intent.paymentId;
   if (!paymentId || !(await getPayment(paymentId))) {
     // Not ours yet (or at all): answer non-2xx so Stripe retries later, and write nothing.
@@ -45,7 +63,7 @@ export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEvent
 
 /** As for payments, the event only names the object: what is reversed is read from Stripe. */
 async function applyReversal(event: PaymentEvent): Promise<string> {
-  const provider = ports().payments();
+  const provider = webhooks();
   const { paymentIntentId, reversedCents, status } =
     event.type === 'charge.refunded'
       ? await provider.retrieveCharge(event.objectId).then((charge) => ({ paymentIntentId: charge.paymentIntentId, reversedCents: charge.amountRefunded, status: undefined }))

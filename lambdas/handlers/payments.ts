@@ -3,10 +3,9 @@ import { creditPurchaseRequest } from '#shared/schemas';
 import type { CreditPurchaseResponse } from '#shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, rawBody, type ApiEvent, type ApiResult } from '../lib/http';
 import { InvalidRequestError, NotFoundError } from '#core/errors';
-import { getConfig } from '#core/config';
 import { startCreditPurchase } from '#core/payments/credit-purchase';
-import { applyStripeEvent, verifyStripeEvent } from '#core/payments/stripe-events';
-import { payWithTestCard } from '#core/payments/local-payments';
+import { applyStripeEvent, receivesPaymentWebhooks, verifyStripeEvent } from '#core/payments/stripe-events';
+import { payWithTestCard, takesCardsHere } from '#core/payments/test-cards';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
@@ -24,7 +23,8 @@ const WEBHOOK_MAX_BYTES = 256 * 1024;
  * then decided by core/payments/stripe-events.ts.
  */
 export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
-  if (getConfig().PAYMENTS_MODE !== 'stripe') throw new NotFoundError();
+  // The route exists only where the provider sends signed webhooks (Stripe).
+  if (!receivesPaymentWebhooks()) throw new NotFoundError();
   const body = rawBody(event, WEBHOOK_MAX_BYTES);
   let stripeEvent;
   try {
@@ -36,7 +36,7 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   return json(status, status === 200 ? { received: true, ...answer } : answer);
 }
 
-/** Local only: the local payment provider's card confirmation with a test card (core/payments/local-payments.ts). */
+/** Local only: the local payment provider's card confirmation with a test card (core/payments/test-cards.ts). */
 const localConfirmBody = z.strictObject({
   paymentId: z.string().uuid(),
   cardNumber: z.string().max(32),
@@ -45,8 +45,8 @@ const localConfirmBody = z.strictObject({
 });
 
 export async function confirmLocalPayment(event: ApiEvent): Promise<ApiResult> {
-  // The route exists only where the local provider takes the payments.
-  if (getConfig().PAYMENTS_MODE !== 'local') throw new NotFoundError();
+  // The route exists only where the provider takes a card on our server (the local provider).
+  if (!takesCardsHere()) throw new NotFoundError();
   const body = jsonBody(event, localConfirmBody);
   return json(200, { status: await payWithTestCard(caller(event).userId, body.paymentId, body.cardNumber) });
 }

@@ -77,23 +77,25 @@ const stripeOf = (id: string) => {
   return side;
 };
 const stripeDouble: PaymentProvider = {
-  createPaymentIntent: async () => {
-    throw new Error('the model pays through the local provider');
-  },
-  retrievePaymentIntent: async (id) => {
-    const side = stripeOf(id);
-    return { id, status: side.succeeded ? 'succeeded' : 'requires_payment_method', amount: side.amountCents, amountReceived: side.succeeded ? side.amountCents : 0, currency: 'usd', clientSecret: null, paymentId: side.paymentId, lastErrorMessage: null };
-  },
-  retrieveCharge: async (id) => {
-    const side = stripeOf(id);
-    return { paymentIntentId: `pi_${side.paymentId}`, amountRefunded: side.refundedCents };
-  },
-  retrieveDispute: async (id) => {
-    const side = stripeOf(id);
-    return { paymentIntentId: `pi_${side.paymentId}`, amount: side.amountCents, status: side.dispute ?? 'needs_response' };
-  },
-  verifyEvent: async () => {
-    throw new Error('the model delivers verified events');
+  name: 'stripe',
+  // A payment opens with no call out, as the local provider's does: the model sets its Stripe side up itself (openOnStripe).
+  openPayment: async (payment) => ({ clientSecret: payment.paymentId }),
+  webhooks: {
+    retrievePaymentIntent: async (id) => {
+      const side = stripeOf(id);
+      return { id, status: side.succeeded ? 'succeeded' : 'requires_payment_method', amount: side.amountCents, amountReceived: side.succeeded ? side.amountCents : 0, currency: 'usd', clientSecret: null, paymentId: side.paymentId, lastErrorMessage: null };
+    },
+    retrieveCharge: async (id) => {
+      const side = stripeOf(id);
+      return { paymentIntentId: `pi_${side.paymentId}`, amountRefunded: side.refundedCents };
+    },
+    retrieveDispute: async (id) => {
+      const side = stripeOf(id);
+      return { paymentIntentId: `pi_${side.paymentId}`, amount: side.amountCents, status: side.dispute ?? 'needs_response' };
+    },
+    verifyEvent: async () => {
+      throw new Error('the model delivers verified events');
+    },
   },
 };
 
