@@ -1,5 +1,5 @@
-import { BatchClient, DescribeJobsCommand, SubmitJobCommand, TerminateJobCommand } from '@aws-sdk/client-batch';
-import { clientSettings, instrument, type CallSettings } from './clients';
+import { DescribeJobsCommand, SubmitJobCommand, TerminateJobCommand, type BatchClient } from '@aws-sdk/client-batch';
+import { createBatchClient, type CallSettings } from './clients';
 
 export interface BatchFarmSettings {
   region: string;
@@ -27,7 +27,7 @@ export class BatchFarm {
   constructor(private readonly settings: BatchFarmSettings) {}
 
   private batch(): BatchClient {
-    this.client ??= instrument(new BatchClient({ ...clientSettings(this.settings.calls), region: this.settings.region }), 'farm', undefined);
+    this.client ??= createBatchClient(this.settings);
     return this.client;
   }
 

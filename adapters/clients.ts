@@ -1,9 +1,10 @@
 /**
- * The one place every outside client (AWS SDK, Stripe) is configured: a deadline on every call and a
- * bounded retry budget, so a dependency that hangs costs a request a few seconds and
- * an honest 503 rather than API Gateway's 29 s 504. Without these settings an SDK v3
- * client waits forever (no request timeout), and @smithy/node-http-handler only logs
- * a warning for `requestTimeout` unless `throwOnRequestTimeout` is set too.
+ * The one place every outside client (AWS SDK, Stripe) is configured, and where every AWS SDK
+ * client is made (`createTableClient`, `createS3Client`, `createLambdaClient`... at the end).
+ * Each call gets a deadline and a bounded retry budget, so a dependency that hangs costs a
+ * request a few seconds and an honest 503 rather than API Gateway's 29 s 504. Without these
+ * settings an SDK v3 client waits forever (no request timeout), and @smithy/node-http-handler
+ * only logs a warning for `requestTimeout` unless `throwOnRequestTimeout` is set too.
  *
  * Every client made here also names its dependency on the errors it raises, so the
  * HTTP wrapper can answer "the database is unavailable" (core/errors.ts,
@@ -12,6 +13,13 @@
  */
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { BatchClient } from '@aws-sdk/client-batch';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESClient } from '@aws-sdk/client-ses';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { MiddlewareStack, RetryErrorInfo, RetryStrategyV2, RetryToken, StandardRetryToken } from '@smithy/types';
@@ -83,7 +91,7 @@ const agents = { http: new Agent({ keepAlive: true, maxSockets: 50 }), https: ne
  * `timeoutScale` (CALL_TIMEOUT_SCALE) stretches the deadlines for the test tiers only, where DynamoDB Local
  * runs transactions one at a time on a shared 2-core machine, so a burst of them waits seconds in its queue.
  */
-export function clientSettings({ budget = 'request', timeoutScale = 1 }: CallSettings = {}) {
+function clientSettings({ budget = 'request', timeoutScale = 1 }: CallSettings = {}) {
   const base = CALL_BUDGETS[budget];
   const limits = { ...base, connectionTimeoutMs: base.connectionTimeoutMs * timeoutScale, requestTimeoutMs: base.requestTimeoutMs * timeoutScale };
   return {
@@ -130,7 +138,7 @@ interface HasMiddleware {
  * Adds what every client carries: the dependency's name on its errors (outermost,
  * so it sees the error left after the SDK's retries) and, when asked, the faults.
  */
-export function instrument<C extends HasMiddleware>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): C {
+function instrument<C extends HasMiddleware>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): C {
   client.middlewareStack.add(
     (next) => async (args) => {
       try {
@@ -149,4 +157,92 @@ export function instrument<C extends HasMiddleware>(client: C, dependency: Depen
     client.middlewareStack.add(faultMiddleware(service, plan[service]!), { step: 'deserialize', priority: 'low', name: 'injectFaults' });
   }
   return client;
+}
+
+// The clients, one factory a service: each applies the call budget, the rules of where it calls and as whom
+// (the local stack's emulators and their keys), and names its dependency on its errors.
+
+/** Where a client calls: its Region and, in tests and the local stack, a local stand-in of the service. */
+export interface ClientSettings {
+  region: string;
+  /** Tests and the local stack only: a local stand-in (a double of Lambda's Invoke API, say). */
+  endpoint?: string;
+  /** Deadlines, retries and (tests, the local stack) injected faults. */
+  calls?: CallSettings;
+}
+
+/** The table's and the buckets' clients: one Region, credentials and budget; locally, each its emulator. */
+export interface AwsClientSettings {
+  region: string;
+  /** Local only: DynamoDB Local. */
+  dynamodbEndpoint?: string;
+  /** Local only: s3rver. */
+  s3Endpoint?: string;
+  /** The render worker's job-scoped session on AWS; the default credentials otherwise. */
+  credentials?: DynamoDBClientConfig['credentials'];
+  /** Deadlines, retries and (tests, the local stack) injected faults. */
+  calls?: CallSettings;
+}
+
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+/** s3rver's own keys. */
+const s3rverCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/** The table's low-level client (the health probe's DescribeTable); the core's is the document client below. */
+export function createTableClient(settings: AwsClientSettings): DynamoDBClient {
+  const client = new DynamoDBClient({
+    ...clientSettings(settings.calls),
+    region: settings.region,
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    ...(settings.dynamodbEndpoint ? { endpoint: settings.dynamodbEndpoint, credentials: localCredentials } : {}),
+  });
+  return instrument(client, 'database', 'ddb', settings.calls);
+}
+
+/** The table's client the core sends through (core/db/): an attribute left undefined is not written. */
+export function createDocumentClient(settings: AwsClientSettings): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(createTableClient(settings), { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The buckets' client; s3rver, locally, answers path-style requests only. */
+export function createS3Client(settings: AwsClientSettings): S3Client {
+  const client = new S3Client({
+    ...clientSettings(settings.calls),
+    region: settings.region,
+    ...(settings.credentials ? { credentials: settings.credentials } : {}),
+    ...(settings.s3Endpoint ? { endpoint: settings.s3Endpoint, forcePathStyle: true, credentials: s3rverCredentials } : {}),
+  });
+  return instrument(client, 'storage', 's3', settings.calls);
+}
+
+/** The Region, and the local stand-in when there is one. */
+const where = ({ region, endpoint }: ClientSettings) => ({ region, ...(endpoint ? { endpoint } : {}) });
+
+/**
+ * Lambda's Invoke, for our own functions: the render function (its chunks), the session broker, the probe and
+ * preview functions. Its errors are the farm's, so a throttled or unreachable Invoke is a 503 with Retry-After.
+ * `onceWithinMs`: one attempt, its answer awaited that long (scaled as the budgets are), for a caller whose own
+ * deadline leaves no time for a retry (the API waiting on a probe or a preview); the budget's otherwise.
+ */
+export function createLambdaClient(settings: ClientSettings, { onceWithinMs }: { onceWithinMs?: number } = {}): LambdaClient {
+  const attempts =
+    onceWithinMs === undefined
+      ? clientSettings(settings.calls)
+      : { maxAttempts: 1, requestHandler: { connectionTimeout: 3_000, requestTimeout: onceWithinMs * (settings.calls?.timeoutScale ?? 1), throwOnRequestTimeout: true } };
+  return instrument(new LambdaClient({ ...attempts, ...where(settings) }), 'farm', undefined, settings.calls);
+}
+
+/** SES, for the mail the service sends on AWS (locally, mail is a folder: adapters/mailer.ts). */
+export function createSesClient(settings: ClientSettings): SESClient {
+  return instrument(new SESClient({ ...clientSettings(settings.calls), ...where(settings) }), 'mail', undefined, settings.calls);
+}
+
+/** AWS Batch, the render farm's queue on AWS. */
+export function createBatchClient(settings: ClientSettings): BatchClient {
+  return instrument(new BatchClient({ ...clientSettings(settings.calls), ...where(settings) }), 'farm', undefined, settings.calls);
+}
+
+/** Secrets Manager, read for the payment provider's secrets: its errors are the payments'. */
+export function createSecretsClient(settings: ClientSettings): SecretsManagerClient {
+  return instrument(new SecretsManagerClient({ ...clientSettings(settings.calls), ...where(settings) }), 'payments', undefined, settings.calls);
 }

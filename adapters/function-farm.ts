@@ -1,5 +1,5 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { clientSettings, instrument, type CallSettings } from './clients';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { createLambdaClient, type CallSettings } from './clients';
 
 export interface FunctionFarmSettings {
   region: string;
@@ -37,10 +37,9 @@ export class FunctionFarm {
 
   constructor(private readonly settings: FunctionFarmSettings) {}
 
-  /** Made as every client is (adapters/clients.ts): the caller's deadlines and retries, and `farm` named on its errors, so a throttled or unreachable Invoke is a 503. */
+  /** The caller's deadlines and retries, and `farm` named on its errors, so a throttled or unreachable Invoke is a 503 (adapters/clients.ts). */
   private lambda(): LambdaClient {
-    const { region, endpoint, calls } = this.settings;
-    this.client ??= instrument(new LambdaClient({ region, ...(endpoint ? { endpoint } : {}), ...clientSettings(calls) }), 'farm', undefined, calls);
+    this.client ??= createLambdaClient(this.settings);
     return this.client;
   }
 

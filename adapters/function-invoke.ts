@@ -1,5 +1,5 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { instrument, type CallSettings } from './clients';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { createLambdaClient, type CallSettings } from './clients';
 
 export interface FunctionSettings {
   region: string;
@@ -23,17 +23,7 @@ class FunctionFailedError extends Error {
  */
 export function functionInvoker(settings: FunctionSettings, waitMs: number) {
   let client: LambdaClient | undefined;
-  const lambda = () =>
-    (client ??= instrument(
-      new LambdaClient({
-        maxAttempts: 1,
-        requestHandler: { connectionTimeout: 3_000, requestTimeout: waitMs * (settings.calls?.timeoutScale ?? 1), throwOnRequestTimeout: true },
-        region: settings.region,
-        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      }),
-      'farm',
-      undefined,
-    ));
+  const lambda = () => (client ??= createLambdaClient(settings, { onceWithinMs: waitMs }));
   const payloadOf = (event: object) => new TextEncoder().encode(JSON.stringify(event));
   return {
     /** A synchronous Invoke: the function's answer, parsed from JSON. */

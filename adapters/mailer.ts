@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { clientSettings, instrument, type CallSettings } from './clients';
+import { SendEmailCommand, type SESClient } from '@aws-sdk/client-ses';
+import { createSesClient, type CallSettings } from './clients';
 
 export interface MailMessage {
   to: string;
@@ -16,7 +16,7 @@ export function sesMailer(settings: { region: string; from: string; calls?: Call
   let ses: SESClient | undefined;
   return {
     async send(message: MailMessage): Promise<void> {
-      ses ??= instrument(new SESClient({ ...clientSettings(settings.calls), region: settings.region }), 'mail', undefined);
+      ses ??= createSesClient(settings);
       await ses.send(
         new SendEmailCommand({
           Source: settings.from,

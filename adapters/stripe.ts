@@ -1,6 +1,6 @@
 import { Stripe } from 'stripe';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { clientSettings, instrument, stripeSettings, type CallSettings } from './clients';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { createSecretsClient, stripeSettings, type CallSettings } from './clients';
 import { CURRENCY } from '#shared/pricing';
 
 interface StripeSecrets {
@@ -34,7 +34,7 @@ export function stripePayments(settings: StripeSettings) {
   const stripeSecrets = (): Promise<StripeSecrets> => {
     secrets ??= (async () => {
       if (settings.secretArn) {
-        const { SecretString } = await instrument(new SecretsManagerClient({ ...clientSettings(settings.calls), region: settings.region }), 'payments', undefined).send(new GetSecretValueCommand({ SecretId: settings.secretArn }));
+        const { SecretString } = await createSecretsClient(settings).send(new GetSecretValueCommand({ SecretId: settings.secretArn }));
         const parsed = JSON.parse(SecretString ?? '{}') as Partial<StripeSecrets>;
         if (!parsed.secretKey || !parsed.webhookSecret) throw new Error('The Stripe secret must hold secretKey and webhookSecret');
         return { secretKey: parsed.secretKey, webhookSecret: parsed.webhookSecret };

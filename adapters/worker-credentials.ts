@@ -1,5 +1,6 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { createLambdaClient, type CallSettings } from './clients';
 
 /** The one job a render worker process serves: its partition, its outputs prefix, its input. */
 export interface WorkerScope {
@@ -108,6 +109,8 @@ export interface WorkerCredentialSettings {
   ticket?: string;
   /** Tests only: a local HTTP double of Lambda's Invoke. */
   lambdaEndpoint?: string;
+  /** The process's deadline scale and faults; the broker is always asked under the `worker` budget (sessionBroker). */
+  calls?: CallSettings;
 }
 
 export type WorkerCredentialProvider = () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }>;
@@ -145,12 +148,18 @@ export function workerTaskBroker(settings: WorkerCredentialSettings): ((request:
   return broker && (({ task, args }) => broker({ task, args }));
 }
 
-/** One call to the session broker, for this worker's job and ticket, within its deadline; its refusal thrown. */
+/**
+ * One call to the session broker, for this worker's job and ticket, within its deadline; its refusal thrown.
+ * Only a render worker asks it, so its client has the `worker` budget whatever budget the process's other
+ * clients have (the render function's is the request's, whose 2-s attempt a cold broker may outlast): an
+ * attempt of the worker's (30 s) outlasts BROKER_DEADLINE_MS, which stays the one deadline over all of them;
+ * a throttled Invoke, or a connection that did not open within 3 s, is tried again inside it.
+ */
 function sessionBroker(settings: WorkerCredentialSettings): ((extra: Record<string, unknown>) => Promise<unknown>) | undefined {
   if (!settings.sessionFunction) return undefined;
   if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
   const { jobId, ticket, sessionFunction } = settings;
-  const client = new LambdaClient({ region: settings.region, ...(settings.lambdaEndpoint ? { endpoint: settings.lambdaEndpoint } : {}) });
+  const client = createLambdaClient({ region: settings.region, endpoint: settings.lambdaEndpoint, calls: { ...settings.calls, budget: 'worker' } });
   return async (extra) => {
     const payload = Buffer.from(JSON.stringify({ jobId, ticket, ...extra }));
     const answer = await client.send(new InvokeCommand({ FunctionName: sessionFunction, Payload: payload }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });

@@ -6,9 +6,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, resetConfig, type Config } from '#core/config';
 import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '#core/ports';
 import { farmJobState } from '#core/jobs/launch';
-import { createDocumentClient, createS3Client, createTableClient, guardTableRequests, type AwsClientSettings } from '#adapters/aws';
-import type { CallSettings } from '#adapters/clients';
-import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker } from '#adapters/worker-credentials';
+import { createDocumentClient, createS3Client, createTableClient, type AwsClientSettings, type CallSettings } from '#adapters/clients';
+import { guardTableRequests } from '#adapters/table-guard';
+import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker, type WorkerCredentialSettings } from '#adapters/worker-credentials';
 import { serveRenderTask } from '#core/jobs/task-server';
 import { localMailer, sesMailer } from '#adapters/mailer';
 import { fetchUpload, functionMediaProbe, probeUpload } from '#adapters/media-probe';
@@ -107,7 +107,7 @@ export function composeServer(): void {
       const adapters = current();
       const { config } = adapters;
       adapters.tasks ??=
-        workerTaskBroker({ region: config.AWS_REGION, sessionFunction: config.WORKER_SESSION_FUNCTION, jobId: config.JOB_ID, ticket: config.WORKER_TICKET, lambdaEndpoint: config.LAMBDA_ENDPOINT }) ??
+        workerTaskBroker(brokerSettings(config)) ??
         ((asked) => servingTasks.run(true, () => serveRenderTask(asked, { requireTicket: false })));
       return adapters.tasks(request);
     },
@@ -191,6 +191,18 @@ function callSettings(config: Config): CallSettings {
   return { budget: config.CALL_BUDGET, timeoutScale: config.CALL_TIMEOUT_SCALE, faults: config.FAULTS };
 }
 
+/** How a render worker on AWS reaches the session broker, for its job and ticket. */
+function brokerSettings(config: Config): WorkerCredentialSettings {
+  return {
+    region: config.AWS_REGION,
+    sessionFunction: config.WORKER_SESSION_FUNCTION,
+    jobId: config.JOB_ID,
+    ticket: config.WORKER_TICKET,
+    lambdaEndpoint: config.LAMBDA_ENDPOINT,
+    calls: callSettings(config),
+  };
+}
+
 /**
  * On AWS, the render worker's credentials for its one job, from the session broker
  * (see adapters/worker-credentials.ts); undefined elsewhere.
@@ -198,13 +210,7 @@ function callSettings(config: Config): CallSettings {
 export function workerCredentials(): ReturnType<typeof scopedCredentials> | undefined {
   const config = getConfig();
   if (!config.WORKER_SESSION_FUNCTION) return undefined;
-  credentials ??= scopedCredentials({
-    region: config.AWS_REGION,
-    sessionFunction: config.WORKER_SESSION_FUNCTION,
-    jobId: config.JOB_ID,
-    ticket: config.WORKER_TICKET,
-    lambdaEndpoint: config.LAMBDA_ENDPOINT,
-  });
+  credentials ??= scopedCredentials(brokerSettings(config));
   return credentials;
 }
 

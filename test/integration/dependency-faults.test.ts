@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { DynamoDBClient, GetItemCommand, ProvisionedThroughputExceededException, TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetItemCommand, ProvisionedThroughputExceededException, TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { HeadObjectCommand, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { resetConfig } from '#core/config';
 import { resetClients } from '#composition/server';
-import { CALL_BUDGETS, clientSettings, instrument } from '#adapters/clients';
+import { CALL_BUDGETS, createS3Client, createTableClient } from '#adapters/clients';
 import { parseFaults } from '#adapters/aws-faults';
 import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
 import { errorResponse } from '#lambdas/lib/http';
@@ -17,7 +17,6 @@ import { startPausableProxy, type PausableProxy } from './pausable-proxy';
 import { verifiedUser, type TestUser } from './helpers';
 
 const env = () => inject('stackEnv');
-const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Points this process's clients at other settings (a proxy, faults) for one test, then back. */
 function useSettings(settings: Record<string, string | undefined>): void {
@@ -101,15 +100,9 @@ describe('a database that hangs', () => {
 
 describe('injected AWS faults', () => {
   const table = () => env().TABLE_NAME;
-  const ddbWith = (faults: string) =>
-    instrument(new DynamoDBClient({ ...clientSettings({ budget: 'request' }), endpoint: env().DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: localCredentials }), 'database', 'ddb', { faults });
-  const s3With = (faults: string) =>
-    instrument(
-      new S3Client({ ...clientSettings({ budget: 'request' }), endpoint: env().S3_ENDPOINT, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
-      'storage',
-      's3',
-      { faults },
-    );
+  // The service's own clients (the request budget), pointed at the local stack with the faults asked for.
+  const ddbWith = (faults: string) => createTableClient({ region: 'us-east-1', dynamodbEndpoint: env().DYNAMODB_ENDPOINT, calls: { budget: 'request', faults } });
+  const s3With = (faults: string) => createS3Client({ region: 'us-east-1', s3Endpoint: env().S3_ENDPOINT, calls: { budget: 'request', faults } });
   const getProfile = { TableName: '', Key: { PK: { S: 'USER#nobody' }, SK: { S: 'PROFILE' } } };
 
   it('when FAULTS names an unknown service, kind or probability, it refuses to start and says what it takes', () => {
