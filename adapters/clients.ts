@@ -19,10 +19,11 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESClient } from '@aws-sdk/client-ses';
+import { fromTemporaryCredentials, type FromTemporaryCredentialsOptions } from '@aws-sdk/credential-providers';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { StandardRetryStrategy } from '@smithy/core/retry';
-import type { MiddlewareStack, RetryErrorInfo, RetryStrategyV2, RetryToken, StandardRetryToken } from '@smithy/types';
+import type { MiddlewareStack, Pluggable, RetryErrorInfo, RetryStrategyV2, RetryToken, StandardRetryToken } from '@smithy/types';
 import { faultMiddleware, parseFaults, type FaultPlan, type FaultService } from './aws-faults';
 
 /**
@@ -130,32 +131,37 @@ class DeadlineRetryStrategy implements RetryStrategyV2 {
   }
 }
 
-interface HasMiddleware {
-  middlewareStack: Pick<MiddlewareStack<any, any>, 'add'>;
-}
-
 /**
- * Adds what every client carries: the dependency's name on its errors (outermost,
- * so it sees the error left after the SDK's retries) and, when asked, the faults.
+ * What every client carries: the dependency's name on its errors (outermost, so it sees
+ * the error left after the SDK's retries) and, when asked, the faults. A plugin, so the
+ * client a credential provider makes (STS's, createRoleCredentials) carries it too.
  */
-function instrument<C extends HasMiddleware>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): C {
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (error) {
-        if (error && typeof error === 'object' && !('dependency' in error)) Object.defineProperty(error, 'dependency', { value: dependency, enumerable: false });
-        throw error;
+function instrumentation(dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): Pluggable<any, any> {
+  return {
+    applyToStack(stack) {
+      stack.add(
+        (next) => async (args) => {
+          try {
+            return await next(args);
+          } catch (error) {
+            if (error && typeof error === 'object' && !('dependency' in error)) Object.defineProperty(error, 'dependency', { value: dependency, enumerable: false });
+            throw error;
+          }
+        },
+        { step: 'initialize', priority: 'high', name: 'nameDependencyOnErrors' },
+      );
+      const plan: FaultPlan = parseFaults(setup.faults);
+      if (service && plan[service]) {
+        // Below the retry middleware (finalizeRequest) and inside the deserializer, so an
+        // injected fault is parsed into the SDK's own error class and retried as a real one.
+        stack.add(faultMiddleware(service, plan[service]!), { step: 'deserialize', priority: 'low', name: 'injectFaults' });
       }
     },
-    { step: 'initialize', priority: 'high', name: 'nameDependencyOnErrors' },
-  );
-  const plan: FaultPlan = parseFaults(setup.faults);
-  if (service && plan[service]) {
-    // Below the retry middleware (finalizeRequest) and inside the deserializer, so an
-    // injected fault is parsed into the SDK's own error class and retried as a real one.
-    client.middlewareStack.add(faultMiddleware(service, plan[service]!), { step: 'deserialize', priority: 'low', name: 'injectFaults' });
-  }
+  };
+}
+
+function instrument<C extends { middlewareStack: Pick<MiddlewareStack<any, any>, 'use'> }>(client: C, dependency: DependencyName, service: FaultService | undefined, setup: CallSettings = {}): C {
+  client.middlewareStack.use(instrumentation(dependency, service, setup));
   return client;
 }
 
@@ -245,4 +251,12 @@ export function createBatchClient(settings: ClientSettings): BatchClient {
 /** Secrets Manager, read for the payment provider's secrets: its errors are the payments'. */
 export function createSecretsClient(settings: ClientSettings): SecretsManagerClient {
   return instrument(new SecretsManagerClient({ ...clientSettings(settings.calls), ...where(settings) }), 'payments', undefined, settings.calls);
+}
+
+/**
+ * The credentials of a role taken through STS (the session broker's scope role, for one job): the STS client
+ * the credential provider makes has the call budget, and names `identity` on its errors.
+ */
+export function createRoleCredentials(settings: ClientSettings, params: FromTemporaryCredentialsOptions['params']) {
+  return fromTemporaryCredentials({ params, clientConfig: { ...clientSettings(settings.calls), ...where(settings) }, clientPlugins: [instrumentation('identity', undefined, settings.calls)] });
 }

@@ -1,6 +1,5 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { createLambdaClient, type CallSettings } from './clients';
+import { createLambdaClient, createRoleCredentials, type CallSettings } from './clients';
 
 /** The one job a render worker process serves: its partition, its outputs prefix, its input. */
 export interface WorkerScope {
@@ -70,6 +69,8 @@ export interface ScopeIssuerSettings extends ScopedResources {
   roleArn: string;
   /** Tests only: a local HTTP double of STS. */
   stsEndpoint?: string;
+  /** The broker's deadlines and retries for its AssumeRole. */
+  calls?: CallSettings;
 }
 
 /**
@@ -78,18 +79,16 @@ export interface ScopeIssuerSettings extends ScopedResources {
  */
 export function stsScopeIssuer(settings: ScopeIssuerSettings): (scope: WorkerScope) => Promise<IssuedCredentials> {
   return async (scope) => {
-    const credentials = await fromTemporaryCredentials({
-      params: {
-        RoleArn: settings.roleArn,
-        // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
-        RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
-        Tags: workerSessionTags(scope),
-        Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
-        // STS's shortest session: credentials outlive the job that ended (the broker then refuses new ones) by at
-        // most WORKER_SESSION_SECONDS; the worker asks again before they expire.
-        DurationSeconds: WORKER_SESSION_SECONDS,
-      },
-      clientConfig: { region: settings.region, ...(settings.stsEndpoint ? { endpoint: settings.stsEndpoint } : {}) },
+    const sts = { region: settings.region, endpoint: settings.stsEndpoint, calls: settings.calls };
+    const credentials = await createRoleCredentials(sts, {
+      RoleArn: settings.roleArn,
+      // Session names allow letters, digits and =,.@- up to 64 characters; a job id is a UUID.
+      RoleSessionName: `render-${scope.jobId}`.slice(0, 64),
+      Tags: workerSessionTags(scope),
+      Policy: JSON.stringify(workerSessionPolicy(scope, settings)),
+      // STS's shortest session: credentials outlive the job that ended (the broker then refuses new ones) by at
+      // most WORKER_SESSION_SECONDS; the worker asks again before they expire.
+      DurationSeconds: WORKER_SESSION_SECONDS,
     })();
     return {
       accessKeyId: credentials.accessKeyId,

@@ -224,6 +224,7 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
     outputsBucket: config.OUTPUTS_BUCKET,
     uploadsBucket: config.UPLOADS_BUCKET,
     stsEndpoint: config.STS_ENDPOINT,
+    calls: callSettings(config),
   });
 }
 

@@ -5,12 +5,17 @@ import { resetConfig } from '#core/config';
 import { workerSessionPolicy } from '#adapters/worker-credentials';
 import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
 import { documentClient, ports, s3Client } from '#core/ports';
+import { CALL_BUDGETS } from '#adapters/clients';
+import { dependencyFailure } from '#core/errors';
 import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
 let server: Server;
 const requests: URLSearchParams[] = [];
 const invocations: { path: string; body: unknown }[] = [];
+/** How long the broker's double takes to answer (a cold start); whether STS's answers nothing at all. */
+let brokerDelayMs = 0;
+let stsHangs = false;
 let brokerAnswer: { status: number; error?: string; body: unknown } = { status: 200, body: { accessKeyId: 'ASIABROKERED', secretAccessKey: 'brokered-secret', sessionToken: 'brokered-token', expiration: '2099-01-01T00:00:00.000Z' } };
 const settings = {
   AWS_REGION: 'eu-west-1',
@@ -37,12 +42,16 @@ beforeAll(async () => {
     request.on('end', () => {
       if (request.url?.startsWith('/2015-03-31/functions/')) {
         invocations.push({ path: request.url, body: JSON.parse(body) });
-        response.statusCode = brokerAnswer.status;
-        if (brokerAnswer.error) response.setHeader('x-amz-function-error', brokerAnswer.error);
-        response.setHeader('content-type', 'application/json');
-        return response.end(JSON.stringify(brokerAnswer.body));
+        const answer = brokerAnswer;
+        return void setTimeout(() => {
+          response.statusCode = answer.status;
+          if (answer.error) response.setHeader('x-amz-function-error', answer.error);
+          response.setHeader('content-type', 'application/json');
+          response.end(JSON.stringify(answer.body));
+        }, brokerDelayMs);
       }
       requests.push(new URLSearchParams(body));
+      if (stsHangs) return;
       response.setHeader('content-type', 'text/xml');
       response.end(
         '<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIASCOPED</AccessKeyId><SecretAccessKey>scoped-secret</SecretAccessKey>' +
@@ -63,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   environment.restore();
   resetWorkerCredentials();
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -79,6 +89,18 @@ describe('the render worker\'s credentials on AWS', () => {
     expect([asked.get('Tags.member.1.Key'), asked.get('Tags.member.1.Value'), asked.get('Tags.member.2.Key'), asked.get('Tags.member.2.Value')]).toEqual(['jobId', scope.jobId, 'userId', scope.userId]);
     expect(JSON.parse(asked.get('Policy')!)).toEqual(workerSessionPolicy(scope, { outputsBucket: 'render-outputs', uploadsBucket: 'render-uploads' }));
   });
+
+  it("when STS does not answer the broker's AssumeRole, it gives up within the broker's call budget, naming identity as the dependency that failed", async () => {
+    stsHangs = true;
+    const asked = requests.length;
+    try {
+      const error = await scopeIssuer()(scope).then(() => undefined, (thrown: unknown) => thrown);
+      expect(dependencyFailure(error)).toMatchObject({ code: 'unavailable', dependency: 'identity' });
+      expect(requests.length - asked, 'the attempts of a call that gets no answer').toBe(CALL_BUDGETS.request.timeoutAttempts);
+    } finally {
+      stsHangs = false;
+    }
+  }, 20_000);
 
   it('when the worker needs credentials, it shows the broker its job and ticket and never takes a role itself', async () => {
     const stsCalls = requests.length;
@@ -142,6 +164,19 @@ describe('the render worker\'s credentials on AWS', () => {
       resetClients();
     }
   });
+
+  it("when the broker answers later than a request's attempt lasts (a cold start), the worker waits for it: the broker is asked under the worker's budget, whatever the process's", async () => {
+    resetWorkerCredentials();
+    brokerDelayMs = CALL_BUDGETS.request.requestTimeoutMs + 500;
+    const asked = invocations.length;
+    try {
+      expect(await workerCredentials()!()).toMatchObject({ accessKeyId: 'ASIABROKERED' });
+      expect(invocations.length - asked, 'asked once').toBe(1);
+    } finally {
+      brokerDelayMs = 0;
+      resetWorkerCredentials();
+    }
+  }, 20_000);
 
   it('when the broker refuses the ticket, the worker gets no credentials', async () => {
     resetWorkerCredentials();
