@@ -1,9 +1,14 @@
 /**
- * The project's own oxlint rule (a JS plugin, .oxlintrc.json "jsPlugins"): a relative import stays
- * inside its top-level folder; another folder's module is imported by its subpath import,
- * `#<folder>/<path>` (package.json "imports"), so `../../../shared/messages` is written
- * `#shared/messages` wherever it is imported from. The top-level folders are this file's
- * folder's children (web/ is one folder: web/src/ importing web/scripts/ stays relative).
+ * The project's own oxlint rules (a JS plugin, .oxlintrc.json "jsPlugins"):
+ *
+ * - `no-relative-import-across`: a relative import stays inside its top-level folder; another
+ *   folder's module is imported by its subpath import, `#<folder>/<path>` (package.json
+ *   "imports"), so `../../../shared/messages` is written `#shared/messages` wherever it is
+ *   imported from. The top-level folders are this file's folder's children (web/ is one
+ *   folder: web/src/ importing web/scripts/ stays relative).
+ * - `no-aws-client-outside-clients`: `new <X>Client(...)` of an AWS SDK client is written in
+ *   adapters/clients.ts alone (.oxlintrc.json says where else it may be).
+ *
  * Plain JavaScript: oxlint loads it with Node, which runs no TypeScript before Node 22.
  */
 import { existsSync } from 'node:fs';
@@ -68,7 +73,51 @@ const noRelativeImportAcross = {
   },
 };
 
+/** An AWS SDK client's class: `S3Client`, `DynamoDBDocumentClient`; not a command or anything else of the SDK. */
+const SDK_CLIENT = /Client$/;
+
+const noAwsClientOutsideClients = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Every AWS SDK client of the service is made in adapters/clients.ts, with its call budget, its endpoints and its dependency named on its errors.' },
+    messages: {
+      elsewhere:
+        "'new {{name}}(...)' makes an AWS SDK client outside adapters/clients.ts: take it from a factory there (createTableClient, createS3Client, createLambdaClient...), which gives it the call budget, the local stack's endpoints and its dependency's name on its errors.",
+    },
+    schema: [],
+  },
+  create(context) {
+    /** Local names of the SDK's client classes, and of whole SDK modules (`import * as lambda`). */
+    const classes = new Set();
+    const modules = new Set();
+    const made = [];
+    return {
+      ImportDeclaration(node) {
+        if (node.importKind === 'type' || typeof node.source.value !== 'string' || !node.source.value.startsWith('@aws-sdk/')) return;
+        for (const specifier of node.specifiers) {
+          if (specifier.type === 'ImportNamespaceSpecifier') modules.add(specifier.local.name);
+          else if (specifier.type === 'ImportSpecifier' && specifier.importKind !== 'type' && SDK_CLIENT.test(specifier.imported.name ?? specifier.imported.value)) classes.add(specifier.local.name);
+        }
+      },
+      NewExpression: (node) => made.push(node),
+      // An import may follow the code that uses it: the names are known once the whole file is read.
+      'Program:exit'() {
+        for (const node of made) {
+          const { callee } = node;
+          const name =
+            callee.type === 'Identifier' && classes.has(callee.name)
+              ? callee.name
+              : callee.type === 'MemberExpression' && !callee.computed && callee.object.type === 'Identifier' && modules.has(callee.object.name) && SDK_CLIENT.test(callee.property.name)
+                ? `${callee.object.name}.${callee.property.name}`
+                : undefined;
+          if (name) context.report({ node, messageId: 'elsewhere', data: { name } });
+        }
+      },
+    };
+  },
+};
+
 export default {
   meta: { name: 'folders' },
-  rules: { 'no-relative-import-across': noRelativeImportAcross },
+  rules: { 'no-relative-import-across': noRelativeImportAcross, 'no-aws-client-outside-clients': noAwsClientOutsideClients },
 };

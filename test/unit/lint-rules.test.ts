@@ -101,6 +101,15 @@ const files: Record<string, string> = {
   'web/src/pages/Climbs.tsx': "import { rule } from '../../../shared/sibling';\nexport const Climbs = rule;\n",
   'core/jobs/reaches-shared.ts': "import { rule } from '../../shared/sibling';\nexport { rule as check } from '../../shared/sibling';\nexport * from '../../shared/sibling';\nexport const load = () => [rule, import('../../shared/sibling')];\nexport type Rule = typeof import('../../shared/sibling');\n",
   'test/unit/mocks-core.test.ts': "import { vi } from 'vitest';\nvi.mock('../../core/config', async () => await vi.importActual('../../core/config'));\nexport const entry = (name: string) => import(`../../lambdas/${name}`);\n",
+  // AWS SDK clients: made in adapters/clients.ts, by name or through the whole module; an adapter may use a client's type
+  // and make its commands. The tests and the local stack's plumbing reach the SDK directly.
+  'adapters/clients.ts': "import { LambdaClient } from '@aws-sdk/client-lambda';\nexport const createLambdaClient = () => new LambdaClient({});\n",
+  'adapters/makes-client.ts': "import { LambdaClient as Lambda } from '@aws-sdk/client-lambda';\nexport const lambda = () => new Lambda({ region: 'eu-west-1' });\n",
+  'adapters/uses-client.ts': "import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';\nexport const invoke = (client: LambdaClient) => client.send(new InvokeCommand({ FunctionName: 'f' }));\n",
+  'core/storage/makes-client.ts': "import * as s3 from '@aws-sdk/client-s3';\nexport const client = () => new s3.S3Client({});\n",
+  'render/makes-client.ts': "export const table = () => new DynamoDBDocumentClient(new DynamoDBClient({}));\nimport { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nimport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n",
+  'infra/local/makes-client.ts': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const local = () => new DynamoDBClient({ endpoint: 'http://127.0.0.1:8000' });\n",
+  'test/integration/makes-client.test.ts': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const local = () => new DynamoDBClient({});\n",
   'test/unit/uses-core.test.ts': "import { getConfig } from '#core/config';\nimport { vi } from 'vitest';\nvi.mock('#core/config');\nexport const entry = (name: string) => import(`#lambdas/${name}`);\nexport const settings = getConfig;\n",
 };
 
@@ -266,6 +275,29 @@ describe('the import boundaries', () => {
     expect(await findings('core/cycle-c.ts')).toEqual(['import(no-cycle)']);
     // shared/ importing the core is refused besides.
     expect(await findings('shared/cycle-d.ts')).toEqual(['eslint(no-restricted-imports)', 'import(no-cycle)']);
+  });
+});
+
+/** An AWS SDK client made outside adapters/clients.ts (folders/no-aws-client-outside-clients, oxlint-plugin.js). */
+const madeElsewhere = 'folders(no-aws-client-outside-clients)';
+
+describe('the AWS SDK clients', () => {
+  it('when adapters/clients.ts makes a client, or an adapter uses a client it was given and makes its commands, it passes', async () => {
+    expect(await findings('adapters/clients.ts')).toEqual([]);
+    expect(await findings('adapters/uses-client.ts')).toEqual([]);
+  });
+
+  it('when the service makes an AWS SDK client anywhere else, by its name, another name or through its module, the lint fails and names the factories', async () => {
+    expect(await findingsByLine('adapters/makes-client.ts')).toEqual([`2: ${madeElsewhere}`]);
+    expect(await report('adapters/makes-client.ts')).toContain("'new Lambda(...)' makes an AWS SDK client outside adapters/clients.ts: take it from a factory there");
+    expect(await findingsByLine('core/storage/makes-client.ts')).toEqual([`2: ${madeElsewhere}`]);
+    // The document client too, and an import that follows its use.
+    expect(await findingsByLine('render/makes-client.ts')).toEqual([`1: ${madeElsewhere}`, `1: ${madeElsewhere}`]);
+  });
+
+  it('when a test or the local stack\'s plumbing makes a client of its own, it passes', async () => {
+    expect(await findings('infra/local/makes-client.ts')).toEqual([]);
+    expect(await findings('test/integration/makes-client.test.ts')).toEqual([]);
   });
 });
 
