@@ -85,7 +85,8 @@ export class RenderFunction extends Construct {
       ephemeralStorageSize: EPHEMERAL_STORAGE,
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: this.logGroup,
-      environment: { ...props.environment, WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
+      // A worker's deadlines and retries (adapters/clients.ts), as the Batch tasks': a frame's or a segment's upload is not an API request.
+      environment: { ...props.environment, CALL_BUDGET: 'worker', WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),

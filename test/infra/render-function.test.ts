@@ -28,7 +28,8 @@ describe('the render function (fast path)', () => {
     expect(fn.Properties).toMatchObject({ MemorySize: RENDER_FUNCTION.memoryMiB, Timeout: 900, ReservedConcurrentExecutions: 200 });
     expect(fn.Properties.EphemeralStorage.Size).toBeGreaterThanOrEqual(2048);
     const variables = fn.Properties.Environment.Variables;
-    expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus) });
+    // A worker's deadlines (adapters/clients.ts): a frame's or a segment's upload is not held to an API request's 2-s attempt.
+    expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus), CALL_BUDGET: 'worker' });
     expect(renderFunction(tuned)[1].Properties.ReservedConcurrentExecutions).toBe(40);
   });
 
