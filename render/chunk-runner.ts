@@ -181,8 +181,9 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       return (await finished()) ? 'done' : 'stopped';
     }
     if (job.isStillRender) return (await deliverStill(job, outputDir, finished)) ? 'done' : 'stopped';
-    await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
-    return (await finished()) ? 'done' : 'stopped';
+    const segment = await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
+    // The chunk's record names its segment: the finishing step joins the recorded segments without asking the bucket.
+    return (await renderTasks.finishChunk(task, options.workerId, frameSeconds, segment)) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
     const storeError = stores ? await stores.finished().then(() => undefined, (e: unknown) => e) : undefined;
@@ -252,9 +253,9 @@ export async function deliverStill(job: JobRecord, outputDir: string, stored: ()
 /**
  * Encodes the chunk's frames into its video segment and stores it, so the finishing step
  * only joins segments. Frames an earlier attempt stored (a lost worker's) are fetched back
- * first: a segment always holds every frame of its chunk.
+ * first: a segment always holds every frame of its chunk. Returns the segment's name.
  */
-async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: string, workDir: string): Promise<void> {
+async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: string, workDir: string): Promise<string> {
   for (const frame of framesOf(chunk)) {
     const file = join(framesDir, frameFile(frame).split('/').pop()!);
     if (await lstat(file).catch(() => undefined)) continue;
@@ -270,7 +271,9 @@ async function storeSegment(job: JobRecord, chunk: ChunkRecord, framesDir: strin
   await prepareForTool([segmentDir]);
   const segment = join(segmentDir, 'segment.mp4');
   await encodeSegment(framesDir, chunk.frameStart, chunk.frameEnd, segment, FPS);
-  await jobFiles(job).store(segmentFile(chunk.frameStart), segment, 'video/mp4');
+  const name = segmentFile(chunk.frameStart);
+  await jobFiles(job).store(name, segment, 'video/mp4');
+  return name;
 }
 
 export function sceneArgsFor(job: JobRecord, frames: number[], inputFile: string | null, outputDir: string): SceneArgs {

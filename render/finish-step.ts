@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
-import { frameFile, regionFile, segmentFile } from '#shared/render-contract';
+import { frameFile, regionFile } from '#shared/render-contract';
 import { SEGMENT_DOWNLOADS_AT_ONCE } from '#shared/fast-path';
 import { finishSplitStill } from './region-stitch';
 import type { JobRecord, OutputFile } from '#core/jobs/jobs';
@@ -40,12 +40,16 @@ async function encodeChosenFormat(job: JobRecord, files: JobFiles, workDir: stri
   return { name: spec.fileName, key: stored.key, contentType: spec.contentType, size: stored.size };
 }
 
-/** Every chunk's segment, downloaded in frame order; undefined when a chunk has none. */
-async function fetchSegments(job: JobRecord, files: JobFiles, workDir: string): Promise<string[] | undefined> {
-  const chunks = await renderTasks.chunksOf(job.jobId);
-  const names = chunks.map((chunk) => segmentFile(chunk.frameStart));
-  const present = await Promise.all(names.map((name) => files.exists(name)));
-  if (chunks.length === 0 || present.includes(false)) return undefined;
+/** What the finishing step reads of a chunk's record: its place in the plan and the segment it stored. */
+type FinishingChunk = { index: number; segment?: string };
+
+/**
+ * Every chunk's segment, as its record names it, downloaded in frame order (the bucket is not asked what exists);
+ * undefined when a record names none: a chunk done before chunks recorded their segments.
+ */
+async function fetchSegments(chunks: FinishingChunk[], files: JobFiles, workDir: string): Promise<string[] | undefined> {
+  const names = chunks.flatMap((chunk) => (chunk.segment ? [chunk.segment] : []));
+  if (chunks.length === 0 || names.length < chunks.length) return undefined;
   await mkdir(join(workDir, 'segments'), { recursive: true });
   const paths = names.map((name) => join(workDir, name));
   await downloadOutputs(files, names, paths);
@@ -60,8 +64,7 @@ async function downloadOutputs(files: JobFiles, names: string[], paths: string[]
 }
 
 /** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
-async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Promise<FinishingOutcome> {
-  const chunks = await renderTasks.chunksOf(job.jobId);
+async function finishStill(job: JobRecord, chunks: FinishingChunk[], files: JobFiles, workDir: string): Promise<FinishingOutcome> {
   const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
   await downloadOutputs(files, chunks.map((chunk) => regionFile(chunk.index)), paths);
   // The scene is built again (its colour settings and output format), so it needs the upload the regions rendered from.
@@ -76,8 +79,9 @@ async function finishStill(job: JobRecord, files: JobFiles, workDir: string): Pr
 export type FinishingOutcome = Exclude<TaskOutcome, 'retry'>;
 
 export async function runFinishing(jobId: string, options: { workerId: string }): Promise<FinishingOutcome> {
-  const job = await renderTasks.startFinishing(jobId, options.workerId);
-  if (!job) return 'skipped';
+  const task = await renderTasks.startFinishing(jobId, options.workerId);
+  if (!task) return 'skipped';
+  const { job, chunks } = task;
   // ffmpeg (and a split still's Blender, which its chunks have run) runs as the tools' user: one that cannot reach a job's folder is said before the work.
   const setupProblem = await toolAccessProblem();
   if (setupProblem) {
@@ -88,7 +92,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   const files = jobFiles(job);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
-    if (job.isStillRender) return await finishStill(job, files, workDir);
+    if (job.isStillRender) return await finishStill(job, chunks, files, workDir);
     const withAudio = getScene(job.sceneId)?.type === 'sound' && job.inputKey;
     let audioFile: string | undefined;
     if (withAudio) {
@@ -96,7 +100,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
       // The soundtrack the chunks' Blender read (an audio upload is measured when it arrives, not inspected again).
       await files.fetchCheckedInput(audioFile, 'audio');
     }
-    const segments = await fetchSegments(job, files, workDir);
+    const segments = await fetchSegments(chunks, files, workDir);
     // ffmpeg (as the tools' user, in the worker) reads the segments and the soundtrack and writes the video and the other formats here.
     await prepareForTool([workDir]);
     const video = join(workDir, 'final.mp4');
@@ -104,9 +108,11 @@ export async function runFinishing(jobId: string, options: { workerId: string })
     if (segments) {
       await concatSegments(segments, video, audioFile);
     } else {
-      // A job whose chunks rendered before segments existed: its frames are encoded here, as they were then.
+      // A job with chunks done before chunks recorded their segments (rendered before segments existed, or resumed
+      // across that change): its frames, which stay stored until the job is done, are encoded here, as they were then.
+      log.info('Chunks without a recorded segment: the video is encoded from the stored frames', { jobId });
       async function* framesFromStorage() {
-        for (let frame = 1; frame <= job!.total_frames; frame += 1) yield await openFrame(frame);
+        for (let frame = 1; frame <= job.total_frames; frame += 1) yield await openFrame(frame);
       }
       await encodeMp4FromStreams(framesFromStorage(), video, FPS, audioFile);
     }

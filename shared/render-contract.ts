@@ -24,6 +24,11 @@ export const framePreviewFile = (frame: number): string => PREVIEW_FILE_PATTERN.
  * frame so the finishing step joins them in frame order.
  */
 export const segmentFile = (firstFrame: number): string => `segments/from_${String(firstFrame).padStart(6, '0')}.mp4`;
+/** The first frame a segment's name gives (segmentFile's inverse); undefined for any other name. */
+export const segmentFirstFrame = (name: string): number | undefined => {
+  const match = /^segments\/from_(\d{6})\.mp4$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+};
 /** A region of a still split for latency: its noisy passes (Blender's multilayer EXR), stitched by the finishing step. */
 export const regionFile = (index: number): string => `regions/region_${String(index).padStart(3, '0')}.exr`;
 /** What a region chunk's Blender writes in its output folder. */

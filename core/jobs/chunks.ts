@@ -8,6 +8,7 @@
  */
 import { getItem, queryPages, updateItem, writeBatch, type WriteRequest } from '../db/items';
 import { DEFAULT_PLAN_SETTINGS, planChunks, planInputOf, type ChunkRange, type PlanSettings } from '#shared/render-plan';
+import { segmentFirstFrame } from '#shared/render-contract';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
@@ -33,6 +34,11 @@ export interface ChunkRecord extends ChunkRange {
   lastError?: string;
   /** Seconds Blender spent on each frame of the chunk, by frame number. */
   frameSeconds?: Record<string, number>;
+  /**
+   * An animation's chunk done: the video segment it stored (its name under the job's outputs), which the finishing
+   * step joins without asking the bucket what exists. A chunk done before chunks recorded it has none.
+   */
+  segment?: string;
 }
 
 /** A chunk's render is tried this many times before the job fails (on our side: refunded). */
@@ -207,13 +213,16 @@ export async function renewChunkLease(jobId: string, index: number, workerId: st
 }
 
 /**
- * Marks a claimed chunk done with its frames' render times, and adds them to the
- * job's counters in the same transaction. False when the claim was lost or the job
- * stopped rendering (then nothing changes).
+ * Marks a claimed chunk done with its frames' render times and, for an animation's chunk, the segment it stored (a
+ * name segmentFile gave for this chunk's first frame, checked by the condition), and adds them to the job's counters
+ * in the same transaction. False when the claim was lost, the segment is not this chunk's, or the job stopped
+ * rendering (then nothing changes).
  */
-export async function finishChunk(jobId: string, index: number, workerId: string, frameSeconds: Record<string, number>, now = new Date()): Promise<boolean> {
+export async function finishChunk(jobId: string, index: number, workerId: string, frameSeconds: Record<string, number>, segment?: string, now = new Date()): Promise<boolean> {
   const seconds = Object.values(frameSeconds).reduce((a, b) => a + b, 0);
   const at = now.toISOString();
+  const segmentStart = segment === undefined ? undefined : segmentFirstFrame(segment);
+  if (segment !== undefined && segmentStart === undefined) return false;
   // The chunk's frame times go in as one value under the chunk's name: an update naming each frame
   // passes DynamoDB's 4 KB expression limit at about 120 frames.
   const jobNames: Record<string, string> = { ...STATUS, '#chunk': `c${index}` };
@@ -224,10 +233,11 @@ export async function finishChunk(jobId: string, index: number, workerId: string
         {
           Update: guardedUpdate(
             keys.chunk(jobId, index),
-            'SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds REMOVE leaseUntil',
-            HELD_BY_WORKER,
-            { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId },
-            STATUS,
+            `SET #status = :done, finishedAt = :now, frameSeconds = :frameSeconds${segment ? ', #segment = :segment' : ''} REMOVE leaseUntil`,
+            segment ? `${HELD_BY_WORKER} AND frameStart = :segmentStart` : HELD_BY_WORKER,
+            { ':done': 'done', ':now': at, ':frameSeconds': frameSeconds, ':rendering': 'rendering', ':worker': workerId, ...(segment ? { ':segment': segment, ':segmentStart': segmentStart } : {}) },
+            // SEGMENT is one of DynamoDB's reserved words.
+            segment ? { ...STATUS, '#segment': 'segment' } : STATUS,
           ),
         },
         {

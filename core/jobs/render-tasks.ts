@@ -10,7 +10,7 @@ import { ports } from '../ports';
 import { log } from '#observability/logger';
 import type { ChunkRecord } from './chunks';
 import type { JobRecord } from './jobs';
-import { REASON_MAX_CHARS, type ChunkStart, type JobOutputs, type RenderTaskAnswer, type RenderTaskArgs, type RenderTaskName, type TaskOutcome } from './task-server';
+import { REASON_MAX_CHARS, type ChunkStart, type FinishingTask, type JobOutputs, type RenderTaskAnswer, type RenderTaskArgs, type RenderTaskName, type TaskOutcome } from './task-server';
 
 export { CHUNK_GAVE_UP, type JobOutputs, type TaskOutcome } from './task-server';
 
@@ -82,9 +82,12 @@ export const renderTasks = {
   recordFrame: (task: ChunkTask, frame: number, loggedLines: number): Promise<boolean> =>
     ask(task.job.jobId, 'recordFrame', { frame, loggedLines: linesShown(loggedLines, task.job.totalLogLines) }),
 
-  /** The chunk is rendered and its outputs stored (frames, a region or a segment): done, with each frame's seconds. False when it was no longer this worker's. */
-  finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>): Promise<boolean> =>
-    ask(task.job.jobId, 'finishChunk', { index: task.chunk.index, workerId, frameSeconds }),
+  /**
+   * The chunk is rendered and its outputs stored (frames, a region or a segment): done, with each frame's seconds and
+   * the segment an animation's chunk stored, which the finishing step joins. False when it was no longer this worker's.
+   */
+  finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>, segment?: string): Promise<boolean> =>
+    ask(task.job.jobId, 'finishChunk', { index: task.chunk.index, workerId, frameSeconds, ...(segment ? { segment } : {}) }),
 
   /** The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the refund rule. */
   failChunk: (task: ChunkTask, workerId: string, reason: string, cause: 'internal' | 'input', errorType?: string): Promise<'failed' | 'stopped'> =>
@@ -105,9 +108,10 @@ export const renderTasks = {
 
   /**
    * May this worker run the job's finishing step (every chunk done: an animation's segments joined, a still's regions
-   * stitched)? The job as it is, when it is rendering, has one and this worker holds it.
+   * stitched)? When the job is rendering, has one and this worker holds it: the job as it is and its chunks in plan
+   * order, each with the segment it stored, so the step finds its inputs without asking the bucket.
    */
-  startFinishing: async (jobId: string, workerId: string): Promise<JobRecord | undefined> => (await ask(jobId, 'startFinishing', { workerId })) ?? undefined,
+  startFinishing: async (jobId: string, workerId: string): Promise<FinishingTask | undefined> => (await ask(jobId, 'startFinishing', { workerId })) ?? undefined,
 
   /** While the finishing step runs: its lease and the job's heartbeat renewed every HEARTBEAT_MS. Returns the watch's end. */
   watchFinishing(jobId: string, workerId: string): () => void {
@@ -121,6 +125,4 @@ export const renderTasks = {
   failFinishing: (job: JobRecord, reason: string, errorType?: string): Promise<'failed' | 'stopped'> =>
     ask(job.jobId, 'failFinishing', { reason: said(reason), ...(errorType ? { errorType } : {}) }),
 
-  /** The job's chunks, in plan order (frame order for an animation, row order for a still's regions). */
-  chunksOf: (jobId: string): Promise<ChunkRecord[]> => ask(jobId, 'chunksOf', {}),
 };

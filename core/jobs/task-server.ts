@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { businessMetrics } from '#observability/metrics';
 import { hasFinishingStep } from '#shared/render-plan';
+import { segmentFirstFrame } from '#shared/render-contract';
 import { outputPrefix } from '../storage/storage';
 import { claimChunk, claimEncode, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease, type ChunkRecord } from './chunks';
 import { changeJob, getJob, recordRenderedFrame, type JobRecord } from './jobs';
@@ -35,6 +36,12 @@ const RUNNING: JobRecord['status'][] = ['queued', 'rendering'];
 
 /** What a chunk's start answers: the task (the job as read now, the chunk as claimed), another worker's live claim, or the end. */
 export type ChunkStart = { job: JobRecord; chunk: ChunkRecord } | { heldBy: string; leaseUntil: string } | { outcome: TaskOutcome };
+
+/** The finishing step's task: the job, and of each chunk what the step reads (the frames it covers, the segment it stored). */
+export interface FinishingTask {
+  job: JobRecord;
+  chunks: Pick<ChunkRecord, 'index' | 'frameStart' | 'frameEnd' | 'segment'>[];
+}
 
 /** The job's outputs, as the delivery lists them. */
 export type JobOutputs = Parameters<typeof completeJob>[1];
@@ -104,11 +111,19 @@ const tasks = {
     run: (jobId: string, { frame, loggedLines }: { frame: number; loggedLines: number }): Promise<boolean> => recordRenderedFrame(jobId, frame, loggedLines),
   },
 
-  /** The chunk is rendered and its outputs stored: done, with each frame's seconds. False when it was no longer this worker's. */
+  /**
+   * The chunk is rendered and its outputs stored: done, with each frame's seconds and an animation's segment (its name,
+   * which must be this chunk's). False when it was no longer this worker's.
+   */
   finishChunk: {
-    args: z.object({ index: field.index, workerId: field.workerId, frameSeconds: z.record(z.string().regex(/^\d{1,8}$/), z.number().min(0).max(1e7)).refine((seconds) => Object.keys(seconds).length <= 100_000) }),
-    run: (jobId: string, { index, workerId, frameSeconds }: { index: number; workerId: string; frameSeconds: Record<string, number> }): Promise<boolean> =>
-      finishChunk(jobId, index, workerId, frameSeconds),
+    args: z.object({
+      index: field.index,
+      workerId: field.workerId,
+      frameSeconds: z.record(z.string().regex(/^\d{1,8}$/), z.number().min(0).max(1e7)).refine((seconds) => Object.keys(seconds).length <= 100_000),
+      segment: z.string().max(100).refine((name) => segmentFirstFrame(name) !== undefined, 'is not a segment name').optional(),
+    }),
+    run: (jobId: string, { index, workerId, frameSeconds, segment }: { index: number; workerId: string; frameSeconds: Record<string, number>; segment?: string }): Promise<boolean> =>
+      finishChunk(jobId, index, workerId, frameSeconds, segment),
   },
 
   /** The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the refund rule. */
@@ -159,11 +174,19 @@ const tasks = {
       }),
   },
 
-  /** May this worker run the job's finishing step (every chunk done)? The job as it is, when it is rendering, has one and this worker holds it. */
+  /**
+   * May this worker run the job's finishing step (every chunk done)? When the job is rendering, has one and this worker
+   * holds it: the job as it is and what the step needs of its chunks, in plan order (frame order for an animation, row
+   * order for a still's regions), each with the segment it stored.
+   */
   startFinishing: {
     args: z.object({ workerId: field.workerId }),
-    run: (jobId: string, { workerId }: { workerId: string }): Promise<JobRecord | null> =>
-      withJob<JobRecord | null>(jobId, null, async (job) => (job.status === 'rendering' && hasFinishingStep(job) && (await claimEncode(jobId, workerId)) ? job : null)),
+    run: (jobId: string, { workerId }: { workerId: string }): Promise<FinishingTask | null> =>
+      withJob<FinishingTask | null>(jobId, null, async (job) => {
+        if (job.status !== 'rendering' || !hasFinishingStep(job) || !(await claimEncode(jobId, workerId))) return null;
+        const chunks = (await listChunksOfJob(jobId)).sort((a, b) => a.frameStart - b.frameStart || a.index - b.index);
+        return { job, chunks: chunks.map(({ index, frameStart, frameEnd, segment }) => ({ index, frameStart, frameEnd, ...(segment ? { segment } : {}) })) };
+      }),
   },
 
   /** The finishing step's lease and the job's heartbeat. */
@@ -183,11 +206,6 @@ const tasks = {
       withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) => ((await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'], errorType })) ? 'failed' : 'stopped')),
   },
 
-  /** The job's chunks, in plan order (frame order for an animation, row order for a still's regions). */
-  chunksOf: {
-    args: z.object({}),
-    run: async (jobId: string): Promise<ChunkRecord[]> => (await listChunksOfJob(jobId)).sort((a, b) => a.frameStart - b.frameStart || a.index - b.index),
-  },
 };
 
 export type RenderTaskName = keyof typeof tasks;

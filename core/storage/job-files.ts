@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { UploadKind } from '#shared/catalogue';
 import { inspectUploadFile, UploadRefusedError } from '../uploads/upload-inspector';
-import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, outputExists, outputPrefix, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from './storage';
+import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from './storage';
 
 export interface JobFilesScope {
   jobId: string;
@@ -45,7 +45,6 @@ export function jobFiles(job: JobFilesScope) {
     read: (name: string): Promise<Readable> => readOutput(userId, jobId, name),
     /** A stored output, into `file`. */
     download: (name: string, file: string): Promise<void> => downloadOutput(userId, jobId, name, file),
-    exists: (name: string): Promise<boolean> => outputExists(`${outputPrefix(userId, jobId)}${name}`),
     /** The outputs under a folder of the job's (its frames, segments or regions once the result is stored). */
     deleteUnder: (folder: string): Promise<number> => deleteOutputsUnder(userId, jobId, folder),
   };

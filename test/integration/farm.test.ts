@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '#core/ports';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, s3Client, tableName } from '#core/ports';
+import { keys } from '#core/db/keys';
 import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '#adapters/local-render-pool';
 import { WarmScenes } from '#render/warm-scene';
 import { renderWarmStill, type WarmStillRequest } from '#render/warm-still';
@@ -21,7 +24,7 @@ import { freePort } from '#infra/local/ports';
 import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
 import { framePreviewFile, segmentFile } from '#shared/render-contract';
 import { FPS } from '#shared/frames';
-import { downloadOutput } from '#core/storage/storage';
+import { deleteOutputsUnder, downloadOutput } from '#core/storage/storage';
 import { runFinishing } from '#render/finish-step';
 import { probeMedia } from '#render/encode';
 import { ffprobeStream } from '../render/media-checks';
@@ -61,6 +64,18 @@ async function smallAnimation(overrides: Partial<JobRecord> = {}): Promise<JobRe
 async function storedKeys(job: JobRecord): Promise<string[]> {
   const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `users/${job.userId}/jobs/${job.jobId}/` }));
   return Contents.map((o) => o.Key!.split(`${job.jobId}/`)[1]).sort();
+}
+
+/** The names of the storage commands sent while `work` runs, and its result. */
+async function commandsSentDuring<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
+  const commands: string[] = [];
+  const name = `count-commands-${randomUUID()}`;
+  s3Client().middlewareStack.add((next, context) => (args) => (commands.push(context.commandName ?? ''), next(args)), { step: 'initialize', name });
+  try {
+    return { result: await work(), commands };
+  } finally {
+    s3Client().middlewareStack.remove(name);
+  }
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -105,18 +120,39 @@ describe('the local render farm', () => {
       expect(steps.render).toBeGreaterThan(0);
     }
     expect((await storedKeys(job)).filter((key) => key.startsWith('segments/'))).toEqual(chunks.map((c) => segmentFile(c.frameStart)).sort());
+    // Each chunk's record names the segment it stored: the finishing step reads them there.
+    expect((await listChunksOfJob(job.jobId)).map((chunk) => chunk.segment)).toEqual(chunks.map((c) => segmentFile(c.frameStart)));
     for (const chunk of chunks) {
       const file = join(dir, `segment-${job.jobId}-${chunk.index}.mp4`);
       await downloadOutput(job.userId, job.jobId, segmentFile(chunk.frameStart), file);
       expect(Number(ffprobeStream(file).nb_read_frames)).toBe(chunk.frameEnd - chunk.frameStart + 1);
     }
-    expect(await runFinishing(job.jobId, { workerId: 'segments-test' })).toBe('done');
+    const sent = await commandsSentDuring(() => runFinishing(job.jobId, { workerId: 'segments-test' }));
+    expect(sent.result).toBe('done');
+    // The segments are downloaded as the records name them, with no request asking the bucket whether each exists.
+    expect(sent.commands.filter((name) => name === 'HeadObjectCommand')).toEqual([]);
+    expect(sent.commands.filter((name) => name === 'GetObjectCommand').length).toBeGreaterThanOrEqual(chunks.length);
     const video = join(dir, `final-${job.jobId}.mp4`);
     await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
     expect(Number(ffprobeStream(video).nb_read_frames)).toBe(10);
     // Frame-exact: the joined video lasts the job's frames at its frame rate, to within a fraction of a frame.
     expect(Math.abs((await probeMedia(video)).duration! - 10 / FPS)).toBeLessThan(0.5 / FPS);
     expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 10)), 'thumbnail.jpg'].sort());
+  });
+
+  it("when an animation's chunks were done before chunk records named their segments, the finishing step encodes the video from the stored frames", async () => {
+    const job = await smallAnimation({ total_frames: 6 });
+    const chunks = await listChunksOfJob(job.jobId);
+    for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'legacy-test', threads: 1 })).toBe('done');
+    // As such a job's chunks were left: done without a segment named (and, rendered before segments existed, none stored).
+    for (const chunk of chunks) await documentClient().send(new UpdateCommand({ TableName: tableName(), Key: keys.chunk(job.jobId, chunk.index), UpdateExpression: 'REMOVE #segment', ExpressionAttributeNames: { '#segment': 'segment' } }));
+    await deleteOutputsUnder(job.userId, job.jobId, 'segments/');
+    expect((await listChunksOfJob(job.jobId)).map((chunk) => chunk.segment)).toEqual(chunks.map(() => undefined));
+    expect(await runFinishing(job.jobId, { workerId: 'legacy-test' })).toBe('done');
+    const video = join(dir, `final-${job.jobId}.mp4`);
+    await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
+    expect(Number(ffprobeStream(video).nb_read_frames)).toBe(6);
+    expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 6)), 'thumbnail.jpg'].sort());
   });
 
   it('when a job is cancelled on the local farm, its running workers stop and its queued chunks never start', async () => {

@@ -10,6 +10,7 @@ import { documentClient, tableName } from '#core/ports';
 import { holdWorkerToItsJob, resetClients } from '#composition/server';
 import { outputPrefix } from '#core/storage/storage';
 import { queuedJob } from './farm-helpers';
+import { segmentFile } from '#shared/render-contract';
 
 async function plannedJob() {
   const { ticket, hash } = newWorkerTicket();
@@ -83,5 +84,27 @@ describe('the task server, as the session broker answers it', () => {
     expect((await getJob(job.jobId))?.status).toBe('rendering');
     expect(await complete(`${outputPrefix(job.userId, job.jobId)}render.png`)).toBe(true);
     expect((await getJob(job.jobId))?.status).toBe('done');
+  });
+
+  it("when a worker finishes an animation's chunk, the chunk records the segment it names only when it is that chunk's own, and the finishing step's task answers the recorded segments", async () => {
+    const { ticket, hash } = newWorkerTicket();
+    const job = { ...queuedJob({ resolution_x: 64, resolution_y: 64, total_frames: 4 }), workerTicketHash: hash };
+    await createJob(job);
+    await planOrResumeChunks(job, { targetChunkSeconds: 0.0001, maxChunks: 2 });
+    const ask = (task: string, args: unknown) => serveRenderTask({ jobId: job.jobId, ticket, task, args }, { requireTicket: true });
+    for (const index of [0, 1]) await ask('startChunk', { index, workerId: 'w' });
+    const finish = (index: number, segment: string) => ask('finishChunk', { index, workerId: 'w', frameSeconds: { '1': 1 }, segment });
+    await expect(finish(0, 'segments/../../another-job/from_000001.mp4')).rejects.toThrow(/arguments of finishChunk do not fit/);
+    expect(await finish(0, segmentFile(3)), "another chunk's segment").toBe(false);
+    expect(await finish(0, segmentFile(1))).toBe(true);
+    expect(await ask('startFinishing', { workerId: 'f' }), 'a chunk is not done yet').toBeNull();
+    expect(await finish(1, segmentFile(3))).toBe(true);
+    expect(await ask('startFinishing', { workerId: 'f' })).toEqual({
+      job: expect.objectContaining({ jobId: job.jobId, status: 'rendering' }),
+      chunks: [
+        { index: 0, frameStart: 1, frameEnd: 2, segment: segmentFile(1) },
+        { index: 1, frameStart: 3, frameEnd: 4, segment: segmentFile(3) },
+      ],
+    });
   });
 });
