@@ -130,11 +130,14 @@ export function workerCredentials(settings: WorkerCredentialSettings): WorkerCre
   const broker = sessionBroker(settings);
   if (!broker) return undefined;
   let current: Awaited<ReturnType<WorkerCredentialProvider>> | undefined;
+  // One question at a time: the table's and storage's clients, and the worker asking ahead, share its answer.
+  let asking: ReturnType<WorkerCredentialProvider> | undefined;
   return async () => {
     if (current && current.expiration.getTime() - Date.now() > REFRESH_BEFORE_MS) return current;
-    const issued = (await broker({})) as IssuedCredentials;
-    current = { ...issued, expiration: new Date(issued.expiration) };
-    return current;
+    asking ??= (broker({}) as Promise<IssuedCredentials>)
+      .then((issued) => (current = { ...issued, expiration: new Date(issued.expiration) }))
+      .finally(() => (asking = undefined));
+    return asking;
   };
 }
 

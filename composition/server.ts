@@ -214,6 +214,16 @@ export function workerCredentials(): ReturnType<typeof scopedCredentials> | unde
   return credentials;
 }
 
+/**
+ * On AWS, the worker's job credentials asked for now rather than by its first storage request: the session broker's
+ * answer (a synchronous Invoke and an AssumeRole) then comes while the worker asks for its chunk and checks its tools,
+ * not in series with the input's download or the first frame's upload. A failure is left to that request, which asks
+ * again. Nothing elsewhere.
+ */
+export function askWorkerCredentialsAhead(): void {
+  workerCredentials()?.().catch(() => undefined);
+}
+
 /** The session broker's port to STS (lambdas/farm/worker-session.ts): the scope role, taken for one job. */
 export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
   const config = getConfig();

@@ -33,7 +33,7 @@ import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-sti
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '#observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
-import { composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '#composition/server';
+import { askWorkerCredentialsAhead, composeServer, downloadUpload, holdWorkerToItsJob, measureUploadHere, serveInvocationJob } from '#composition/server';
 
 const EXIT_RETRY = 75;
 const EXIT_USAGE = 64;
@@ -94,6 +94,8 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
     // The same job's next chunk in this environment keeps them.
     serveInvocationJob(work.jobId, work.workerTicket);
+    // A new job's credentials come while the chunk is claimed (the same job's next chunk here keeps them).
+    askWorkerCredentialsAhead();
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
@@ -135,6 +137,8 @@ if (!work) {
 
 // The worker holds itself to its scope role's table policy, so the local stack (no IAM) refuses what AWS would.
 holdWorkerToItsJob(work.jobId);
+// On Batch, the job's credentials come while the chunk is claimed, not before its input's download.
+askWorkerCredentialsAhead();
 
 const workerId = process.env.WORKER_ID ?? process.env.AWS_BATCH_JOB_ID ?? `worker-${randomUUID()}`;
 // A stopped task or process (Spot reclaim, Ctrl-C) stops its Blender too and gives the chunk back for another attempt.

@@ -3,10 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '#core/config';
 import { workerSessionPolicy } from '#adapters/worker-credentials';
-import { composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
+import { askWorkerCredentialsAhead, composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
 import { documentClient, ports, s3Client } from '#core/ports';
-import { CALL_BUDGETS } from '#adapters/clients';
-import { dependencyFailure } from '#core/errors';
 import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
@@ -111,6 +109,20 @@ describe('the render worker\'s credentials on AWS', () => {
     // Until they are close to expiring, the same credentials serve every request.
     await workerCredentials()!();
     expect(invocations).toHaveLength(1);
+  });
+
+  it('when the worker asks for its credentials ahead and its clients ask while the answer is on its way, the broker is asked once', async () => {
+    resetWorkerCredentials();
+    resetClients();
+    const before = invocations.length;
+    try {
+      askWorkerCredentialsAhead();
+      const signed = await Promise.all([documentClient(), s3Client()].map((client) => (client.config.credentials as () => Promise<{ accessKeyId: string }>)()));
+      expect(signed.map((credentials) => credentials.accessKeyId)).toEqual(['ASIABROKERED', 'ASIABROKERED']);
+      expect(invocations.slice(before)).toHaveLength(1);
+    } finally {
+      resetClients();
+    }
   });
 
   it('when the worker\'s table and storage clients sign a request, they use the brokered session, not the task role\'s keys', async () => {
