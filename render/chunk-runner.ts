@@ -237,8 +237,8 @@ export async function deliverStill(job: JobRecord, outputDir: string, stored: ()
   const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
   if (file !== still) await stillToJpeg(still, file);
   const files = jobFiles(job);
-  const output = await files.store(format.fileName, file, format.contentType);
-  await storeFramePreview(files, job.jobId, 1, outputDir);
+  // The preview goes up beside the image, not after it.
+  const [output] = await Promise.all([files.store(format.fileName, file, format.contentType), storeFramePreview(files, job.jobId, 1, outputDir)]);
   if (!(await stored())) return false;
   const done = await renderTasks.completeJob(job.jobId, {
     fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
@@ -312,12 +312,13 @@ function storeFramesInOrder(task: ChunkTask, outputDir: string, loggedLines: () 
   let chain: Promise<void> = Promise.resolve();
   let failure: FrameStoreError | undefined;
   const store = async (frame: number) => {
-    let previewTried = false;
+    // The preview goes up beside the frame, not after it, and once (a preview that cannot be stored is only logged);
+    // both are stored before the frame is recorded, so a frame the job lists as done already has its preview.
+    const preview = storeFramePreview(files, task.job.jobId, frame, outputDir);
     for (let attempt = 1; ; attempt += 1) {
       try {
         await files.store(frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
-        // Before the frame is recorded, so a frame the job lists as done already has its preview.
-        if (!previewTried) previewTried = await storeFramePreview(files, task.job.jobId, frame, outputDir).then(() => true);
+        await preview;
         // False: the job stopped rendering (abandoned, failed by the sweep).
         if (!(await renderTasks.recordFrame(task, frame, loggedLines()))) stopRender();
         return;
