@@ -94,33 +94,39 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
   if (existing.length === 0) {
     const plan = planned ?? planChunks(planInputOf(job), settings);
     const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
-    // Every batch of 25 written at once, each retrying what DynamoDB left unprocessed.
+    // Every batch of 25 written at once, each retrying what DynamoDB left unprocessed, and the job's counters beside
+    // them: nothing claims a chunk before the launcher, which waits for all of it, sends the chunks to the farm.
     const batches = Array.from({ length: Math.ceil(chunks.length / BATCH_WRITE_ITEMS) }, (_, b) => chunks.slice(b * BATCH_WRITE_ITEMS, (b + 1) * BATCH_WRITE_ITEMS));
-    await Promise.all(
-      batches.map(async (batch) => {
+    await Promise.all([
+      ...batches.map(async (batch) => {
         let requests: WriteRequest[] = batch.map((chunk) => ({ PutRequest: { Item: { ...keys.chunk(job.jobId, chunk.index), entity: 'chunk', ...chunk } } }));
         for (let round = 0; requests.length > 0; round += 1) {
           if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
           requests = await writeBatch(requests);
         }
       }),
-    );
-    await setJobFarmCounters(job.jobId, { chunksTotal: chunks.length, chunksDone: 0, chunkSecondsDone: 0, chunkFramesDone: 0 });
+      setJobFarmCounters(job.jobId, { chunksTotal: chunks.length, chunksDone: 0, chunkSecondsDone: 0, chunkFramesDone: 0 }),
+    ]);
     return chunks;
   }
   const unfinished = existing.filter((chunk) => chunk.status !== 'done');
-  for (const chunk of unfinished) {
-    await updateItem(
+  const done = existing.filter((chunk) => chunk.status === 'done');
+  const pendingAgain = (chunk: ChunkRecord) =>
+    updateItem(
       guardedUpdate(keys.chunk(job.jobId, chunk.index), 'SET #status = :pending, attempts = :zero, losses = :zero REMOVE workerId, leaseUntil, lastError', '#status <> :done', { ':pending': 'pending', ':zero': 0, ':done': 'done' }, STATUS),
     );
-  }
-  const done = existing.filter((chunk) => chunk.status === 'done');
-  await setJobFarmCounters(job.jobId, {
-    chunksTotal: existing.length,
-    chunksDone: done.length,
-    chunkSecondsDone: done.reduce((sum, c) => sum + Object.values(c.frameSeconds ?? {}).reduce((a, b) => a + b, 0), 0),
-    chunkFramesDone: done.reduce((sum, c) => sum + (c.frameEnd - c.frameStart + 1), 0),
-  });
+  // The unfinished chunks go back BATCH_WRITE_ITEMS at a time, not one after another, beside the job's counters.
+  await Promise.all([
+    (async () => {
+      for (let i = 0; i < unfinished.length; i += BATCH_WRITE_ITEMS) await Promise.all(unfinished.slice(i, i + BATCH_WRITE_ITEMS).map(pendingAgain));
+    })(),
+    setJobFarmCounters(job.jobId, {
+      chunksTotal: existing.length,
+      chunksDone: done.length,
+      chunkSecondsDone: done.reduce((sum, c) => sum + Object.values(c.frameSeconds ?? {}).reduce((a, b) => a + b, 0), 0),
+      chunkFramesDone: done.reduce((sum, c) => sum + (c.frameEnd - c.frameStart + 1), 0),
+    }),
+  ]);
   return unfinished.map((chunk) => ({ ...chunk, status: 'pending', attempts: 0 }));
 }
 

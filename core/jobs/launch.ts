@@ -91,13 +91,17 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   const chosen = job.farmEngine ? { engine: job.farmEngine } : chooseEngine(job);
   const { engine } = chosen;
   const settings = engine === 'function' ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY) : DEFAULT_PLAN_SETTINGS;
-  const pending = await planOrResumeChunks(job, settings, chosen.chunks);
-  // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
-  const chunksTotal = job.chunksTotal ?? pending.length;
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
   // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
   const { ticket, hash } = newWorkerTicket();
-  if (!(await updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }))) return;
+  // The plan's writes and the ticket's go at once; the farm is sent the chunks once both are stored.
+  const [pending, ticketed] = await Promise.all([
+    planOrResumeChunks(job, settings, chosen.chunks),
+    updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }),
+  ]);
+  if (!ticketed) return;
+  // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
+  const chunksTotal = job.chunksTotal ?? pending.length;
   const farmJobIds = await ports().farm(engine).submit(
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
