@@ -130,7 +130,7 @@ export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionR
   stragglerShare: { best: 0, typical: 0.1, pessimistic: 0.2, source: "How much longer a job's slowest chunk runs than the modelled one (shared hosts, frames of uneven cost): not published, not measured; none at best (as before), 10 % typical, 20 % pessimistic: assumed." },
   finishingExtraSeconds: {
     best: 0, typical: 1, pessimistic: 3,
-    source: "The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads (Blender's version asked once more, a still's denoiser session created cold, an animation's thumbnail): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
+    source: "The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads (an animation's thumbnail, a still's denoiser session when Init did not load it; Blender's version is kept from the environment's chunk): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
   },
 };
 
@@ -211,6 +211,10 @@ export const MEASURED_DELIVERY_MODEL: DeliveryModel = {
   denoiseSeconds: 6.79,
   saveSeconds: 1.78,
 };
+
+/** The questions a chunk asks the task server (DELIVERY_ASSUMPTIONS.recordSeconds counts them), and the finishing step: its start and the job's completion. */
+const CHUNK_TASK_QUESTIONS = 4;
+const FINISHING_TASK_QUESTIONS = 2;
 
 /** One object in or out of S3 under the model's published latency and throughput. */
 export const transferSeconds = (megabytes: number, model: ChunkModel = MEASURED_CHUNK_MODEL) => model.s3RequestSeconds + megabytes / model.s3MegabytesPerSecond;
@@ -348,7 +352,7 @@ export interface DeliverySteps {
 
 /** The finishing step, on the warm environment of the last chunk to finish (it claims the step on its own invocation). */
 export interface FinishingSteps {
-  /** The segments' or regions' downloads, SEGMENT_DOWNLOADS_AT_ONCE at a time (an animation's segments checked first, all at once). */
+  /** The segments' or regions' downloads, SEGMENT_DOWNLOADS_AT_ONCE at a time, as the chunks' records name them. */
   download: number;
   /** The job's upload again: a split still's scene is built again, a sound scene's audio is muxed. */
   input: number;
@@ -432,6 +436,8 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   }
 
   const finishing: FinishingSteps = { download: 0, input: 0, read: 0, denoise: 0, save: 0, join: 0, store: 0, taskServer: 0, other: 0 };
+  // The finishing step asks two questions (its start, answered with the chunks' records, and the job's completion) of the chunk's four.
+  const finishingQuestions = (model.recordSeconds * FINISHING_TASK_QUESTIONS) / CHUNK_TASK_QUESTIONS;
   if (split) {
     Object.assign(finishing, {
       download: Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb, model),
@@ -440,16 +446,16 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
       denoise: model.denoiseSeconds / cpu.parallelCores,
       save: model.saveSeconds / cpu.speed,
       store: transferSeconds(model.frameMb, model),
-      taskServer: model.recordSeconds,
+      taskServer: finishingQuestions,
       other: a.finishingExtraSeconds,
     });
   } else if (!input.isStill) {
     Object.assign(finishing, {
-      download: model.s3RequestSeconds + Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(model.segmentMbPerFrame * framesPerChunk, model),
+      download: Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(model.segmentMbPerFrame * framesPerChunk, model),
       input: getScene(input.sceneId)?.type === 'sound' ? time.once.input : 0,
       join: (model.joinSecondsPer120Frames * (input.totalFrames / 120)) / cpu.speed,
       store: transferSeconds((input.totalFrames / FPS) * model.videoMbPerSecond, model) + model.s3RequestSeconds,
-      taskServer: model.recordSeconds,
+      taskServer: finishingQuestions,
       other: a.finishingExtraSeconds,
     });
   }

@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, stillRegionCount, type FarmProgress } from '#shared/render-plan';
-import { MAX_STILL_REGIONS, RENDER_LIMIT_FLOOR_SECONDS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '#shared/render-policy';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '#shared/render-plan';
 import { scenePolicy } from '#shared/render-manifest';
-import { assumptionsOf, DELIVERY_ASSUMPTIONS, DELIVERY_BANDS, deliveryBands, MEASURED_CHUNK_MODEL, planningChunkTime, planForFastPath, readyInSeconds, RENDER_FUNCTION } from '#shared/fast-path';
+import {
+  assumptionsOf,
+  DELIVERY_ASSUMPTIONS,
+  DELIVERY_BANDS,
+  deliveryBands,
+  MEASURED_CHUNK_MODEL,
+  MEASURED_DELIVERY_MODEL,
+  planningChunkTime,
+  planForFastPath,
+  readyInSeconds,
+  RENDER_FUNCTION,
+  SAFE_CHUNK_SECONDS,
+  SEGMENT_DOWNLOADS_AT_ONCE,
+  STILL_REGION_SECONDS,
+} from '#shared/fast-path';
 import { scenes } from '#shared/catalogue';
 
 const fullHd = { sceneId: 1, resolutionX: 1920, resolutionY: 1080 };
@@ -224,6 +237,16 @@ describe('deliveryBands', () => {
     }
     expect(assumptionsOf('typical').vcpus).toBeCloseTo(5.79, 2);
     expect(assumptionsOf('best').vcpus).toBe(RENDER_FUNCTION.vcpus);
+  });
+
+  it("when an animation's finishing step is modelled, it downloads the segments the chunks' records name, with no request asking which exist, and asks the task server two questions", () => {
+    const animation = deliveryBands({ ...fullHd, totalFrames: 120, isStill: false });
+    for (const band of DELIVERY_BANDS) {
+      const a = assumptionsOf(band);
+      const segment = a.s3RequestSeconds + MEASURED_DELIVERY_MODEL.segmentMbPerFrame / a.s3MegabytesPerSecond;
+      expect(animation[band].finishing.download).toBeCloseTo(Math.ceil(120 / SEGMENT_DOWNLOADS_AT_ONCE) * segment, 9);
+      expect(animation[band].finishing.taskServer).toBeCloseTo(a.recordSeconds / 2, 9);
+    }
   });
 
   it("when other jobs' chunks hold the reserved concurrency, this job's last chunk waits for a slot and the retry's back-off; within it, nothing waits", () => {
