@@ -120,7 +120,7 @@ export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionR
   s3MegabytesPerSecond: { best: 85, typical: 85, pessimistic: 40, source: 'S3: "one concurrent request for each 85-90 MB/s of desired network throughput" (S3 performance whitepaper): 85 MB/s a stream (as before); a function\'s own network share is not published: 40 MB/s pessimistic, assumed.' },
   credentialsSeconds: {
     best: 0.15, typical: 0.7, pessimistic: 1.3,
-    source: 'A synchronous Invoke of the session broker and its STS AssumeRole, in series before Blender starts; a job\'s chunks start as many broker environments at once, and a cold start "varies from under 100 ms to over 1 second" (Lambda developer guide, cold starts). Warm (0.05 s) plus AssumeRole 0.1 s at best; a 0.5-s cold start plus 0.2 s typical; 1 s plus 0.3 s pessimistic: assumed (not counted before).',
+    source: 'A synchronous Invoke of the session broker and its STS AssumeRole, asked as the invocation starts, beside the chunk\'s claim and Blender\'s version (only what they leave is on the path, before an input\'s download; a scene without input needs them after its render); a job\'s chunks start as many broker environments at once, and a cold start "varies from under 100 ms to over 1 second" (Lambda developer guide, cold starts). Warm (0.05 s) plus AssumeRole 0.1 s at best; a 0.5-s cold start plus 0.2 s typical; 1 s plus 0.3 s pessimistic: assumed.',
   },
   versionProbeSeconds: { best: 0, typical: 0.31, pessimistic: 0.5, source: '`blender --version`, asked once per environment (render/blender-install.ts keeps the answer for the process): 0.31 s median on one core here (bench:worker, 28 November 2026), on the first chunk of each cold environment; none on a warm one (best); 0.5 s on a slower vCPU (pessimistic), assumed.' },
   recordSeconds: {
@@ -410,17 +410,21 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   const regionMb = model.regionExrMb / chunks;
   // A region renders its rows only; the frame's measured cost holds one denoise of the whole frame, which the finishing step runs once.
   const regionWork = Math.max(0, frameCpu - model.serialSeconds - model.denoiseSeconds) / cpu.parallelCores;
-  const start = { input: time.once.input, credentials: a.credentialsSeconds, versionProbes: a.versionProbeSeconds };
-  const chunk = split
-    ? { ...start, blenderStart: model.regionFixedSeconds / cpu.speed, render: (regionWork * model.regionImbalance) / chunks, encode: 0, store: transferSeconds(regionMb, model), taskServer: model.recordSeconds }
+  const rendering = split
+    ? { blenderStart: model.regionFixedSeconds / cpu.speed, render: (regionWork * model.regionImbalance) / chunks, encode: 0, store: transferSeconds(regionMb, model), taskServer: model.recordSeconds }
     : {
-        ...start,
         blenderStart: time.once.blenderStart,
         render: framesPerChunk * time.perFrame.render,
         encode: framesPerChunk * time.perFrame.encode,
         store: time.once.store + framesPerChunk * time.perFrame.store,
         taskServer: time.once.taskServer,
       };
+  // The credentials are asked for as the invocation starts (askWorkerCredentialsAhead), while the chunk is claimed and
+  // Blender's version asked: the first request that needs them waits only for what is left, the input's download, or
+  // for a scene without input the first upload, after its render.
+  const claim = model.recordSeconds / CHUNK_TASK_QUESTIONS;
+  const coveredBy = claim + a.versionProbeSeconds + (time.once.input > 0 ? 0 : rendering.blenderStart + rendering.render);
+  const chunk = { input: time.once.input, credentials: Math.max(0, a.credentialsSeconds - coveredBy), versionProbes: a.versionProbeSeconds, ...rendering };
   const chunkSeconds = sum(chunk);
 
   const ahead = options.chunksAhead ?? 0;

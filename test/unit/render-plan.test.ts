@@ -249,6 +249,16 @@ describe('deliveryBands', () => {
     }
   });
 
+  it("when a chunk starts, its credentials are asked for beside its claim: a scene without input waits for none, one with an input only for what the claim and Blender's version leave", () => {
+    const text = deliveryBands({ ...fullHd, totalFrames: 120, isStill: false });
+    const image = deliveryBands({ ...fullHd, sceneId: 2, totalFrames: 120, isStill: false });
+    for (const band of DELIVERY_BANDS) {
+      const a = assumptionsOf(band);
+      expect(text[band].steps.credentials).toBe(0);
+      expect(image[band].steps.credentials).toBeCloseTo(Math.max(0, a.credentialsSeconds - a.recordSeconds / 4 - a.versionProbeSeconds), 9);
+    }
+  });
+
   it("when other jobs' chunks hold the reserved concurrency, this job's last chunk waits for a slot and the retry's back-off; within it, nothing waits", () => {
     const animation = { ...fullHd, totalFrames: 120, isStill: false };
     const alone = deliveryBands(animation, 200);
