@@ -28,6 +28,25 @@ export interface FrameCost {
   cores: number;
   /** Samples Cycles actually used (adaptive: at most the maximum). */
   samples: number;
+  /** Measured: how the animation's frames cost against this frame (`npm run bench:frame-costs -- --spread --write`). */
+  spread?: FrameSpread;
+}
+
+/**
+ * How an animation's frames cost against the still the frame cost measures, from several frames spread over the
+ * animation: each ratio is a frame's render part (its CPU seconds less Blender's serial part) against the still's,
+ * each rendered by a fresh Blender as a one-frame chunk renders it (production sampling, denoised), at `size`, smaller
+ * than Full HD so the measurement takes minutes rather than an hour.
+ */
+export interface FrameSpread {
+  /** The frames measured, first and last of the animation included. */
+  frames: number[];
+  /** Each frame's render part against the still's (the means of two passes and of three stills), in the order of `frames`. */
+  ratios: number[];
+  /** The size they were rendered at, e.g. '480x270'. */
+  size: string;
+  /** The day of the measurement (YYYY-MM-DD). */
+  measuredOn: string;
 }
 
 export interface ScenePolicy {
@@ -113,6 +132,18 @@ export function estimateFrameSecondsFor(sceneId: number, render: { resolutionX: 
   const samples = render.samples ?? (render.isTest ? policy.test.samples : policy.final.maxSamples);
   const coreSeconds = cost.cpuSeconds * pixels * (samples / cost.samples);
   return Math.max(0.05, coreSeconds / (render.cores ?? cost.cores));
+}
+
+/**
+ * The measured spread of a scene's animation frames; a scene not measured takes the widest measured (the largest
+ * ratio), as a cost not measured takes the slowest; undefined while none is measured.
+ */
+export function frameSpreadOf(sceneId: number): { spread: FrameSpread; measured: boolean } | undefined {
+  const own = scenePolicy(sceneId).frameCost?.spread;
+  if (own) return { spread: own, measured: true };
+  const known = Object.values(RENDER_MANIFEST).flatMap((policy) => (policy.frameCost?.spread ? [policy.frameCost.spread] : []));
+  if (known.length === 0) return undefined;
+  return { spread: known.reduce((widest, spread) => (Math.max(...spread.ratios) > Math.max(...widest.ratios) ? spread : widest)), measured: false };
 }
 
 /** A scene not measured yet takes the slowest measured scene's cost, so its chunks are never planned too large. */

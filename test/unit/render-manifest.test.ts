@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptArgsOf } from '#render/blender';
 import { getScene, scenes } from '#shared/catalogue';
-import { estimateFrameSecondsFor, RENDER_MANIFEST, scenePolicy } from '#shared/render-manifest';
+import { estimateFrameSecondsFor, frameSpreadOf, RENDER_MANIFEST, scenePolicy } from '#shared/render-manifest';
 import { MAX_CUSTOM_TEXT_LENGTH } from '#shared/schemas';
 
 const SCENES_DIR = fileURLToPath(new URL('../../render/scenes/', import.meta.url));
@@ -30,6 +30,24 @@ describe('render manifest', () => {
     }
     expect(Object.keys(RENDER_MANIFEST)).toHaveLength(scenes.length);
     expect(MAX_CUSTOM_TEXT_LENGTH).toBe(scenePolicy(1).textLimit);
+  });
+
+  it("when an animation's frame spread is measured, it names frames from the animation's first, ascending, with a ratio each; a scene not measured takes the widest measured spread", () => {
+    const spreads = scenes.flatMap((scene) => (scenePolicy(scene.id).frameCost?.spread ? [scenePolicy(scene.id).frameCost!.spread!] : []));
+    expect(spreads.length).toBeGreaterThan(0);
+    for (const spread of spreads) {
+      expect(spread.frames[0]).toBe(1);
+      expect(spread.frames.slice(1).every((frame, i) => frame > spread.frames[i])).toBe(true);
+      expect(spread.ratios).toHaveLength(spread.frames.length);
+      expect(spread.ratios.every((ratio) => ratio > 0)).toBe(true);
+      expect(spread.measuredOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+    const widest = Math.max(...spreads.map((spread) => Math.max(...spread.ratios)));
+    for (const scene of scenes) {
+      const found = frameSpreadOf(scene.id)!;
+      expect(found.measured, scene.slug).toBe(scenePolicy(scene.id).frameCost?.spread !== undefined);
+      if (!found.measured) expect(Math.max(...found.spread.ratios), scene.slug).toBe(widest);
+    }
   });
 
   it('when a scene script is written, it holds no render policy number: no sampling, test size or text limit of its own', () => {
