@@ -51,6 +51,9 @@ import {
   MEASURED_DELIVERY_MODEL,
   planForFastPath,
   RENDER_FUNCTION,
+  SAFE_CHUNK_SECONDS,
+  stragglerRow,
+  type AssumptionRow,
   type DeliveryBand,
   type DeliveryBands,
   type DeliveryModel,
@@ -288,12 +291,12 @@ function bandLine(band: DeliveryBand, bands: DeliveryBands): string {
 /** "best 23 s, typical 34 s, pessimistic 48 s", rounded up as the promise is. */
 const bandSeconds = (bands: DeliveryBands) => DELIVERY_BANDS.map((band) => `${band} ${Math.ceil(bands[band].totalSeconds)} s`).join(', ');
 
-/** The table of assumptions, once: each figure in the three bands and its source. */
+/** The table of assumptions, once: each figure in the three bands and its source, and each animated scene's measured straggler. */
 function printAssumptions() {
   console.log('  figure: best / typical / pessimistic; source');
-  for (const [name, row] of Object.entries(DELIVERY_ASSUMPTIONS)) {
-    console.log(`  ${name}: ${DELIVERY_BANDS.map((band) => Number(row[band].toFixed(2))).join(' / ')}; ${row.source}`);
-  }
+  const line = (name: string, row: AssumptionRow) => `${name}: ${DELIVERY_BANDS.map((band) => Number(row[band].toFixed(2))).join(' / ')}; ${row.source}`;
+  for (const [name, row] of Object.entries(DELIVERY_ASSUMPTIONS)) console.log(`  ${line(name, row)}`);
+  for (const scene of scenes.filter((candidate) => candidate.supportsModes.includes('animation'))) console.log(`  ${line(`stragglerShare, ${scene.title}`, stragglerRow(scene.id))}`);
 }
 
 async function main() {
@@ -391,7 +394,7 @@ async function main() {
     const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${bandSeconds(testRun)}`);
     // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
-    const typical = assumptionsOf('typical');
+    const typical = assumptionsOf('typical', text.id);
     const speed = arch === 'arm64' ? typical.arm64Speed : typical.x86Speed;
     const previewOnVcpu = live.previewSeconds / speed;
     const warmPreview = AWS.syncInvokeSeconds + typical.s3RequestSeconds /* the kept-picture lookup, a miss */ + previewOnVcpu + typical.s3RequestSeconds /* keeping it */;

@@ -10,7 +10,7 @@
 import { getScene, requiredUploadKind } from './catalogue';
 import { FPS } from './frames';
 import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
-import { FAST_PATH_MAX_CHUNKS, PROMISED_BAND, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
+import { frameSpreadOf } from './render-manifest';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -78,7 +78,7 @@ export interface DeliveryAssumptions {
   versionProbeSeconds: number;
   /** The chunk's four questions to the task server (claim, frames, segment, done). */
   recordSeconds: number;
-  /** How much longer the job's slowest chunk runs than the modelled chunk. */
+  /** How much longer the job's slowest chunk renders than the modelled chunk, a share of its render: the scene's measured frame spread (stragglerRow). */
   stragglerShare: number;
   /** The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads. */
   finishingExtraSeconds: number;
@@ -91,8 +91,9 @@ export type AssumptionRow = Record<DeliveryBand, number> & { source: string };
  * The delivery's figures, best / typical / pessimistic, each with its source: AWS's published figure where there is
  * one (the document's title), "assumed" where there is none. The best band keeps the kind assumptions the bench
  * used alone before (marked "as before"); the typical band is what the customer is promised (readyInSeconds).
+ * The straggler is the scene's own, measured (stragglerRow).
  */
-export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionRow> = {
+export const DELIVERY_ASSUMPTIONS: Record<Exclude<keyof DeliveryAssumptions, 'stragglerShare'>, AssumptionRow> = {
   dispatchSeconds: { best: 0.5, typical: 0.5, pessimistic: 1, source: "From the launcher's asynchronous Invoke to the handler starting: not published; 0.5 s assumed (as before), 1 s pessimistic." },
   throttleRetryShare: {
     best: 0, typical: 0.5, pessimistic: 1,
@@ -127,16 +128,46 @@ export const DELIVERY_ASSUMPTIONS: Record<keyof DeliveryAssumptions, AssumptionR
     best: 4 * (0.05 + 0.01), typical: 4 * (0.1 + 0.01), pessimistic: 4 * (0.2 + 0.02),
     source: "The chunk's four questions to the task server (claim, frames, segment, done), each a synchronous Invoke of the session broker and its table write: a warm Invoke's overhead is not published (0.05 s at best as before, 0.1 s typical, 0.2 s pessimistic: assumed); DynamoDB advertises single-digit milliseconds (0.01 s; 0.02 s pessimistic).",
   },
-  stragglerShare: { best: 0, typical: 0.1, pessimistic: 0.2, source: "How much longer a job's slowest chunk runs than the modelled one (shared hosts, frames of uneven cost): not published, not measured; none at best (as before), 10 % typical, 20 % pessimistic: assumed." },
   finishingExtraSeconds: {
     best: 0, typical: 1, pessimistic: 3,
     source: "The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads (an animation's thumbnail, a still's denoiser session when Init did not load it; Blender's version is kept from the environment's chunk): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
   },
 };
 
-/** One band's figures, read from the table. */
-export function assumptionsOf(band: DeliveryBand): DeliveryAssumptions {
-  return Object.fromEntries(Object.entries(DELIVERY_ASSUMPTIONS).map(([name, row]) => [name, row[band]])) as unknown as DeliveryAssumptions;
+/**
+ * How much longer the slowest chunk of the scene's animation renders than the modelled chunk, which renders every frame
+ * at the still's measured cost: from the frames the manifest measured over the animation (FrameSpread: each frame's
+ * render part against the still's). A job's chunks render every frame, so its slowest chunk renders at least the
+ * slowest frame measured: the best band. A frame between two measured ones may cost more than either; by at most the
+ * steepest change measured between neighbouring frames (assumed: the cost changes no faster between them than anywhere
+ * measured), half of it typically, all of it pessimistically. A chunk of several frames averages their costs, so there
+ * it errs slow. A still renders the very frame the cost measures (its regions' uneven rows are the model's
+ * regionImbalance): no straggler. Shared hosts' own variance is not in it: not published, not measured; the
+ * pessimistic band's slower vCPU (x86Speed, arm64Speed) stands for a slower host under every chunk.
+ */
+export function stragglerRow(sceneId: number): AssumptionRow {
+  const found = frameSpreadOf(sceneId);
+  if (!found) return { best: 0, typical: 0, pessimistic: 0, source: 'No frame spread measured yet (npm run bench:frame-costs -- --spread --write): none counted.' };
+  const { spread, measured } = found;
+  const slowest = Math.max(...spread.ratios);
+  const steepest = Math.max(0, ...spread.ratios.slice(1).map((ratio, i) => Math.abs(ratio - spread.ratios[i])));
+  const share = (extra: number) => Math.max(0, slowest + extra - 1);
+  const whose = measured ? '' : ' (this scene not measured: the widest measured spread)';
+  return {
+    best: share(0),
+    typical: share(steepest / 2),
+    pessimistic: share(steepest),
+    source:
+      `Measured by bench:frame-costs on ${spread.measuredOn}${whose}: frames ${spread.frames.join(', ')} of the animation at ${spread.size}, each rendered twice by a fresh Blender, ` +
+      `render part ${Math.min(...spread.ratios).toFixed(2)}-${slowest.toFixed(2)} of the still's; the slowest measured frame at best, ` +
+      `plus half (typical) or all (pessimistic) of the steepest step between neighbouring frames (${steepest.toFixed(2)}): assumed. Animations only; host variance not counted.`,
+  };
+}
+
+/** One band's figures for a scene's job: the table's, and the scene's measured straggler. */
+export function assumptionsOf(band: DeliveryBand, sceneId: number): DeliveryAssumptions {
+  const table = Object.fromEntries(Object.entries(DELIVERY_ASSUMPTIONS).map(([name, row]) => [name, row[band]])) as Omit<DeliveryAssumptions, 'stragglerShare'>;
+  return { ...table, stragglerShare: stragglerRow(sceneId)[band] };
 }
 
 /**
@@ -272,14 +303,15 @@ export function functionChunkTime(input: PlanInput, model: ChunkModel = MEASURED
 
 /**
  * The chunk time the planner sizes chunks by: the pessimistic band's (its vCPU speed and thread efficiency for the
- * default processor, its slowest chunk's straggler share), so a chunk planned within SAFE_CHUNK_SECONDS ends well
- * inside the function's limit even there; the best band's figures put the 10-minute track's chunks past it.
+ * default processor, and for an animation the scene's slowest frames, its straggler share of each frame's render), so
+ * a chunk planned within SAFE_CHUNK_SECONDS ends well inside the function's limit even there; the best band's figures
+ * put the 10-minute track's chunks past it.
  */
 export function planningChunkTime(input: PlanInput, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number) {
-  const pessimistic = assumptionsOf('pessimistic');
+  const pessimistic = assumptionsOf('pessimistic', input.sceneId);
   const time = functionChunkTime(input, model, frameCpuSeconds, bandCpu(pessimistic, model, DEFAULT_RENDER_FUNCTION_ARCHITECTURE));
-  const slowest = 1 + pessimistic.stragglerShare;
-  return { ...time, fixedSeconds: time.fixedSeconds * slowest, perFrameSeconds: time.perFrameSeconds * slowest };
+  const straggler = input.isStill ? 0 : time.perFrame.render * pessimistic.stragglerShare;
+  return { ...time, perFrameSeconds: time.perFrameSeconds + straggler };
 }
 
 /**
@@ -344,7 +376,7 @@ export interface DeliverySteps {
   encode: number;
   store: number;
   taskServer: number;
-  /** The slowest chunk's time beyond the modelled one. */
+  /** The slowest chunk's render beyond the modelled one's (an animation's frames of uneven cost). */
   straggler: number;
   /** A split still's or an animation's finishing step (FinishingSteps); 0 for a still in one chunk. */
   finishing: number;
@@ -396,7 +428,7 @@ export interface DeliveryOptions {
  */
 export function deliveryBands(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: DeliveryModel = MEASURED_DELIVERY_MODEL, frameCpuSeconds = estimateFrameSeconds({ ...input, cores: 1 }), options: DeliveryOptions = {}): DeliveryBands {
   const plan = planForFastPath(input, concurrency, model, frameCpuSeconds);
-  const band = (name: DeliveryBand) => deliveryIn(assumptionsOf(name), input, plan.chunks, concurrency, model, frameCpuSeconds, options);
+  const band = (name: DeliveryBand) => deliveryIn(assumptionsOf(name, input.sceneId), input, plan.chunks, concurrency, model, frameCpuSeconds, options);
   return { best: band('best'), typical: band('typical'), pessimistic: band('pessimistic') };
 }
 
@@ -464,7 +496,9 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
     });
   }
 
-  const steps: DeliverySteps = { dispatch: a.dispatchSeconds, scaling, coldStart: a.coldStartSeconds, pageIn: a.pageInSeconds, queue, ...chunk, straggler: chunkSeconds * a.stragglerShare, finishing: sum(finishing) };
+  // An animation's slowest chunk renders the frames that cost most (a still renders the frame its cost measures).
+  const straggler = input.isStill ? 0 : chunk.render * a.stragglerShare;
+  const steps: DeliverySteps = { dispatch: a.dispatchSeconds, scaling, coldStart: a.coldStartSeconds, pageIn: a.pageInSeconds, queue, ...chunk, straggler, finishing: sum(finishing) };
   // Billed: every chunk's once-per-chunk part and the job's frames (a split still: its regions' rows add up to the frame), the straggler, each new environment's page-in and the finishing step.
   const perChunk = split ? chunkSeconds - chunk.render : chunkSeconds - framesPerChunk * time.perFrameSeconds;
   const work = split ? regionWork : input.totalFrames * time.perFrameSeconds;

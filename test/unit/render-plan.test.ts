@@ -15,6 +15,7 @@ import {
   SAFE_CHUNK_SECONDS,
   SEGMENT_DOWNLOADS_AT_ONCE,
   STILL_REGION_SECONDS,
+  stragglerRow,
 } from '#shared/fast-path';
 import { scenes } from '#shared/catalogue';
 
@@ -235,14 +236,33 @@ describe('deliveryBands', () => {
       expect(row.source.length, name).toBeGreaterThan(20);
       for (const band of DELIVERY_BANDS) expect(Number.isFinite(row[band]), `${name} ${band}`).toBe(true);
     }
-    expect(assumptionsOf('typical').vcpus).toBeCloseTo(5.79, 2);
-    expect(assumptionsOf('best').vcpus).toBe(RENDER_FUNCTION.vcpus);
+    expect(assumptionsOf('typical', 1).vcpus).toBeCloseTo(5.79, 2);
+    expect(assumptionsOf('best', 1).vcpus).toBe(RENDER_FUNCTION.vcpus);
+  });
+
+  it("when an animation's frames were measured, its slowest chunk renders the measured straggler: at least the slowest measured frame beyond the still, more in the typical and pessimistic bands; a still has none", () => {
+    const spread = scenePolicy(1).frameCost!.spread!;
+    const row = stragglerRow(1);
+    expect(row.best).toBeCloseTo(Math.max(0, Math.max(...spread.ratios) - 1), 9);
+    expect(row.best).toBeLessThanOrEqual(row.typical);
+    expect(row.typical).toBeLessThanOrEqual(row.pessimistic);
+    expect(row.source).toMatch(new RegExp(`^Measured by bench:frame-costs on ${spread.measuredOn}`));
+    const animation = deliveryBands({ ...fullHd, totalFrames: 120, isStill: false });
+    const still = deliveryBands({ ...fullHd, totalFrames: 1, isStill: true });
+    for (const band of DELIVERY_BANDS) {
+      expect(animation[band].steps.straggler).toBeCloseTo(animation[band].steps.render * row[band], 9);
+      expect(still[band].steps.straggler).toBe(0);
+    }
+    // The planner sizes an animation's chunks by the pessimistic straggler on every frame's render.
+    const input = { ...fullHd, totalFrames: 18_000, isStill: false };
+    const planned = planningChunkTime(input);
+    expect(planned.perFrameSeconds).toBeCloseTo(planned.perFrame.render * (1 + row.pessimistic) + planned.perFrame.encode + planned.perFrame.store, 9);
   });
 
   it("when an animation's finishing step is modelled, it downloads the segments the chunks' records name, with no request asking which exist, and asks the task server two questions", () => {
     const animation = deliveryBands({ ...fullHd, totalFrames: 120, isStill: false });
     for (const band of DELIVERY_BANDS) {
-      const a = assumptionsOf(band);
+      const a = assumptionsOf(band, 1);
       const segment = a.s3RequestSeconds + MEASURED_DELIVERY_MODEL.segmentMbPerFrame / a.s3MegabytesPerSecond;
       expect(animation[band].finishing.download).toBeCloseTo(Math.ceil(120 / SEGMENT_DOWNLOADS_AT_ONCE) * segment, 9);
       expect(animation[band].finishing.taskServer).toBeCloseTo(a.recordSeconds / 2, 9);
@@ -253,7 +273,7 @@ describe('deliveryBands', () => {
     const text = deliveryBands({ ...fullHd, totalFrames: 120, isStill: false });
     const image = deliveryBands({ ...fullHd, sceneId: 2, totalFrames: 120, isStill: false });
     for (const band of DELIVERY_BANDS) {
-      const a = assumptionsOf(band);
+      const a = assumptionsOf(band, 2);
       expect(text[band].steps.credentials).toBe(0);
       expect(image[band].steps.credentials).toBeCloseTo(Math.max(0, a.credentialsSeconds - a.recordSeconds / 4 - a.versionProbeSeconds), 9);
     }
