@@ -205,7 +205,6 @@ const tasks = {
     run: (jobId: string, { reason, errorType }: { reason: string; errorType?: string }): Promise<'failed' | 'stopped'> =>
       withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) => ((await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'], errorType })) ? 'failed' : 'stopped')),
   },
-
 };
 
 export type RenderTaskName = keyof typeof tasks;
