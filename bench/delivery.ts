@@ -51,7 +51,6 @@ import {
   MEASURED_DELIVERY_MODEL,
   planForFastPath,
   RENDER_FUNCTION,
-  SAFE_CHUNK_SECONDS,
   stragglerRow,
   type AssumptionRow,
   type DeliveryBand,

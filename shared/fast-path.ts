@@ -11,6 +11,7 @@ import { getScene, requiredUploadKind } from './catalogue';
 import { FPS } from './frames';
 import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 import { frameSpreadOf } from './render-manifest';
+import { FAST_PATH_MAX_CHUNKS, PROMISED_BAND, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,

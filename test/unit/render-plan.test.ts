@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, MAX_STILL_REGIONS, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, RENDER_LIMIT_FLOOR_SECONDS, stillRegionCount, type FarmProgress } from '#shared/render-plan';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, stillRegionCount, type FarmProgress } from '#shared/render-plan';
+import { MAX_STILL_REGIONS, RENDER_LIMIT_FLOOR_SECONDS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '#shared/render-policy';
 import { scenePolicy } from '#shared/render-manifest';
 import {
   assumptionsOf,
@@ -12,9 +13,7 @@ import {
   planForFastPath,
   readyInSeconds,
   RENDER_FUNCTION,
-  SAFE_CHUNK_SECONDS,
   SEGMENT_DOWNLOADS_AT_ONCE,
-  STILL_REGION_SECONDS,
   stragglerRow,
 } from '#shared/fast-path';
 import { scenes } from '#shared/catalogue';

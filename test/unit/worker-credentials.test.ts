@@ -5,6 +5,8 @@ import { resetConfig } from '#core/config';
 import { workerSessionPolicy } from '#adapters/worker-credentials';
 import { askWorkerCredentialsAhead, composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
 import { documentClient, ports, s3Client } from '#core/ports';
+import { CALL_BUDGETS } from '#adapters/clients';
+import { dependencyFailure } from '#core/errors';
 import { envSettings } from './env-settings';
 
 /** STS and Lambda cannot be reached from here: a local double answers AssumeRole and the broker's Invoke, and keeps what it was asked. */
