@@ -5,6 +5,7 @@
  * The first paint does not wait for it: main.tsx starts the request, and only what
  * needs a setting (auth, payments, the site gate) waits for configReady().
  */
+import { useSyncExternalStore } from 'react';
 import type { SiteConfig } from '#shared/site-config';
 
 export type WebConfig = SiteConfig;
@@ -57,6 +58,14 @@ export function onConfig(listener: (config: WebConfig) => void): () => void {
   return () => {
     listeners.delete(listener);
   };
+}
+
+/**
+ * The settings in a component that renders before they arrive (the first paint does not wait for them):
+ * undefined until then, and the component renders again when they are in.
+ */
+export function useWebConfig(): WebConfig | undefined {
+  return useSyncExternalStore(onConfig, peekConfig);
 }
 
 export function getConfig(): WebConfig {

@@ -4,12 +4,14 @@
  * behave alike.
  */
 import { useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
-import { getConfig } from '../config';
+import { useWebConfig } from '../config';
 import { signInWithGoogle } from '../lib/auth';
 import { GoogleIcon } from './Icons';
 
 export function GoogleButton({ label, failedMessage, onError }: { label: string; failedMessage: string; onError: (message: string) => void }) {
-  const enabled = getConfig().googleSignIn;
+  // The sign-in page can render before /config.json is in: the button waits for it, disabled.
+  const config = useWebConfig();
+  const enabled = config?.googleSignIn === true;
   const [busy, setBusy] = useState(false);
   const click = async () => {
     setBusy(true);
@@ -23,11 +25,11 @@ export function GoogleButton({ label, failedMessage, onError }: { label: string;
   };
   return (
     <div className="google">
-      <button type="button" className="btn btn-secondary btn-block" disabled={!enabled || busy} onClick={click} aria-describedby={enabled ? undefined : 'google-note'}>
+      <button type="button" className="btn btn-secondary btn-block" disabled={!enabled || busy} onClick={click} aria-describedby={config && !enabled ? 'google-note' : undefined}>
         <GoogleIcon />
         {label}
       </button>
-      {!enabled && (
+      {config && !enabled && (
         <p id="google-note" className="hint center">
           Google sign-in is not configured for this site.
         </p>

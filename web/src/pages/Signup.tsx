@@ -3,7 +3,7 @@ import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { ACCOUNT_CREATED, GOOGLE_SIGN_UP_FAILED, PASSWORD_HINT, signupErrorMessage } from '#shared/messages';
 import { passwordStrength, signupStrengthLabel } from '#shared/password';
 import { signupForm } from '#shared/schemas';
-import { getConfig } from '../config';
+import { useWebConfig } from '../config';
 import { StrengthMeter } from '../components/ui';
 import { errorCode, errorMessage, signUpWithEmail } from '../lib/auth';
 import { trackAuthEvent } from '../analytics';
@@ -15,6 +15,7 @@ export const SIGNUP_REDIRECT_MS = 5000;
 
 export default function SignupPage() {
   const { user } = useSession();
+  const config = useWebConfig();
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -44,7 +45,7 @@ export default function SignupPage() {
           <p>
             We sent a verification email to <strong>{email}</strong>. Please verify your email address before logging in.
           </p>
-          {getConfig().paymentsMode === 'local' && (
+          {config?.paymentsMode === 'local' && (
             <p className="hint">
               Local mode: the email is in the <a href="/local/mail">local mail folder</a>.
             </p>
