@@ -226,7 +226,8 @@ export class LocalRenderPool {
 
   /**
    * The standby worker, taken for a task: once it is booted (one still booting is further along than a new one);
-   * undefined when there is none, or it ended before it was ready (a worker is started instead).
+   * undefined when there is none, it ended before it was ready, or the pool was stopped meanwhile (a worker is started
+   * instead, or the task dropped with the queue).
    */
   private async takeSpare(): Promise<Spare | undefined> {
     const spare = this.spare;
@@ -234,7 +235,7 @@ export class LocalRenderPool {
     this.spare = undefined;
     const alive = () => spare.child.exitCode === null && spare.child.signalCode === null && spare.child.connected;
     if (!spare.ready && alive()) await spare.booted;
-    if (spare.ready && alive() && spare.env === JSON.stringify(this.workerEnv(spare.slot))) return spare;
+    if (spare.ready && alive() && !this.stopping && spare.env === JSON.stringify(this.workerEnv(spare.slot))) return spare;
     this.slots.delete(spare.slot);
     spare.child.kill('SIGTERM');
     return undefined;
@@ -276,12 +277,6 @@ export class LocalRenderPool {
     const warmStills = task.kind === 'chunk' ? this.options.warmStills?.() : undefined;
     const settings = { WORKER_ID: workerId, RENDER_THREADS: String(threads), ...(warmStills ? { WARM_STILLS: '1' } : {}) };
     const spare = await this.takeSpare();
-    // Stopped while the standby worker was booting: the task was dropped with the queue.
-    if (spare && this.stopping) {
-      this.slots.delete(spare.slot);
-      spare.child.kill('SIGTERM');
-      return;
-    }
     let child: ChildProcess;
     let slot: number;
     if (spare) {
