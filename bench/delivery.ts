@@ -141,7 +141,7 @@ async function measureLivePreview() {
     const startSeconds = (performance.now() - started) / 1000;
     const child = async (args: Partial<SceneArgs>) => {
       const at = performance.now();
-      const result = await server.render({ sceneId: 1, customText: `Preview ${at}`, mode: 'still', isTest: true, cornerMark: true, resolutionX: 320, resolutionY: 180, samples: LIVE_PREVIEW.samples, ...args }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
+      const result = await server.render({ sceneId: 1, customText: `Preview ${at}`, mode: 'still', isTest: true, cornerMark: true, resolutionX: 320, resolutionY: 180, samples: LIVE_PREVIEW.samples, denoise: LIVE_PREVIEW.denoise, ...args }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
       await result.done();
       return (performance.now() - at) / 1000;
     };
@@ -314,7 +314,7 @@ async function main() {
     console.log(`  free test render of Text Animation, local pool, job created -> image stored: ${testRender.toFixed(1)} s`);
     const live = await measureLivePreview();
     console.log(
-      `  live preview (Text Animation, ${LIVE_PREVIEW.maxSide} px, ${LIVE_PREVIEW.samples} samples, a forked child on one core): warm server start ${live.startSeconds.toFixed(2)} s, a preview ${live.previewSeconds.toFixed(2)} s (median of 10); ` +
+      `  live preview (Text Animation, ${LIVE_PREVIEW.maxSide} px, ${LIVE_PREVIEW.samples} sample(s)${LIVE_PREVIEW.denoise ? ', denoised' : ''}, a forked child on one core): warm server start ${live.startSeconds.toFixed(2)} s, a preview ${live.previewSeconds.toFixed(2)} s (median of 10); ` +
         `a render's serial part from a warm scene ${live.serialSeconds.toFixed(2)} s wall on one core (a child's 16x16, 1-sample frame), against ${scaling.serial.toFixed(2)} CPU-s from a fresh Blender`,
     );
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;
@@ -391,7 +391,7 @@ async function main() {
     const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
     const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor;
     const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
-    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples): ${bandSeconds(testRun)}`);
+    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples, denoised): ${bandSeconds(testRun)}`);
     // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
     const typical = assumptionsOf('typical', text.id);
     const speed = arch === 'arm64' ? typical.arm64Speed : typical.x86Speed;

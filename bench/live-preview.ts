@@ -92,7 +92,7 @@ try {
     return performance.now() - started;
   };
 
-  console.log(`live preview: ${LIVE_PREVIEW.maxSide} px on the longer side, ${LIVE_PREVIEW.samples} samples, PREVIEW in a corner; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(2)} at start`);
+  console.log(`live preview: ${LIVE_PREVIEW.maxSide} px on the longer side, ${LIVE_PREVIEW.samples} sample(s)${LIVE_PREVIEW.denoise ? ', denoised' : ''}, PREVIEW in a corner; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(2)} at start`);
 
   // ------------------------------------------------------------------ through the API
   const text = (i: number) => ({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, customText: `Change ${i} ${Date.now()}`, options: 'backgroundStyle:hot;textColor:#ff5500' });
@@ -184,7 +184,7 @@ try {
     await nextClick();
     freshTests.push(await testRender(TESTS + i));
   }
-  console.log(`\nfree test render, end to end (POST /api/jobs to done in Job History; 480 x 270, ${RENDER_MANIFEST[1].test.samples} samples; a second between clicks):`);
+  console.log(`\nfree test render, end to end (POST /api/jobs to done in Job History; 480 x 270, ${RENDER_MANIFEST[1].test.samples} samples, denoised; a second between clicks):`);
   console.log(`  by the warm server's children (${Math.min(4, availableParallelism())} bands side by side, then joined): ${summary(warmTests)}`);
   console.log(`  by a fresh Blender on every core:                             ${summary(freshTests)}`);
 
@@ -199,7 +199,7 @@ try {
     const rssAt: number[] = [];
     for (let i = 0; i < FORKS; i += 1) {
       const started = performance.now();
-      const result = await server.render({ sceneId: 1, customText: `Fork ${i}`, mode: 'still', resolutionX: 320, resolutionY: 180, isTest: true, samples: LIVE_PREVIEW.samples, cornerMark: true }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
+      const result = await server.render({ sceneId: 1, customText: `Fork ${i}`, mode: 'still', resolutionX: 320, resolutionY: 180, isTest: true, samples: LIVE_PREVIEW.samples, denoise: LIVE_PREVIEW.denoise, cornerMark: true }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
       await readOutput(join(result.folder, framePreviewFile(1)), 1024 * 1024);
       await result.done();
       forks.push(performance.now() - started);

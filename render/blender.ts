@@ -173,7 +173,7 @@ type ScriptScene = Pick<SceneDefinition, 'id' | 'slug' | 'optionsConfig'>;
  */
 export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
   const policy = scenePolicy(scene.id);
-  const denoise = args.denoise ?? !args.isTest;
+  const denoise = args.denoise ?? true;
   const sampling = samplingFor(scene.id, { isTest: args.isTest, denoise });
   const { x: resolutionX, y: resolutionY } = renderedResolution({ resolution_x: args.resolutionX, resolution_y: args.resolutionY, isTest: Boolean(args.isTest) });
   return {
@@ -210,8 +210,7 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   const blender = await findBlender();
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
-  // Test renders are not denoised: the denoiser would smooth away the PREVIEW watermark they must carry.
-  const denoise = args.denoise ?? !args.isTest;
+  const denoise = args.denoise ?? true;
   // A region's passes are denoised by the finishing step, once the regions are stitched.
   if (denoise && !args.region) {
     // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.

@@ -15,6 +15,8 @@ import { framePreviewFile } from '#shared/render-contract';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import { RenderError } from './blender';
 import { readOutput, WarmScenes } from './warm-scene';
+import { sharedDenoiser } from './denoiser';
+import { log } from '#observability/logger';
 import { alignment } from '#shared/schemas';
 
 /** The most audio a preview decodes: the still frame of an audio scene needs no more. */
@@ -78,6 +80,7 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes, downlo
         resolutionY: y,
         isTest: true,
         samples: LIVE_PREVIEW.samples,
+        denoise: LIVE_PREVIEW.denoise,
         cornerMark: true,
         maxAudioSeconds: PREVIEW_AUDIO_SECONDS,
       },
@@ -117,8 +120,12 @@ export async function previewInvocation(event: unknown, servers: WarmScenes, dow
   return renderPreview(previewJob.parse(event), servers, download);
 }
 
-/** The local stack's warm scene servers: a request's bands use the machine's cores, up to 4. */
+/**
+ * The local stack's warm scene servers: a request's bands use the machine's cores, up to 4. The denoiser their
+ * pictures go through is loaded now, as the preview function's Init loads it, not on the first customer's change.
+ */
 export function localWarmScenes(): WarmScenes {
+  sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load: it is loaded on first use', { error }));
   return new WarmScenes({ bands: Math.min(4, availableParallelism()) });
 }
 

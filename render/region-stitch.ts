@@ -3,7 +3,7 @@
  * each region chunk stored its rows' noisy passes; here they are put back into one frame,
  * denoised once (so no seam where two regions meet: the denoiser sees the whole frame, as
  * for an unsplit still), and saved through the scene's view transform by Blender, which
- * builds the scene again for its colour settings and output format but renders nothing.
+ * takes the render's colour settings and output format but builds and renders nothing.
  */
 import { join } from 'node:path';
 import { regionRows } from '#shared/render-plan';

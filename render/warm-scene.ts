@@ -28,6 +28,10 @@ import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
 import { copySceneScripts, RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
+import { sharedDenoiser } from './denoiser';
+import { readExr } from './denoiser/exr';
+import { denoiseImage } from './denoiser/frame';
+import { stitchRegions } from './region-stitch';
 import { log } from '#observability/logger';
 
 /** Requests one parent serves before it is replaced: its memory cannot drift for long. */
@@ -70,6 +74,8 @@ interface Parent {
   channel: Duplex;
   pending: Map<string, (status: string) => void>;
   forks: number;
+  /** Its children can write a band's passes. */
+  passes?: boolean;
   /** Why it is gone, once it is. */
   ended?: string;
 }
@@ -86,6 +92,8 @@ export class WarmScene {
   starts = 0;
   /** The pid of the parent that is ready, if one is. */
   readyPid: number | undefined;
+  /** Whether the ready parent's children can write a band's passes, which a denoised still needs (render/scenes/warm.py, serial_exr). */
+  writesPasses = false;
   /** The pid of the parent once spawned, ready or still starting, until it ends. */
   spawnedPid: number | undefined;
 
@@ -116,6 +124,8 @@ export class WarmScene {
   private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>, bands: number): Promise<WarmRender> {
     clearTimeout(this.idle);
     const parent = await this.running();
+    const started = Date.now();
+    const left = () => Math.max(0, deadlineMs - (Date.now() - started));
     const folder = await mkdtemp(path.join(tmpdir(), 'warm-request-'));
     const done = () => rm(folder, { recursive: true, force: true });
     try {
@@ -127,17 +137,17 @@ export class WarmScene {
         await copyFile(args.inputFile, inputFile);
       }
       await prepareForTool([outputDir], [], this.options.identity);
-      const id = randomUUID();
       const made = scriptArgsOf({ ...args, inputFile, outputDir }, this.options.scene);
       const raw = { ...made, scene: { ...made.scene, ...contract } };
-      const status = await new Promise<string>((resolve) => {
-        parent.pending.set(id, resolve);
-        const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
-        parent.channel.write(`RENDER ${JSON.stringify({ id, args: raw, deadline: deadlineMs / 1000, user, bands })}\n`);
-      });
-      parent.forks += 1;
-      if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
-      // One child's control lines (control.txt), or each band's and the join's (band-<i>-control.txt, join-control.txt).
+      if (raw.denoise && !parent.passes) throw new Error(`the ${this.options.scene.slug} server cannot write passes: a denoised still needs a fresh Blender`);
+      let status = await this.ask(parent, raw, bands, left());
+      if (status === 'ok' && raw.denoise) {
+        // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
+        const denoisedFile = path.join(outputDir, DENOISED_FILE);
+        await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile);
+        status = await this.ask(parent, { ...raw, denoise: false, denoisedFile }, 1, left());
+      }
+      // One child's control lines (control.txt), or each band's and the join's or save's (band-<i>-control.txt, join-control.txt, save-control.txt).
       const written = await readdir(outputDir);
       const controls = await Promise.all(written.filter((name) => name.endsWith('control.txt')).map((name) => readSmall(path.join(outputDir, name))));
       const logs = await Promise.all(written.filter((name) => name.endsWith('log.txt')).map((name) => readSmall(path.join(outputDir, name))));
@@ -156,6 +166,19 @@ export class WarmScene {
       this.idle = setTimeout(() => void this.stop('idle'), this.options.idleMs ?? IDLE_MS);
       this.idle.unref();
     }
+  }
+
+  /** One RENDER request to the parent: its status once its children have ended. */
+  private async ask(parent: Parent, args: object, bands: number, deadlineMs: number): Promise<string> {
+    const id = randomUUID();
+    const status = await new Promise<string>((resolve) => {
+      parent.pending.set(id, resolve);
+      const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
+      parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands })}\n`);
+    });
+    parent.forks += 1;
+    if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
+    return status;
   }
 
   /** Stops the parent (the next request starts another). */
@@ -194,7 +217,7 @@ export class WarmScene {
     const script = await copySceneScripts(path.dirname(sceneScriptPath(scene.slug)), path.join(home, 'scenes'), scene.slug);
     const warmUp = path.join(home, 'warm-up.json');
     // Tiny: the warm-up is for loading Blender's modules, Cycles and the fonts, not for its picture.
-    const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, outputDir: path.join(home, 'out') }, scene);
+    const defaults = scriptArgsOf({ sceneId: scene.id, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false, outputDir: path.join(home, 'out') }, scene);
     await writeFile(warmUp, JSON.stringify({ ...defaults, script }));
     const tool = serverProcess(blender.path, ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python', path.join(path.dirname(script), 'warm.py'), '--', warmUp]);
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
@@ -219,7 +242,9 @@ export class WarmScene {
         if (kind === 'READY') {
           clearTimeout(timer);
           parent.pid = Number(id);
+          parent.passes = status[0] === 'passes';
           this.readyPid = parent.pid;
+          this.writesPasses = parent.passes;
           resolve(parent);
         } else if (kind === 'DONE' && parent.pending.has(id)) {
           parent.pending.get(id)!(status.join(' '));
@@ -248,6 +273,20 @@ export class WarmScene {
       });
     });
     return ready;
+  }
+}
+
+/** The still's denoised frame, written by this process into the request's folder for the saving child. */
+const DENOISED_FILE = 'denoised.clean.f32';
+
+/** Stitches the bands' passes (band-<i>.exr, read without following a link) and denoises the frame into denoisedFile. */
+async function denoiseBands(folder: string, bands: number, width: number, height: number, denoisedFile: string): Promise<void> {
+  try {
+    const passes = [];
+    for (let band = 0; band < Math.max(1, bands); band += 1) passes.push(await readExr(path.join(folder, `band-${band}.exr`)));
+    await denoiseImage(await sharedDenoiser(), stitchRegions(passes, width, height), denoisedFile);
+  } catch (error) {
+    throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the bands were not denoised: ${(error as Error).message}`] });
   }
 }
 

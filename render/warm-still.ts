@@ -28,7 +28,8 @@ export interface WarmStillRequest {
 
 /**
  * The answer, as JSON (it crosses a process boundary locally): the children's INFO lines, or their error; cold when
- * the scene's server is not running yet (it starts now, for the next request; a fresh Blender is quicker than its start).
+ * the scene's server is not running yet (it starts now, for the next request; a fresh Blender is quicker than its start)
+ * or cannot denoise, and a fresh Blender renders it.
  */
 export type WarmStillAnswer = { log: string[] } | { error: { kind: RenderErrorKind; userMessage: string; logTail?: string[] } } | { cold: true };
 
@@ -41,6 +42,8 @@ export async function renderWarmStill(servers: WarmScenes, request: WarmStillReq
       server.warm().catch(() => {});
       return { cold: true };
     }
+    // A Blender whose children cannot write the passes to denoise: a fresh one renders it.
+    if ((args.denoise ?? true) && !server.writesPasses) return { cold: true };
     const render = await server.render({ ...args, mode: 'still' }, request.deadlineMs, {}, servers.bands);
     try {
       // The children's folder is their user's: read without following a link, and only what a still can weigh.

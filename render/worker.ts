@@ -70,20 +70,22 @@ const betweenInvocations = process.env.AWS_LAMBDA_FUNCTION_NAME ? clearInvocatio
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, measureUploadHere), betweenInvocations);
 }
+if (process.env.AWS_LAMBDA_RUNTIME_API) {
+  // The denoiser's model is loaded during Init, before the first invocation asks for work: a preview, a test still, a
+  // still's finishing step or a final frame then finds its session ready instead of creating it on the critical path
+  // (0.2-0.3 s here, from a warm disk; longer from an image Lambda loads lazily). At most INIT_DENOISER_MS of Init's
+  // 10 s; a failed load is tried again on first use.
+  await Promise.race([
+    sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load during Init: it is loaded on first use', { error })),
+    new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
+  ]);
+}
 // The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
 if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview') {
   const servers = new WarmScenes({ threads });
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers, downloadUpload), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
-  // The denoiser's model is loaded during Init, before the first invocation asks for work: a still's finishing step
-  // (or a final frame) then finds its session ready instead of creating it on the critical path (0.2-0.3 s here, from
-  // a warm disk; longer from an image Lambda loads lazily). At most INIT_DENOISER_MS of Init's 10 s; a failed load
-  // is tried again on first use.
-  await Promise.race([
-    sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load during Init: it is loaded on first use', { error })),
-    new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
-  ]);
   // Free test stills are made by warm scene servers this environment keeps between invocations (render/warm-still.ts):
   // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
   const stills = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
@@ -113,6 +115,8 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
  * for its task's arguments and settings (WORKER_ID, RENDER_THREADS, WARM_STILLS); the pool closing the channel first ends it.
  */
 function standby(): Promise<string[]> {
+  // Its task may render a frame to denoise: the model is loaded while it waits.
+  sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load on standby: it is loaded on first use', { error }));
   return new Promise((resolve) => {
     const closed = () => process.exit(0);
     const assigned = (message: { args?: unknown; env?: Record<string, string> }) => {

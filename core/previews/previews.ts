@@ -23,7 +23,7 @@ export const WARM_UPS_PER_HOUR = 120;
 /** The answer's deadline: past it the customer's page keeps its picture and the API answers 503. */
 export const PREVIEW_ANSWER_MS = 5_000;
 /** Changes when what a kept preview looks like changes (the scripts, the preview's policy). */
-const PREVIEW_CACHE_VERSION = `1:${LIVE_PREVIEW.maxSide}:${LIVE_PREVIEW.samples}`;
+const PREVIEW_CACHE_VERSION = `1:${LIVE_PREVIEW.maxSide}:${LIVE_PREVIEW.samples}:${LIVE_PREVIEW.denoise ? 'denoised' : 'raw'}`;
 
 /** Who asks: a signed-in customer or an API key's owner, or a visitor known by a salted hash of their address. */
 export type PreviewAsker = { userId: string } | { visitor: string };

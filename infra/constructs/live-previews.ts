@@ -18,7 +18,8 @@ export interface LivePreviewsProps {
 export const PREVIEW_CONCURRENCY = 20;
 /**
  * One vCPU's share (Lambda gives 1 vCPU per 1,769 MB): a preview's forked child renders on one
- * core (render/warm-scene.ts), and the warm server with one child fits in about 600 MB.
+ * core (render/warm-scene.ts); the warm server with one child fits in about 600 MB, and the
+ * denoiser (loaded during Init) takes about 240 MB more for a preview's frame (measured).
  */
 export const PREVIEW_MEMORY_MB = 1769;
 

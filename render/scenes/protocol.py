@@ -32,7 +32,8 @@ A final still may be split into regions (shared/render-plan.ts): with ``region``
 the top) the script renders only those rows and writes their noisy passes as region.exr
 (REGION_FILE in shared/render-contract.ts), not denoised; the finishing step stitches the
 regions, denoises the frame once and runs the script again with ``denoisedFile``, which
-builds the scene for its colour settings and output format and saves that frame as the still.
+sets the render's colour and output settings (it builds nothing and reads no upload) and saves
+that frame as the still.
 
 ``build(scene, args)`` only builds the scene (with building.py and media.py); it returns
 the frame a still shows (or None for ``frameStart``).
@@ -158,7 +159,7 @@ class Args:
         self.region = (int(region["top"]), int(region["bottom"])) if region else None
         if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.denoise):
             raise ValueError(f"region {self.region} must be rows of the frame, of a denoised final")
-        # A live preview's band of rows: [index, count] (render/scenes/warm.py).
+        # A warm still's band of rows: [index, count] (render/scenes/warm.py).
         band = raw.get("band")
         self.band = (int(band[0]), int(band[1])) if band else None
         # The finishing step of a split still: the stitched, denoised frame to save as the still.
@@ -270,12 +271,16 @@ def band_rows(height, index, count):
 
 
 def render_band(scene, args, still_frame):
-    """A live preview's band of rows (render/scenes/warm.py renders a preview's bands side by
-    side, one core each, then joins them): band-<index>.png, cropped to its rows."""
+    """A warm still's band of rows (render/scenes/warm.py renders a still's bands side by side,
+    one core each), cropped to its rows: band-<index>.png, which a child then joins; or, denoised,
+    its noisy passes as band-<index>.exr, which the worker stitches and denoises once."""
     index, count = args.band
     top, bottom = band_rows(args.resolution_y, index, count)
     crop_to_rows(scene, top, bottom)
     scene.frame_set(still_frame if still_frame is not None else args.frame_start)
+    if args.denoise:
+        render_passes(scene, os.path.join(args.output_dir, f"band-{index}.exr"))
+        return
     scene.render.filepath = os.path.join(args.output_dir, f"band-{index}.png")
     bpy.ops.render.render(write_still=True)
 
@@ -414,14 +419,16 @@ def render_request(args, build, empty=False):
     # A warm server's child starts from the parent's empty file already (render/scenes/warm.py): no second reset.
     scene = bpy.context.scene if empty else building.reset_scene()
     building.configure_render(scene, args)
+    if args.denoised_file:
+        # Saving a frame denoised outside Blender takes only the colour and output settings: nothing is built or read.
+        save_stitched(scene, args)
+        return
     log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
     still_frame = build(scene, args)
     if args.is_test:
         building.add_preview_watermark(scene, corner=args.corner_mark)
     if args.band:
         render_band(scene, args, still_frame)
-    elif args.denoised_file:
-        save_stitched(scene, args)
     elif args.region:
         render_region(scene, args, still_frame)
     else:

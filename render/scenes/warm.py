@@ -8,9 +8,14 @@ warm-up.json holds the scene script's path ("script") and the arguments of a ren
 scene's defaults and no upload: the parent builds and renders that, and never opens a
 customer's file. Then it speaks on file descriptor 3, its only channel:
 
-    READY <pid>                        (parent) warmed up, waiting for requests
+    READY <pid> passes|no-passes       (parent) warmed up, waiting for requests; whether its children can
+                                       write a band's passes (serial_exr), which a denoised still needs
     RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null, "bands": n}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
+
+A denoised still takes two requests in one folder: the first renders its bands' noisy passes
+(band-<i>.exr); the worker stitches and denoises them into a raw frame there; the second
+("denoisedFile") saves that frame through the scene's view transform as the still.
 
 Each request is rendered by a forked child, which first leaves everything of the parent's:
 a session of its own (the parent kills it whole), the request's user when the parent is
@@ -25,7 +30,7 @@ The parent exits on anything unexpected: the worker then starts a fresh one.
 
 A forked child renders on one core: Blender's thread pool (TBB) does not follow a fork, its
 workers stay in the parent. So a still may be asked in "bands": that many children render a
-band of rows each, side by side, then one more child joins them into the preview's JPEG.
+band of rows each, side by side, then one more child joins them into the still and its JPEG.
 """
 
 import ctypes
@@ -76,6 +81,26 @@ def warm_up(raw, build):
     building.reset_scene()
 
 
+def serial_exr():
+    """Has OpenEXR write in the calling thread from now on: its thread pool's workers do not follow a
+    fork (as Blender's do not), so a child writing a band's passes would wait for them for ever. The
+    library's C++ namespace carries its version (libOpenEXR-3_1.so: Imf_3_1). False where this Blender
+    has no OpenEXR library of its own to reach: its children then cannot write passes."""
+    with open("/proc/self/maps") as maps:
+        names = {os.path.basename(line.split()[-1]) for line in maps if "libOpenEXR-" in line}
+    for name in names:
+        version = name.split("libOpenEXR-", 1)[1].split(".so", 1)[0]
+        space = f"Imf_{version}"
+        try:
+            set_count = getattr(ctypes.CDLL(None), f"_ZN{len(space)}{space}20setGlobalThreadCountEi")
+        except AttributeError:
+            continue
+        set_count.argtypes = [ctypes.c_int]
+        set_count(0)
+        return True
+    return False
+
+
 def serve(channel_in, channel_out, build):
     for line in channel_in:
         kind, _, body = line.strip().partition(" ")
@@ -101,6 +126,11 @@ def render_in_child(request, channel_in, build):
         return lambda: protocol.render_request(protocol.Args(raw), build, empty=True)
 
     try:
+        if request["args"].get("denoisedFile"):
+            return run_children([forked(rendering(request["args"]), "save-")], deadline)
+        if request["args"].get("denoise"):
+            # Each band's passes: the worker stitches and denoises them, then asks for the save (denoisedFile).
+            return run_children([forked(rendering(dict(request["args"], band=[i, bands])), f"band-{i}-") for i in range(bands)], deadline)
         if bands < 2:
             return run_children([forked(rendering(request["args"]))], deadline)
         status = run_children([forked(rendering(dict(request["args"], band=[i, bands])), f"band-{i}-") for i in range(bands)], deadline)
@@ -237,12 +267,13 @@ def main():
         raw = json.load(handle)
     build = load_build(raw.pop("script"))
     warm_up(raw, build)
+    passes = serial_exr()
     # Not dumpable: a process of the same user (a child, where there is no second user) can neither trace this one nor read its memory.
     if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
     channel_in = os.fdopen(os.dup(3), "r")
     channel_out = os.fdopen(3, "w", closefd=False)
-    channel_out.write(f"READY {os.getpid()}\n")
+    channel_out.write(f"READY {os.getpid()} {'passes' if passes else 'no-passes'}\n")
     channel_out.flush()
     serve(channel_in, channel_out, build)
 
