@@ -147,6 +147,8 @@ export class WarmScene {
         await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile);
         status = await this.ask(parent, { ...raw, denoise: false, denoisedFile }, 1, left());
       }
+      parent.forks += 1;
+      if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
       // One child's control lines (control.txt), or each band's and the join's or save's (band-<i>-control.txt, join-control.txt, save-control.txt).
       const written = await readdir(outputDir);
       const controls = await Promise.all(written.filter((name) => name.endsWith('control.txt')).map((name) => readSmall(path.join(outputDir, name))));
@@ -170,14 +172,14 @@ export class WarmScene {
 
   /** One RENDER request to the parent: its status once its children have ended. */
   private async ask(parent: Parent, args: object, bands: number, deadlineMs: number): Promise<string> {
+    // A parent that has ended answers nothing more (its close already answered what was pending).
+    if (parent.ended) return `server ended: ${parent.ended}`;
     const id = randomUUID();
     const status = await new Promise<string>((resolve) => {
       parent.pending.set(id, resolve);
       const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
       parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands })}\n`);
     });
-    parent.forks += 1;
-    if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
     return status;
   }
 

@@ -118,6 +118,21 @@ describe('a warm scene server', () => {
     }
   });
 
+  test('when a parent has served its bound of requests, a denoised still (two steps) counts once and the next request gets a new parent', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1), maxForks: 2 });
+    const denoised = { sceneId: 1, customText: 'Bound', ...TINY_PREVIEW, denoise: true } as const;
+    try {
+      await server.warm();
+      const first = await server.parentPid();
+      for (let i = 0; i < 2; i += 1) expect((await picture(server, denoised)).subarray(0, 2).toString('hex'), `request ${i}`).toBe('ffd8');
+      expect((await picture(server, denoised)).subarray(0, 2).toString('hex')).toBe('ffd8');
+      expect(server.starts).toBe(2);
+      expect(await server.parentPid()).not.toBe(first);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('when a child runs past its deadline, it is killed, the customer is told, and the same parent serves the next request', async () => {
     const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
     try {
