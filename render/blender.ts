@@ -38,7 +38,7 @@ import type { RenderMode } from '#shared/scene-types';
 import type { Alignment } from '#shared/schemas';
 import { prepareForTool, toolProcess } from './tool-environment';
 import type { Duplex } from 'node:stream';
-import { answerDenoiseRequest, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
+import { answerDenoiseRequest, denoiseQualityOf, parseDenoiseRequest, sharedDenoiser, type DenoiseRequest } from './denoiser';
 
 export { BLENDER_MISSING_MESSAGE, findBlender } from './blender-install';
 
@@ -214,7 +214,7 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   // A region's passes are denoised by the finishing step, once the regions are stitched.
   if (denoise && !args.region) {
     // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
-    await sharedDenoiser().catch((error: Error) => {
+    await sharedDenoiser(denoiseQualityOf(args)).catch((error: Error) => {
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`denoiser failed: ${error.message}`] });
     });
   }
@@ -327,7 +327,7 @@ function runBlender(
         // Blender waits for the answer, so frames are denoised one at a time, in order.
         denoising = denoising.then(async () => {
           try {
-            await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame));
+            await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame), denoiseQualityOf(args));
             control.write('DENOISED\n');
           } catch (error) {
             const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;

@@ -28,7 +28,7 @@ import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
 import { copySceneScripts, RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
-import { sharedDenoiser } from './denoiser';
+import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
 import { readExr } from './denoiser/exr';
 import { denoiseImage } from './denoiser/frame';
 import { stitchRegions } from './region-stitch';
@@ -144,7 +144,7 @@ export class WarmScene {
       if (status === 'ok' && raw.denoise) {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
         const denoisedFile = path.join(outputDir, DENOISED_FILE);
-        await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile);
+        await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile, denoiseQualityOf(raw));
         status = await this.ask(parent, { ...raw, denoise: false, denoisedFile }, 1, left());
       }
       parent.forks += 1;
@@ -282,11 +282,11 @@ export class WarmScene {
 const DENOISED_FILE = 'denoised.clean.f32';
 
 /** Stitches the bands' passes (band-<i>.exr, read without following a link) and denoises the frame into denoisedFile. */
-async function denoiseBands(folder: string, bands: number, width: number, height: number, denoisedFile: string): Promise<void> {
+async function denoiseBands(folder: string, bands: number, width: number, height: number, denoisedFile: string, quality: DenoiseQuality): Promise<void> {
   try {
     const passes = [];
     for (let band = 0; band < Math.max(1, bands); band += 1) passes.push(await readExr(path.join(folder, `band-${band}.exr`)));
-    await denoiseImage(await sharedDenoiser(), stitchRegions(passes, width, height), denoisedFile);
+    await denoiseImage(await sharedDenoiser(quality), stitchRegions(passes, width, height), denoisedFile);
   } catch (error) {
     throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the bands were not denoised: ${(error as Error).message}`] });
   }

@@ -26,7 +26,7 @@ import { runChunk, type ChunkTimings } from './chunk-runner';
 import { runFinishing } from './finish-step';
 import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
 import { runProbe } from './probe-step';
-import { sharedDenoiser } from './denoiser';
+import { sharedDenoiser, type DenoiseQuality } from './denoiser';
 import { previewInvocation } from './preview-step';
 import { WarmScenes } from './warm-scene';
 import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
@@ -71,12 +71,12 @@ if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, measureUploadHere), betweenInvocations);
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
-  // The denoiser's model is loaded during Init, before the first invocation asks for work: a preview, a test still, a
+  // The denoiser's models are loaded during Init, before the first invocation asks for work: a preview, a test still, a
   // still's finishing step or a final frame then finds its session ready instead of creating it on the critical path
-  // (0.2-0.3 s here, from a warm disk; longer from an image Lambda loads lazily). At most INIT_DENOISER_MS of Init's
-  // 10 s; a failed load is tried again on first use.
+  // (0.2-0.3 s here, from a warm disk; longer from an image Lambda loads lazily). The preview function's pictures use
+  // the fast one only. At most INIT_DENOISER_MS of Init's 10 s; a failed load is tried again on first use.
   await Promise.race([
-    sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load during Init: it is loaded on first use', { error })),
+    loadDenoisers(process.env.RENDER_STEP === 'preview' ? ['fast'] : ['high', 'fast'], 'during Init'),
     new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
   ]);
 }
@@ -110,13 +110,17 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
   }, betweenInvocations && (() => clearInvocation(undefined, stills.pids())));
 }
 
+function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
+  return Promise.all(qualities.map((quality) => sharedDenoiser(quality).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
+}
+
 /**
  * The local pool's standby worker: booted (its modules loaded, its tools contained), it says it is ready and waits
  * for its task's arguments and settings (WORKER_ID, RENDER_THREADS, WARM_STILLS); the pool closing the channel first ends it.
  */
 function standby(): Promise<string[]> {
-  // Its task may render a frame to denoise: the model is loaded while it waits.
-  sharedDenoiser().catch((error: unknown) => log.warn('The denoiser did not load on standby: it is loaded on first use', { error }));
+  // Its task may render a frame to denoise (a final's or a test's): the models are loaded while it waits.
+  void loadDenoisers(['high', 'fast'], 'on standby');
   return new Promise((resolve) => {
     const closed = () => process.exit(0);
     const assigned = (message: { args?: unknown; env?: Record<string, string> }) => {

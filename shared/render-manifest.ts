@@ -73,9 +73,9 @@ export interface ScenePolicy {
 const DENOISED_FINAL: FinalSampling = { maxSamples: 32, noiseThreshold: 0.05 };
 /**
  * Test renders are for judging the result before paying, not for keeping (their size cap is the render policy's, which
- * the web's preview and the worker apply). Denoised, 2 samples scored 34.3 dB against a 512-sample reference at 480 x 270
- * (Text Animation), where 12 undenoised samples scored 26.9 dB in more time; the PREVIEW mark stays (the test in
- * test/render/warm-scene.test.ts measures it).
+ * the web's preview and the worker apply). Denoised by OIDN's fast weights, 2 samples scored 33.9 dB against a 512-sample
+ * reference at 480 x 270 (Text Animation), where 12 undenoised samples scored 26.9 dB in more time; the PREVIEW mark
+ * stays (the test in test/render/warm-scene.test.ts measures it).
  */
 const TEST = { samples: 2, maxSide: TEST_RENDER_MAX_SIDE } as const;
 /**

@@ -4,23 +4,30 @@
  * denoised from its EXR into the raw buffer the script then saves as the frame.
  */
 import { denoiseExrFrame } from './frame';
-import { loadDenoiser, type Denoiser } from './denoise';
+import { defaultWeightsPath, loadDenoiser, type Denoiser, type DenoiseQuality } from './denoise';
 
-export { loadDenoiser, WeightsError, type Denoiser } from './denoise';
+export { loadDenoiser, WeightsError, type Denoiser, type DenoiseQuality } from './denoise';
 
-let shared: { weights: string; denoiser: Promise<Denoiser> } | null = null;
+const shared = new Map<string, Promise<Denoiser>>();
 
-/** The process's denoiser for the configured weights; a failed load is retried next time. */
-export function sharedDenoiser(weights?: string): Promise<Denoiser> {
-  const key = weights ?? process.env.DENOISER_WEIGHTS ?? '';
-  if (!shared || shared.weights !== key) {
-    const denoiser = loadDenoiser(weights);
-    shared = { weights: key, denoiser };
-    denoiser.catch(() => {
-      if (shared?.denoiser === denoiser) shared = null;
+/** The process's denoiser of a quality, for the configured weights; a failed load is retried next time. */
+export function sharedDenoiser(quality: DenoiseQuality = 'high'): Promise<Denoiser> {
+  const weights = defaultWeightsPath(quality);
+  let denoiser = shared.get(weights);
+  if (!denoiser) {
+    const loading = loadDenoiser(weights);
+    shared.set(weights, loading);
+    loading.catch(() => {
+      if (shared.get(weights) === loading) shared.delete(weights);
     });
+    denoiser = loading;
   }
-  return shared.denoiser;
+  return denoiser;
+}
+
+/** A free test render and a live preview are for judging a scene, not for keeping: OIDN's fast weights. */
+export function denoiseQualityOf(render: { isTest?: boolean }): DenoiseQuality {
+  return render.isTest ? 'fast' : 'high';
 }
 
 export interface DenoiseRequest {
@@ -38,7 +45,7 @@ export function parseDenoiseRequest(json: string): DenoiseRequest {
 }
 
 /** Denoises one frame the script asked for. */
-export async function answerDenoiseRequest(request: DenoiseRequest): Promise<void> {
-  const denoiser = await sharedDenoiser();
+export async function answerDenoiseRequest(request: DenoiseRequest, quality: DenoiseQuality = 'high'): Promise<void> {
+  const denoiser = await sharedDenoiser(quality);
   await denoiseExrFrame(denoiser, request.exr, request.raw);
 }

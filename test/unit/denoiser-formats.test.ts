@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { autoexposure, puForward, puInverse } from '#render/denoiser/denoise';
+import { autoexposure, defaultWeightsPath, puForward, puInverse } from '#render/denoiser/denoise';
 import { parseExr } from '#render/denoiser/exr';
 import { buildUnetModel } from '#render/denoiser/onnx-unet';
 import { parseTza, WeightsError } from '#render/denoiser/tza';
@@ -17,6 +17,14 @@ describe("OpenImageDenoise's weights", () => {
     const values = weights.get('enc_conv0.weight')!.data;
     expect(values.every(Number.isFinite)).toBe(true);
     expect(Math.max(...values.map(Math.abs))).toBeGreaterThan(0.01);
+  });
+
+  test('when the fast weights (previews and test renders) are read, the same network builds from them, narrower', () => {
+    const weights = parseTza(readFileSync(defaultWeightsPath('fast')));
+    expect(path.basename(defaultWeightsPath('fast'))).toBe('rt_hdr_alb_nrm_small.tza');
+    expect(weights.get('enc_conv0.weight')?.shape[1]).toBe(9);
+    expect(weights.get('enc_conv5a.weight')!.shape[0]).toBeLessThan(parseTza(readFileSync(weightsFile)).get('enc_conv5a.weight')!.shape[0]);
+    expect(buildUnetModel(weights).inputChannels).toBe(9);
   });
 
   test('when a file is not a weights container, it is refused with a WeightsError', () => {
