@@ -15,6 +15,8 @@ import { writeSampleImage } from '#render/sample-inputs';
 export interface BrowserFigures {
   warm: Record<'text' | 'colour' | 'option' | 'uploaded image', number[]>;
   cold: number[];
+  /** A free test render: the confirm dialog's button clicked to the rendered image on screen in Job History. */
+  testRenders: number[];
 }
 
 /** What the page notes (on window.liveBench): the picture seen last, when the change was made, when its picture was on screen. */
@@ -70,13 +72,28 @@ async function untilNewPicture(page: Page, limitMs = 30_000): Promise<number> {
   return (await handle.jsonValue()) as number;
 }
 
+/** Runs in the page: clicks the confirm dialog's "Start Free Test Render" and notes the time. */
+function confirmTestRender() {
+  const button = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find((candidate) => candidate.textContent?.includes('Start Free Test Render'));
+  if (!button) throw new Error('no confirm button');
+  (window as unknown as { testBench: { clickedAt: number } }).testBench = { clickedAt: performance.now() };
+  button.click();
+}
+
+/** Runs in the page (polled each frame): the time from the click to the newest job's rendered image decoded on screen, once it is. */
+function testRenderShown(): number | undefined {
+  const image = document.querySelector('.job-card')?.querySelector<HTMLImageElement>('img[alt^="Rendered image"]');
+  if (!image?.complete || !image.naturalWidth) return undefined;
+  return performance.now() - (window as unknown as { testBench: { clickedAt: number } }).testBench.clickedAt;
+}
+
 async function openCustomize(page: Page, site: string, sceneId: number, ready: string) {
   await page.goto(`${site}/customize/${sceneId}`);
   await whileLoading(page, 'the customise page', (timeout) => page.locator(ready).first().waitFor({ timeout }));
   await page.evaluate(watchLivePicture);
 }
 
-export async function measureInBrowser(options: { site: string; email: string; password: string; changes: number; cold: number; uploadDir: string; stopPreviews: () => Promise<void> }): Promise<BrowserFigures> {
+export async function measureInBrowser(options: { site: string; email: string; password: string; changes: number; cold: number; tests: number; uploadDir: string; stopPreviews: () => Promise<void> }): Promise<BrowserFigures> {
   const { site, changes } = options;
   const browser = await launchChromium();
   try {
@@ -84,7 +101,7 @@ export async function measureInBrowser(options: { site: string; email: string; p
     // tsx (esbuild, keepNames) wraps the functions sent to the page in its __name helper, which the page lacks.
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await signIn(page, options.email, options.password, site);
-    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, cold: [] };
+    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, cold: [], testRenders: [] };
     const stamp = () => Date.now().toString(36);
 
     await openCustomize(page, site, 1, '#custom-text');
@@ -122,6 +139,21 @@ export async function measureInBrowser(options: { site: string; email: string; p
       });
       await page.locator('input[type="file"]').setInputFiles(file);
       figures.warm['uploaded image'].push(await untilNewPicture(page, 60_000));
+    }
+
+    // Free test renders, as a customer makes one: the customise page (its warm-up has the scene's server running), the test
+    // box ticked, the confirm dialog; timed from its button to the picture in Job History (whose list polls while it renders).
+    for (let i = 0; i < options.tests; i += 1) {
+      await openCustomize(page, site, 1, '#custom-text');
+      await page.locator('#custom-text').fill(`Test ${i} ${stamp()}`);
+      await page.getByLabel('Test render (free)').check();
+      await page.getByRole('button', { name: 'Start Free Test Render' }).click();
+      await page.getByRole('dialog', { name: 'Confirm Render Settings' }).waitFor();
+      // A customer reads the dialog (a second here, not counted): meanwhile the idle pool has its standby worker booted.
+      await page.waitForTimeout(1000);
+      await page.evaluate(confirmTestRender);
+      const shown = await page.waitForFunction(testRenderShown, undefined, { timeout: 60_000, polling: 'raf' });
+      figures.testRenders.push((await shown.jsonValue()) as number);
     }
 
     // Cold: the scene's server stopped, the page opened again (its warm-up goes out after the first paint), the text changed at once.

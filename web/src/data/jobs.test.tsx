@@ -7,7 +7,7 @@ import { ApiError, api } from '../lib/api';
 import { SessionTestProvider } from '../lib/session';
 import { testQueryClient } from '../test/render';
 import { useAbandonJob } from './job-mutations';
-import { JOBS_POLL_MS, QUEUE_POLL_MS, keepFirstLinks, useJobOutputs, useJobs, useQueuePlace } from './jobs';
+import { JOBS_POLL_MS, QUEUE_POLL_MS, TEST_RENDER_POLL_MS, jobsPollInterval, keepFirstLinks, useJobOutputs, useJobs, useQueuePlace } from './jobs';
 
 vi.mock('../lib/api', async (actual) => ({
   ApiError: (await actual<typeof import('../lib/api')>()).ApiError,
@@ -55,6 +55,29 @@ describe('the jobs data layer', () => {
     expect(jobs).toHaveBeenCalledTimes(2);
   });
 
+  it('when a free test render is on its way, the list asks every TEST_RENDER_POLL_MS until it is done, and stops then', async () => {
+    const test = (status: JobView['status'], created = new Date()) => ({ ...job(status), isTest: true, created_at: created.toISOString() }) as JobView;
+    jobs.mockResolvedValueOnce({ jobs: [test('queued')] }).mockResolvedValueOnce({ jobs: [test('rendering')] }).mockResolvedValue({ jobs: [test('done')] });
+    const { result } = renderHook(() => useJobs(), { wrapper });
+    await vi.waitFor(() => expect(result.current.data?.[0].status).toBe('queued'));
+    await pass(TEST_RENDER_POLL_MS);
+    await vi.waitFor(() => expect(result.current.data?.[0].status).toBe('rendering'));
+    await pass(TEST_RENDER_POLL_MS);
+    await vi.waitFor(() => expect(result.current.data?.[0].status).toBe('done'));
+    expect(jobs).toHaveBeenCalledTimes(3);
+    await pass(JOBS_POLL_MS * 2);
+    expect(jobs).toHaveBeenCalledTimes(3);
+  });
+
+  it('when a test render was made long ago (stuck in a queue) or a paid job renders, the list asks at the usual pace', () => {
+    const now = Date.parse('2026-11-28T12:00:00Z');
+    const rendering = (isTest: boolean, ageMs: number) => ({ ...job('rendering'), isTest, created_at: new Date(now - ageMs).toISOString() }) as JobView;
+    expect(jobsPollInterval([rendering(true, 5_000)], JOBS_POLL_MS, now)).toBe(TEST_RENDER_POLL_MS);
+    expect(jobsPollInterval([rendering(true, 5 * 60_000)], JOBS_POLL_MS, now)).toBe(JOBS_POLL_MS);
+    expect(jobsPollInterval([rendering(false, 5_000)], JOBS_POLL_MS, now)).toBe(JOBS_POLL_MS);
+    expect(jobsPollInterval([{ ...rendering(true, 5_000), status: 'done' }], JOBS_POLL_MS, now)).toBe(false);
+  });
+
   it('when the tab is hidden, polling pauses, and it resumes when the tab is shown again', async () => {
     jobs.mockResolvedValue({ jobs: [job('rendering')] });
     const { result } = renderHook(() => useJobs(), { wrapper });
@@ -93,6 +116,7 @@ describe('the jobs data layer', () => {
 describe('a done job\'s files', () => {
   it('when the server refuses the files (a payment taken back), its answer is shown at once, not asked again', async () => {
     vi.mocked(api.jobFiles).mockRejectedValue(new ApiError('payment_required', 'The payment for this render was taken back.'));
+    vi.mocked(api.mainOutput).mockRejectedValue(new ApiError('payment_required', 'The payment for this render was taken back.'));
     const { result } = renderHook(() => useJobOutputs({ jobId: 'job-1', status: 'done' }), { wrapper });
     await vi.waitFor(() => expect(result.current.error?.message).toBe('The payment for this render was taken back.'));
     expect(api.jobFiles).toHaveBeenCalledTimes(1);
