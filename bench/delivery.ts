@@ -388,8 +388,10 @@ async function main() {
         `the video ${DELIVERY_BANDS.map((band) => `${band} ${(dark[band].totalSeconds / 60).toFixed(1)} min`).join(', ')}`,
     );
     const policy = scenePolicy(1);
-    const testFactor = ((policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080)) * (policy.test.samples / costOf(text).samples);
-    const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial) * testFactor;
+    const testPixels = (policy.test.maxSide * Math.round((policy.test.maxSide * 1080) / 1920)) / (1920 * 1080);
+    // Cycles' work scales with pixels and samples; the denoise with pixels only, and the fast network a test render uses
+    // takes about half the standard one's time (0.15 s against 0.25-0.34 s at 480 x 270, render/denoiser/denoise.ts).
+    const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial - model.denoiseSeconds) * testPixels * (policy.test.samples / costOf(text).samples) + model.denoiseSeconds * testPixels * 0.5;
     const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples, denoised): ${bandSeconds(testRun)}`);
     // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
