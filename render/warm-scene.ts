@@ -138,8 +138,8 @@ export class WarmScene {
       }
       await prepareForTool([outputDir], [], this.options.identity);
       const made = scriptArgsOf({ ...args, inputFile, outputDir }, this.options.scene);
-      const raw = { ...made, scene: { ...made.scene, ...contract } };
-      if (raw.denoise && !parent.passes) throw new Error(`the ${this.options.scene.slug} server cannot write passes: a denoised still needs a fresh Blender`);
+      // A Blender whose children cannot write passes (render/scenes/warm.py, serial_exr) makes the picture undenoised.
+      const raw = { ...made, scene: { ...made.scene, ...contract }, denoise: made.denoise && parent.passes === true };
       let status = await this.ask(parent, raw, bands, left());
       if (status === 'ok' && raw.denoise) {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
@@ -247,6 +247,7 @@ export class WarmScene {
           parent.passes = status[0] === 'passes';
           this.readyPid = parent.pid;
           this.writesPasses = parent.passes;
+          if (!parent.passes) log.warn(`The ${scene.slug} scene server's children cannot write passes: its pictures are not denoised`);
           resolve(parent);
         } else if (kind === 'DONE' && parent.pending.has(id)) {
           parent.pending.get(id)!(status.join(' '));
