@@ -29,6 +29,7 @@ import { readOutput, sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
 import { framePreviewFile } from '#shared/render-contract';
 import { LIVE_PREVIEW, RENDER_MANIFEST } from '#shared/render-manifest';
+import { TEST_RENDERS_PER_DAY } from '#core/jobs/render-jobs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
@@ -43,6 +44,8 @@ const { values } = parseArgs({
 const CHANGES = Number(values.changes);
 const COLD = Number(values.cold);
 const TESTS = Number(values.tests);
+// The demo account makes them all (in Chromium, then by the warm server and by a fresh Blender through the API).
+if (3 * TESTS > TEST_RENDERS_PER_DAY) throw new Error(`--tests ${TESTS}: at most ${Math.floor(TEST_RENDERS_PER_DAY / 3)}, the demo account has ${TEST_RENDERS_PER_DAY} free test renders a day`);
 const FORKS = Number(values.forks);
 
 const percentile = (samples: number[], p: number) => {
@@ -186,7 +189,7 @@ try {
     freshTests.push(await testRender(TESTS + i));
   }
   console.log(`\nfree test render, end to end (POST /api/jobs to done in Job History; 480 x 270, ${RENDER_MANIFEST[1].test.samples} samples, denoised; a second between clicks):`);
-  console.log(`  by the warm server's children (${Math.min(4, availableParallelism())} bands side by side, then joined): ${summary(warmTests)}`);
+  console.log(`  by the warm server's children (${Math.min(4, availableParallelism())} bands side by side, then denoised once): ${summary(warmTests)}`);
   console.log(`  by a fresh Blender on every core:                             ${summary(freshTests)}`);
 
   // ------------------------------------------------------------------ fork stability
