@@ -68,7 +68,7 @@ describe('render manifest', () => {
     const test = scriptArgsOf({ sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, isTest: true, customText: long, outputDir: '/tmp/x' }, scene);
     expect([test.resolutionX, test.resolutionY]).toEqual([policy.test.maxSide, 270]);
     expect(test.samples).toBe(policy.test.samples);
-    expect(test.denoise).toBe(false);
+    expect(test.denoise).toBe(true);
     expect(test.customText).toHaveLength(policy.textLimit);
     const final = scriptArgsOf({ sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, outputDir: '/tmp/x' }, scene);
     expect([final.resolutionX, final.samples, final.noiseThreshold, final.denoise]).toEqual([1920, policy.final.maxSamples, policy.final.noiseThreshold, true]);
