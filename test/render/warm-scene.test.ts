@@ -228,7 +228,10 @@ describe('a warm scene server', () => {
       expect(refused).toBeInstanceOf(RenderError);
       expect(refused.userMessage, JSON.stringify(refused.details)).toBe('mem refused, environ refused, channel not held');
       expect(await server.parentPid()).toBe(pid);
-      const sleepers = execFileSync('ps', ['-eo', 'pid,uid,args'], { encoding: 'utf8' }).split('\n').filter((line) => /\bsleep 300\b/.test(line));
+      // The child's user's (a `sleep 300` of another user on the machine is none of its doing).
+      const sleepers = execFileSync('ps', ['-eo', 'pid,uid,args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => /\bsleep 300\b/.test(line) && line.trim().split(/\s+/)[1] === String(identity!.uid));
       expect(sleepers).toEqual([]);
     } finally {
       await server.stop();
