@@ -218,7 +218,7 @@ async function renderWarm(warmStill: WarmStillRenderer, args: SceneArgs, timeout
 }
 
 /** The job's upload, if it has one, in workDir, checked again on the very bytes Blender will open: refused, the customer's error. */
-export async function fetchCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
+async function fetchCheckedInput(job: JobRecord, workDir: string): Promise<string | null> {
   if (!job.inputKey) return null;
   const inputFile = join(workDir, `input${extname(job.inputKey).toLowerCase()}`);
   const refused = await jobFiles(job).fetchCheckedInput(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio');

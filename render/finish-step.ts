@@ -22,7 +22,7 @@ import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-forma
 import { renderTasks, type TaskOutcome } from '#core/jobs/render-tasks';
 import { jobFiles, type JobFiles } from '#core/storage/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { deliverStill, fetchCheckedInput, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
+import { deliverStill, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
 import { log } from '#observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
@@ -67,10 +67,9 @@ async function downloadOutputs(files: JobFiles, names: string[], paths: string[]
 async function finishStill(job: JobRecord, chunks: FinishingChunk[], files: JobFiles, workDir: string): Promise<FinishingOutcome> {
   const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
   await downloadOutputs(files, chunks.map((chunk) => regionFile(chunk.index)), paths);
-  // The scene is built again (its colour settings and output format), so it needs the upload the regions rendered from.
-  const inputFile = await fetchCheckedInput(job, workDir);
+  // Saving the stitched frame takes the render's colour and output settings only: the upload is not read again.
   const outputDir = join(workDir, 'out');
-  await finishSplitStill(paths, sceneArgsFor(job, [1], inputFile, outputDir), workDir);
+  await finishSplitStill(paths, sceneArgsFor(job, [1], null, outputDir), workDir);
   if (!(await deliverStill(job, outputDir, async () => true))) return 'stopped';
   await files.deleteUnder('regions/').catch((error) => log.error('Regions not deleted', { jobId: job.jobId, error }));
   return 'done';

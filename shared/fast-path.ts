@@ -387,7 +387,7 @@ export interface DeliverySteps {
 export interface FinishingSteps {
   /** The segments' or regions' downloads, SEGMENT_DOWNLOADS_AT_ONCE at a time, as the chunks' records name them. */
   download: number;
-  /** The job's upload again: a split still's scene is built again, a sound scene's audio is muxed. */
+  /** The job's upload again: a sound scene's audio is muxed (a split still's save reads no upload). */
   input: number;
   read: number;
   denoise: number;
@@ -478,7 +478,6 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   if (split) {
     Object.assign(finishing, {
       download: Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb, model),
-      input: time.once.input,
       read: model.readSeconds / cpu.speed,
       denoise: model.denoiseSeconds / cpu.parallelCores,
       save: model.saveSeconds / cpu.speed,

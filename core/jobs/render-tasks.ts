@@ -124,5 +124,4 @@ export const renderTasks = {
   /** The finishing step failed: on our side (refunded), never retried by itself. */
   failFinishing: (job: JobRecord, reason: string, errorType?: string): Promise<'failed' | 'stopped'> =>
     ask(job.jobId, 'failFinishing', { reason: said(reason), ...(errorType ? { errorType } : {}) }),
-
 };
