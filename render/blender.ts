@@ -244,6 +244,77 @@ function ownFrameRequest(request: DenoiseRequest, args: SceneArgs, rendersFrame:
   return request;
 }
 
+/** A step's own limit (LIMIT <seconds> <message>): past it the render is stopped and message is the user's error. */
+export interface ControlStep {
+  seconds: number;
+  message: string;
+}
+
+export interface ControlHooks extends Pick<RunSceneOptions, 'onProgress' | 'onLog'> {
+  /** A step starts under a limit, or (undefined) the step under one ended. */
+  onLimit: (step: ControlStep | undefined) => void;
+  /** A line for the log's tail. */
+  remember: (line: string) => void;
+  /** Denoising shared with other channels (a warm request's parts): one frame at a time in all of them. */
+  denoising?: { last: Promise<void> };
+}
+
+/**
+ * Reads one scene script's control lines (the protocol above) from its channel and answers its DENOISE
+ * requests there: a fresh Blender's fd 3, or a warm server's child's socket (render/warm-scene.ts). The
+ * files it reported (each a file of a frame args gives it, on disk), and the user's error once it told one.
+ */
+export function readControl(control: Duplex, args: SceneArgs, { onProgress, onLog, onLimit, remember, denoising = { last: Promise.resolve() } }: ControlHooks): { outputs: string[]; userError: () => string | null } {
+  const outputs: string[] = [];
+  let userError: string | null = null;
+  // Blender may exit before reading an answer; that is reported by its exit code, not here.
+  control.on('error', () => {});
+  // A still's scene picks its frame; an animation renders the frames asked for, or its range (an audio scene's ends with the audio).
+  const rendersFrame = (frame: number) =>
+    args.mode === 'still' || (args.frames ? args.frames.includes(frame) : frame >= (args.frameStart ?? 1) && (args.frameEnd == null || frame <= args.frameEnd));
+  createInterface({ input: control }).on('line', (line) => {
+    const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
+    if (progress) {
+      const [frame, done, total] = progress.slice(1).map(Number);
+      const file = args.region ? path.join(args.outputDir, REGION_FILE) : outputFile(args.outputDir, args.mode, frame);
+      // Only a frame this run was given counts, once its file is on disk: the worker stores and records what is reported.
+      if (!rendersFrame(frame) || !lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
+        const why = `refused PROGRESS for frame ${frame}: ${rendersFrame(frame) ? 'its file was not written' : 'this render was not given that frame'}`;
+        remember(why);
+        onLog?.(why, 'error');
+        return;
+      }
+      outputs.push(file);
+      onProgress?.({ frame, done, total, file });
+    } else if (line.startsWith('LIMIT ')) {
+      const step = /^LIMIT (\d+) (.+)$/.exec(line);
+      onLimit(step ? { seconds: Number(step[1]), message: step[2] } : undefined);
+    } else if (line.startsWith('INFO ')) {
+      onLog?.(line.slice(5), 'info');
+    } else if (line.startsWith('DENOISE ')) {
+      // Blender waits for the answer, so frames are denoised one at a time, in order.
+      denoising.last = denoising.last.then(async () => {
+        try {
+          await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame), denoiseQualityOf(args));
+          control.write('DENOISED\n');
+        } catch (error) {
+          const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;
+          remember(why);
+          onLog?.(why, 'error');
+          control.write(`FAILED ${why.replace(/\s+/g, ' ')}\n`);
+        }
+      });
+    } else if (line.startsWith('ERROR ')) {
+      userError = line.slice(6).trim();
+      onLog?.(userError, 'error');
+    } else if (line.trim()) {
+      remember(line);
+      onLog?.(line, 'blender');
+    }
+  });
+  return { outputs, userError: () => userError };
+}
+
 function runBlender(
   blenderPath: string,
   script: string,
@@ -258,19 +329,10 @@ function runBlender(
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
     );
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
-    const control = child.stdio[3] as Duplex;
-    const outputs: string[] = [];
     const logTail: string[] = [];
-    let userError: string | null = null;
     let aborted = false;
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
-    let denoising = Promise.resolve();
-    // Blender may exit before reading an answer; that is reported by its exit code, not here.
-    control.on('error', () => {});
-    // A still's scene picks its frame; an animation renders the frames asked for, or its range (an audio scene's ends with the audio).
-    const rendersFrame = (frame: number) =>
-      args.mode === 'still' || (args.frames ? args.frames.includes(frame) : frame >= (args.frameStart ?? 1) && (args.frameEnd == null || frame <= args.frameEnd));
 
     const remember = (line: string) => {
       logTail.push(line);
@@ -287,15 +349,14 @@ function runBlender(
     // A step's own limit (a model's import): past it Blender is stopped and the user told why.
     let stepTimer: NodeJS.Timeout | undefined;
     let stepOverrun: string | null = null;
-    const limitStep = (line: string) => {
+    const limitStep = (step: ControlStep | undefined) => {
       clearTimeout(stepTimer);
-      const step = /^LIMIT (\d+) (.+)$/.exec(line);
       if (!step) return;
       stepTimer = setTimeout(() => {
-        stepOverrun = step[2];
+        stepOverrun = step.message;
         child.kill('SIGTERM');
         killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-      }, Number(step[1]) * 1000);
+      }, step.seconds * 1000);
     };
     const limit = timeoutMs
       ? setTimeout(() => {
@@ -305,45 +366,7 @@ function runBlender(
         }, timeoutMs)
       : undefined;
 
-    createInterface({ input: control }).on('line', (line) => {
-      const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
-      if (progress) {
-        const [frame, done, total] = progress.slice(1).map(Number);
-        const file = args.region ? path.join(args.outputDir, REGION_FILE) : outputFile(args.outputDir, args.mode, frame);
-        // Only a frame this run was given counts, once its file is on disk: the worker stores and records what is reported.
-        if (!rendersFrame(frame) || !lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
-          const why = `refused PROGRESS for frame ${frame}: ${rendersFrame(frame) ? 'its file was not written' : 'this render was not given that frame'}`;
-          remember(why);
-          onLog?.(why, 'error');
-          return;
-        }
-        outputs.push(file);
-        onProgress?.({ frame, done, total, file });
-      } else if (line.startsWith('LIMIT ')) {
-        limitStep(line);
-      } else if (line.startsWith('INFO ')) {
-        onLog?.(line.slice(5), 'info');
-      } else if (line.startsWith('DENOISE ')) {
-        // Blender waits for the answer, so frames are denoised one at a time, in order.
-        denoising = denoising.then(async () => {
-          try {
-            await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame), denoiseQualityOf(args));
-            control.write('DENOISED\n');
-          } catch (error) {
-            const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;
-            remember(why);
-            onLog?.(why, 'error');
-            control.write(`FAILED ${why.replace(/\s+/g, ' ')}\n`);
-          }
-        });
-      } else if (line.startsWith('ERROR ')) {
-        userError = line.slice(6).trim();
-        onLog?.(userError, 'error');
-      } else if (line.trim()) {
-        remember(line);
-        onLog?.(line, 'blender');
-      }
-    });
+    const { outputs, userError } = readControl(child.stdio[3] as Duplex, args, { onProgress, onLog, onLimit: limitStep, remember });
     // Blender's own output, and whatever its importers print from a user's file: a log line, never a command.
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.trim()) return;
@@ -376,7 +399,7 @@ function runBlender(
       if (stepOverrun) return reject(new RenderError('invalid-input', stepOverrun, details));
       if (timedOut) return reject(new RenderError('timed-out', `The render took longer than its limit of ${Math.round(timeoutMs! / 60_000)} min and was stopped.`, details));
       if (exitCode === 0 && outputs.length > 0) return resolve({ outputs });
-      if (exitCode === 2 && userError) return reject(new RenderError('invalid-input', userError, details));
+      if (exitCode === 2 && userError()) return reject(new RenderError('invalid-input', userError()!, details));
       reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, details));
     });
   });

@@ -17,7 +17,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chown, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,7 +26,7 @@ import type { Duplex } from 'node:stream';
 import { getScene, type SceneDefinition } from '#shared/catalogue';
 import type { SceneContract } from '#shared/render-contract';
 import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
-import { copySceneScripts, RenderError, sceneScriptPath, scriptArgsOf, type SceneArgs } from './blender';
+import { copySceneScripts, readControl, RenderError, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
 import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
@@ -66,6 +67,17 @@ export interface WarmSceneOptions {
    * thread pool stays in the parent), then joined: the cores a preview may use. 1 by default.
    */
   bands?: number;
+}
+
+/** A render's frames in parts, a child each side by side (WarmScene.renderFrames). */
+export interface WarmFrames {
+  /** The frames of each part (each child renders its own in order). */
+  parts: number[][];
+  /** Each frame as its child reports it written, in the request's folder. */
+  onProgress: (progress: RenderProgress) => void;
+  onLog?: (message: string, level: RenderLogLevel) => void;
+  /** Stops the children: each ends at its next control line (its channel is closed). */
+  signal?: AbortSignal;
 }
 
 interface Parent {
@@ -121,7 +133,20 @@ export class WarmScene {
     return turn;
   }
 
-  private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>, bands: number): Promise<WarmRender> {
+  /**
+   * Renders frames as a fresh Blender would (denoised through this process, one frame at a time), in parts side by
+   * side: a child each, as a forked child renders on one core. Each child's control lines come on a Unix socket this
+   * process listens on in the request's folder, read as a fresh Blender's fd 3 (render/blender.ts, readControl): only
+   * its own frames count, and only its own frames' files are denoised. The frames stay in the request's folder until done().
+   */
+  renderFrames(args: Omit<SceneArgs, 'outputDir' | 'frames'>, frames: WarmFrames, deadlineMs: number): Promise<WarmRender> {
+    const turn = this.line.then(() => this.renderNow(args, deadlineMs, {}, 1, frames));
+    this.line = turn.catch(() => {});
+    return turn;
+  }
+
+  private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>, bands: number, frames?: WarmFrames): Promise<WarmRender> {
+    if (frames?.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
     clearTimeout(this.idle);
     const parent = await this.running();
     const started = Date.now();
@@ -140,6 +165,22 @@ export class WarmScene {
       const made = scriptArgsOf({ ...args, inputFile, outputDir }, this.options.scene);
       // A Blender whose children cannot write passes (render/scenes/warm.py, serial_exr) makes the picture undenoised.
       const raw = { ...made, scene: { ...made.scene, ...contract }, denoise: made.denoise && parent.passes === true };
+      if (frames) {
+        if (made.denoise && !raw.denoise) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${this.options.scene.slug} server's children cannot write the passes to denoise`] });
+        const parts = await listenToParts(outputDir, { ...raw, outputDir }, frames, this.options.identity);
+        const status = await this.ask(parent, raw, 1, left(), parts.sockets).finally(() => parts.close());
+        parent.forks += 1;
+        if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
+        if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
+        const userError = parts.userError();
+        if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail: parts.logTail });
+        // SIGALRM: a child past its step's limit (render/scenes/protocol.py, time_limit).
+        if (status === 'signal 14' && parts.overrun()) throw new RenderError('invalid-input', parts.overrun()!, { logTail: parts.logTail });
+        if (status === 'timeout') throw new RenderError('timed-out', `The render took longer than its limit of ${Math.round(deadlineMs / 60_000)} min and was stopped.`, { logTail: parts.logTail });
+        const missing = frames.parts.flat().filter((frame) => !parts.reported.has(frame));
+        if (status !== 'ok' || missing.length > 0) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}${missing.length ? `, frames not written: ${missing.join(', ')}` : ''}`, ...parts.logTail] });
+        return { folder: outputDir, log: parts.info, done };
+      }
       let status = await this.ask(parent, raw, bands, left());
       if (status === 'ok' && raw.denoise) {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
@@ -171,14 +212,14 @@ export class WarmScene {
   }
 
   /** One RENDER request to the parent: its status once its children have ended. */
-  private async ask(parent: Parent, args: object, bands: number, deadlineMs: number): Promise<string> {
+  private async ask(parent: Parent, args: object, bands: number, deadlineMs: number, parts?: { frames: number[]; socket: string }[]): Promise<string> {
     // A parent that has ended answers nothing more (its close already answered what was pending).
     if (parent.ended) return `server ended: ${parent.ended}`;
     const id = randomUUID();
     const status = await new Promise<string>((resolve) => {
       parent.pending.set(id, resolve);
       const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
-      parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands })}\n`);
+      parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands, ...(parts ? { parts } : {}) })}\n`);
     });
     return status;
   }
@@ -277,6 +318,76 @@ export class WarmScene {
     });
     return ready;
   }
+}
+
+/**
+ * One Unix socket per part in the request's folder (the child's user's), each taking one connection: its child's
+ * control channel. Closing them ends what is left of the children at their next control line.
+ */
+async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFrames, identity: ToolIdentity | undefined) {
+  const servers: Server[] = [];
+  const connections: Socket[] = [];
+  const reported = new Set<number>();
+  const errors: (() => string | null)[] = [];
+  const info: string[] = [];
+  const logTail: string[] = [];
+  const remember = (line: string) => {
+    logTail.push(line);
+    if (logTail.length > 40) logTail.shift();
+  };
+  // A step under its limit, per part: a child ended by its alarm was past it.
+  const steps = new Map<number, ControlStep & { since: number }>();
+  const denoising = { last: Promise.resolve() };
+  const close = () => {
+    for (const connection of connections) connection.destroy();
+    for (const server of servers) server.close();
+  };
+  frames.signal?.addEventListener('abort', close, { once: true });
+  const sockets = await Promise.all(
+    frames.parts.map(async (partFrames, index) => {
+      const socket = path.join(outputDir, `part-${index}.sock`);
+      let taken = false;
+      const server = createServer((connection) => {
+        // One connection per part: its child's, the first.
+        server.close();
+        if (taken) return connection.destroy();
+        taken = true;
+        connections.push(connection);
+        const part = { ...args, frames: partFrames };
+        const read = readControl(connection, part, {
+          onProgress: (progress) => {
+            reported.add(progress.frame);
+            frames.onProgress(progress);
+          },
+          onLog: (message, level) => {
+            if (level === 'info') info.push(message);
+            frames.onLog?.(message, level);
+          },
+          onLimit: (step) => (step ? steps.set(index, { ...step, since: Date.now() }) : steps.delete(index)),
+          remember,
+          denoising,
+        });
+        errors.push(read.userError);
+      });
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socket, resolve));
+      if (identity) await chown(socket, identity.uid, identity.gid);
+      return { frames: partFrames, socket };
+    }),
+  );
+  return {
+    sockets,
+    reported,
+    info,
+    logTail,
+    userError: () => errors.map((error) => error()).find(Boolean) ?? undefined,
+    /** The message of a step a child was still in when it ended, past its limit. */
+    overrun: () => [...steps.values()].find((step) => Date.now() - step.since >= step.seconds * 1000)?.message,
+    close: () => {
+      frames.signal?.removeEventListener('abort', close);
+      close();
+    },
+  };
 }
 
 /** The still's denoised frame, written by this process into the request's folder for the saving child. */

@@ -44,6 +44,7 @@ import json
 import math
 import os
 import resource
+import signal
 import sys
 import traceback
 
@@ -458,14 +459,25 @@ def run(build):
 # --------------------------------------------------------------------------- limits
 
 
+# A warm server's child whose control lines go to the worker's socket (render/scenes/warm.py): the
+# worker cannot stop it alone, so it keeps a step's limit by an alarm, which the kernel carries out.
+limit_by_alarm = False
+LIMIT_ALARM_GRACE_SECONDS = 2
+
+
 @contextlib.contextmanager
 def time_limit(seconds, message):
     """A wall-clock limit on one step, kept by the worker (render/blender.ts): a signal
-    inside Blender would wait for a C++ importer to return, the worker can stop it."""
+    handler inside Blender would wait for a C++ importer to return, the worker can stop it
+    (or, in a warm server's child, SIGALRM's default action, which needs no handler)."""
     control("LIMIT", f"{int(seconds)} {message}")
+    if limit_by_alarm:
+        signal.alarm(int(seconds) + LIMIT_ALARM_GRACE_SECONDS)
     try:
         yield
     finally:
+        if limit_by_alarm:
+            signal.alarm(0)
         control("LIMIT", "off")
 
 

@@ -10,7 +10,8 @@ customer's file. Then it speaks on file descriptor 3, its only channel:
 
     READY <pid> passes|no-passes       (parent) warmed up, waiting for requests; whether its children can
                                        write a band's passes (serial_exr), which a denoised still needs
-    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null, "bands": n}
+    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null, "bands": n,
+                                       "parts": [{"frames": [...], "socket": path}, ...] (frames only)}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
 
 A denoised still takes two requests in one folder: the first renders its bands' noisy passes
@@ -31,6 +32,10 @@ The parent exits on anything unexpected: the worker then starts a fresh one.
 A forked child renders on one core: Blender's thread pool (TBB) does not follow a fork, its
 workers stay in the parent. So a still may be asked in "bands": that many children render a
 band of rows each, side by side, then one more child joins them into the still and its JPEG.
+A render's frames may be asked in "parts": a child each, side by side, rendering its frames as
+a fresh Blender would, its control lines (PROGRESS, DENOISE and its answer, LIMIT) on the Unix
+socket the worker listens on in the request's folder instead of control.txt. A step's LIMIT is
+then kept by the child's own alarm (the worker cannot stop one child of a parent).
 """
 
 import ctypes
@@ -38,6 +43,7 @@ import importlib.util
 import json
 import os
 import signal
+import socket
 import sys
 import time
 import traceback
@@ -119,13 +125,16 @@ def render_in_child(request, channel_in, build):
     bands = int(request.get("bands") or 1)
     deadline = time.monotonic() + float(request["deadline"])
 
-    def forked(work, prefix=""):
-        return lambda: child(request, channel_in, work, user, prefix)
+    def forked(work, prefix="", control_socket=None):
+        return lambda: child(request, channel_in, work, user, prefix, control_socket)
 
     def rendering(raw):
         return lambda: protocol.render_request(protocol.Args(raw), build, empty=True)
 
     try:
+        if request.get("parts"):
+            parts = [(part["frames"], part["socket"]) for part in request["parts"]]
+            return run_children([forked(rendering(dict(request["args"], frames=frames)), f"part-{i}-", path) for i, (frames, path) in enumerate(parts)], deadline)
         if request["args"].get("denoisedFile"):
             return run_children([forked(rendering(request["args"]), "save-")], deadline)
         if request["args"].get("denoise"):
@@ -181,9 +190,10 @@ def exit_status(code):
     return f"signal {os.WTERMSIG(code)}"
 
 
-def child(request, channel_in, work, user, prefix=""):
+def child(request, channel_in, work, user, prefix="", control_socket=None):
     """Never returns: does the request's work and exits with 0, 2 (the user's error) or 1. Its
-    log and control lines go to <prefix>log.txt and <prefix>control.txt in the request's folder."""
+    log goes to <prefix>log.txt in the request's folder, its control lines to <prefix>control.txt
+    there, or to the worker's control_socket (a path in that folder), which also answers."""
     code = 1
     try:
         os.setsid()
@@ -196,7 +206,14 @@ def child(request, channel_in, work, user, prefix=""):
         os.chdir(folder)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
         log = os.open(os.path.join(folder, f"{prefix}log.txt"), flags, 0o600)
-        control = os.open(os.path.join(folder, f"{prefix}control.txt"), flags, 0o600)
+        if control_socket:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(control_socket)
+            control = connection.detach()
+            # No one stops this child but its parent: a step's limit is its own alarm (SIGALRM's default ends it).
+            protocol.limit_by_alarm = True
+        else:
+            control = os.open(os.path.join(folder, f"{prefix}control.txt"), flags, 0o600)
         null = os.open(os.devnull, os.O_RDONLY)
         channel_in.close()
         os.dup2(null, 0)

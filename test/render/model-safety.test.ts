@@ -5,11 +5,12 @@
  * the step's message.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
 import { getScene } from '#shared/catalogue';
+import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { imageTooLarge } from '#shared/upload-limits';
 import { asGlb, asGltf, pngClaiming, solidPng, texturedCube } from '../upload-fixtures';
 import { readPixels, regionStats } from './fixtures';
@@ -129,6 +130,37 @@ describe('step limits', () => {
       expect(error.kind).toBe('invalid-input');
       expect(error.userMessage).toBe('The step took too long.');
     } finally {
+      if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
+      else process.env.RENDER_SCENES_DIR = previous;
+    }
+  });
+
+  test("when a step of a warm server's child overruns its LIMIT, its own alarm ends it, the step's message is the user's error and the parent serves the next request", async () => {
+    const scripts = path.join(dir, 'warm-scripts');
+    await mkdir(scripts);
+    const scenes = path.dirname(sceneScriptPath('model-viewer'));
+    for (const name of await readdir(scenes)) if (name.endsWith('.py')) await copyFile(path.join(scenes, name), path.join(scripts, name));
+    // The warm-up builds the defaults; a customer's "slow" text hangs in a step under a 2-s limit.
+    await writeFile(
+      path.join(scripts, 'slow-build.py'),
+      `import time\nimport building\nimport protocol\n\ndef build(scene, args):\n    if args.custom_text == "slow":\n        with protocol.time_limit(2, "The step took too long."):\n            time.sleep(120)\n    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))\n    return 1\n\nprotocol.run(build)\n`,
+    );
+    const previous = process.env.RENDER_SCENES_DIR;
+    process.env.RENDER_SCENES_DIR = scripts;
+    const server = new WarmScene({ scene: { ...getScene(1)!, slug: 'slow-build' }, identity: sceneToolIdentity(1) });
+    const frames = { sceneId: 1, mode: 'animation', resolutionX: 64, resolutionY: 36, samples: 1, denoise: false, frameStart: 1, frameEnd: 2 } as const;
+    try {
+      await server.warm();
+      const pid = await server.parentPid();
+      // Its request's deadline is far off: only the child's alarm ends the step (a deadline would be a timed-out render).
+      const error = await failure(server.renderFrames({ ...frames, customText: 'slow' }, { parts: [[1], [2]], onProgress: () => {} }, 60_000).then(() => undefined));
+      expect(error.kind).toBe('invalid-input');
+      expect(error.userMessage).toBe('The step took too long.');
+      const render = await server.renderFrames({ ...frames, customText: 'quick' }, { parts: [[1], [2]], onProgress: () => {} }, 30_000);
+      await render.done();
+      expect(await server.parentPid()).toBe(pid);
+    } finally {
+      await server.stop();
       if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
       else process.env.RENDER_SCENES_DIR = previous;
     }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getScene } from '#shared/catalogue';
-import { framePreviewFile, STILL_FILE } from '#shared/render-contract';
+import { frameFile, framePreviewFile, STILL_FILE } from '#shared/render-contract';
 import { RenderError, runScene, sceneScriptPath } from '#render/blender';
 import { readOutput, WarmScene, sceneToolIdentity } from '#render/warm-scene';
 import { createFixtures, type Fixtures } from './fixtures';
@@ -113,6 +113,60 @@ describe('a warm scene server', () => {
       expect(same).toBeGreaterThan(35);
       // Measured: 6.2 denoised at 2 samples, 5.7 in a clean 64-sample render without the denoiser; a mark smoothed away moves it by about nothing.
       expect(mark).toBeGreaterThan(4);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("when a paid animation's frames are rendered in two parts side by side, each frame is denoised and is the frame a fresh Blender makes", async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    const frames = { sceneId: 1, customText: 'Parts', mode: 'animation', resolutionX: 192, resolutionY: 108, samples: 2, frameStart: 1, frameEnd: 120 } as const;
+    const reported: number[] = [];
+    try {
+      const render = await server.renderFrames(frames, { parts: [[10, 30], [20, 40]], onProgress: ({ frame }) => reported.push(frame) }, 60_000);
+      const warm = [];
+      try {
+        for (const frame of [10, 20, 30, 40]) {
+          const copy = path.join(fixtures.dir, `warm-frame-${frame}.png`);
+          writeFileSync(copy, await readOutput(path.join(render.folder, frameFile(frame)), 16 * 1024 * 1024));
+          warm.push(await readRgb(copy));
+        }
+      } finally {
+        await render.done();
+      }
+      expect(reported.sort((a, b) => a - b)).toEqual([10, 20, 30, 40]);
+      const outputDir = path.join(fixtures.dir, 'fresh-frames');
+      await runScene({ ...frames, frames: [10, 20, 30, 40], outputDir });
+      for (const [i, frame] of [10, 20, 30, 40].entries()) {
+        const fresh = await readRgb(path.join(outputDir, frameFile(frame)));
+        // The same samples and the same denoiser: a forked child on one core renders what a fresh Blender on every core does.
+        expect(psnr(warm[i], fresh), `frame ${frame}`).toBeGreaterThan(40);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('when a render in parts is stopped, its children end at their next frame, the render is cancelled and the same parent serves the next request', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    const frames = { sceneId: 1, customText: 'Stop', mode: 'animation', resolutionX: 64, resolutionY: 36, samples: 1, denoise: false, frameStart: 1, frameEnd: 120 } as const;
+    try {
+      await server.warm();
+      const pid = await server.parentPid();
+      const stop = new AbortController();
+      const reported: number[] = [];
+      const started = performance.now();
+      const error = await server
+        .renderFrames(frames, { parts: [Array.from({ length: 60 }, (_, i) => 2 * i + 1), Array.from({ length: 60 }, (_, i) => 2 * i + 2)], signal: stop.signal, onProgress: ({ frame }) => reported.push(frame) === 2 && stop.abort() }, 120_000)
+        .then(() => undefined, (thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(RenderError);
+      expect((error as RenderError).kind).toBe('aborted');
+      // Two frames reported, then at most a frame more in each child before its next control line fails.
+      expect(reported.length).toBeLessThan(10);
+      console.log(`a render in parts stopped after ${reported.length} frames in ${(performance.now() - started).toFixed(0)} ms`);
+      const render = await server.renderFrames(frames, { parts: [[1], [2]], onProgress: () => {} }, 30_000);
+      await render.done();
+      expect(await server.parentPid()).toBe(pid);
     } finally {
       await server.stop();
     }
