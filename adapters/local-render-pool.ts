@@ -40,10 +40,11 @@ export interface LocalRenderPoolOptions {
   /** The worker program (the bundled render/worker.ts when absent); tests give a stand-in that reports what it was started with. */
   workerProgram?: string;
   /**
-   * Renders a worker's test still by warm scene servers in this process (the stack's, render/warm-still.ts): its
-   * request and answer cross the worker's IPC channel as JSON. None bound: every worker starts its own Blender.
+   * Renders a worker's chunk by warm scene servers in this process (the stack's, render/warm-render.ts): its request,
+   * its frames, a stop and its answer cross the worker's IPC channel as JSON; the worker's slot says which servers.
+   * None bound: every worker starts its own Blender.
    */
-  warmStills?: () => ((request: unknown) => Promise<unknown>) | undefined;
+  warmRenders?: () => WarmRenders | undefined;
   /**
    * Keeps one worker booted ahead of its task while the pool is idle (`worker standby`): the next task, a customer's
    * click most often, skips the worker's start (about 0.35 s of Node loading the bundled worker here, more on a busy machine).
@@ -52,6 +53,9 @@ export interface LocalRenderPoolOptions {
   /** Called when a worker exits, for tests and benchmarks. */
   onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
 }
+
+/** The stack's side of a worker's warm renders (render/warm-render.ts, localWarmRenders). */
+export type WarmRenders = (request: unknown, slot: number, hooks: { onFrame: (frame: number) => void; signal: AbortSignal }) => Promise<unknown>;
 
 interface Spare {
   child: ChildProcess;
@@ -274,8 +278,8 @@ export class LocalRenderPool {
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
     const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
-    const warmStills = task.kind === 'chunk' ? this.options.warmStills?.() : undefined;
-    const settings = { WORKER_ID: workerId, RENDER_THREADS: String(threads), ...(warmStills ? { WARM_STILLS: '1' } : {}) };
+    const warmRenders = task.kind === 'chunk' ? this.options.warmRenders?.() : undefined;
+    const settings = { WORKER_ID: workerId, RENDER_THREADS: String(threads), ...(warmRenders ? { WARM_RENDERS: '1' } : {}) };
     const spare = await this.takeSpare();
     let child: ChildProcess;
     let slot: number;
@@ -293,19 +297,28 @@ export class LocalRenderPool {
       const logFile = openSync(logPath, 'a');
       child = spawn(process.execPath, [bundle, ...args], {
         env: { ...this.workerEnv(slot), ...settings },
-        stdio: ['ignore', logFile, logFile, ...(warmStills ? (['ipc'] as const) : [])],
+        stdio: ['ignore', logFile, logFile, ...(warmRenders ? (['ipc'] as const) : [])],
       });
       closeSync(logFile);
     }
     const startedAt = performance.now();
-    if (warmStills) {
-      child.on('message', (message: { id?: unknown; request?: unknown }) => {
-        const reply = (answer: object) => child.connected && child.send({ id: message?.id, ...answer }, () => {});
-        warmStills(message?.request).then(
-          (answer) => reply({ answer }),
-          (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),
-        );
+    if (warmRenders) {
+      const stops = new Map<unknown, AbortController>();
+      child.on('message', (message: { id?: unknown; request?: unknown; abort?: unknown }) => {
+        if (message?.abort) return stops.get(message.id)?.abort();
+        if (message?.request === undefined) return;
+        const reply = (answer: object) => child.connected && child.send({ id: message.id, ...answer }, () => {});
+        const stop = new AbortController();
+        stops.set(message.id, stop);
+        warmRenders(message.request, slot, { onFrame: (frame) => reply({ frame }), signal: stop.signal })
+          .then(
+            (answer) => reply({ answer }),
+            (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),
+          )
+          .finally(() => stops.delete(message.id));
       });
+      // A worker gone (killed, crashed) stops what it asked for.
+      child.once('exit', () => stops.forEach((stop) => stop.abort()));
     }
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { startLocalStack } from '#infra/local/stack';
-import { bindLocalWarmStills } from '#composition/server';
+import { bindLocalWarmRenders } from '#composition/server';
 import { writeSampleImage } from '#render/sample-inputs';
 import { readOutput, sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
@@ -182,7 +182,7 @@ try {
     await nextClick();
     warmTests.push(await testRender(i));
   }
-  bindLocalWarmStills(undefined);
+  bindLocalWarmRenders(undefined);
   const freshTests: number[] = [];
   for (let i = 0; i < TESTS; i += 1) {
     await nextClick();

@@ -17,7 +17,7 @@ import { localPayments } from '#adapters/local-payments';
 import { BatchFarm } from '#adapters/batch-farm';
 import { FunctionFarm } from '#adapters/function-farm';
 import { functionPreviewer } from '#adapters/preview-function';
-import { LocalRenderPool, localFarm } from '#adapters/local-render-pool';
+import { LocalRenderPool, localFarm, type WarmRenders } from '#adapters/local-render-pool';
 import { bucketsProbe, mailFolderProbe, tableProbe, userPoolKeysProbe } from '#adapters/health-probes';
 // A leaf module (it imports nothing of ours): whether Blender is here, without loading the renderer.
 import { BLENDER_MISSING_MESSAGE, findBlender } from '#render/blender-install';
@@ -173,11 +173,11 @@ export function bindLocalPreviewer(previewer: Previewer | undefined): void {
   localPreviews = previewer;
 }
 
-/** The local stack's test stills, by the same warm servers (render/warm-still.ts): the pool's workers ask for them. */
-let localWarmStills: ((request: unknown) => Promise<unknown>) | undefined;
+/** The local stack's warm renders (render/warm-render.ts), in its own process: the pool's workers ask for them. */
+let localWarmRenders: WarmRenders | undefined;
 
-export function bindLocalWarmStills(render: ((request: unknown) => Promise<unknown>) | undefined): void {
-  localWarmStills = render;
+export function bindLocalWarmRenders(render: WarmRenders | undefined): void {
+  localWarmRenders = render;
 }
 
 function awsSettings(): AwsClientSettings {
@@ -292,7 +292,7 @@ export function localPool(): LocalRenderPool {
     workers: config.LOCAL_RENDER_WORKERS ?? availableParallelism(),
     jobsPerUser: config.RENDER_JOBS_PER_USER,
     jobsDir: process.env.LOCAL_JOBS_DIR ?? resolve('.local/jobs'),
-    warmStills: () => localWarmStills,
+    warmRenders: () => localWarmRenders,
     standby: true,
   });
   return pool;

@@ -10,6 +10,7 @@ import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
 import { renderedResolution } from '#shared/render-policy';
@@ -26,7 +27,7 @@ import { encodeSegment } from './encode';
 import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
-import type { WarmStillRenderer } from './warm-still';
+import type { WarmHooks, WarmRenderer, WarmRequest } from './warm-render';
 import { log } from '#observability/logger';
 import type { ChunkStep } from '#observability/metrics';
 
@@ -56,10 +57,10 @@ export interface ChunkRunOptions {
    */
   takeOverLostClaim?: boolean;
   /**
-   * A free test render's still is made by a warm scene server's children where one is at hand
-   * (render/warm-still.ts): the render function's own, or the local stack's over the pool's channel.
+   * The chunk is rendered by a warm scene server's children where one is at hand (render/warm-render.ts): the render
+   * function's own, or the local stack's over the pool's channel. A region of a split still starts a fresh Blender.
    */
-  warmStill?: WarmStillRenderer;
+  warm?: WarmRenderer;
 }
 
 export interface ChunkTimings {
@@ -89,7 +90,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
 
   if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
   // Before this worker's own Blender starts: Blender must be there, and a tools' user that cannot reach a job's folder
-  // would fail it as a crash, on every attempt. A test still a warm server renders needs neither (its fallback does).
+  // would fail it as a crash, on every attempt. What a warm server renders needs neither (its fallback does).
   const cannotRenderHere = async (): Promise<ChunkOutcome | undefined> => {
     const blender = await findBlender();
     if (!blender) return giveUp(BLENDER_MISSING_MESSAGE, 'internal');
@@ -98,8 +99,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     log.error(setupProblem, { jobId, chunk: index });
     return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
   };
-  const warmStill = job.isTest && job.isStillRender && !hasFinishingStep(job) ? options.warmStill : undefined;
-  if (!warmStill) {
+  const warm = job.isStillRender && hasFinishingStep(job) ? undefined : options.warm;
+  if (!warm) {
     const refused = await cannotRenderHere();
     if (refused) return refused;
   }
@@ -140,15 +141,26 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       let lastMark = Date.now();
       const args: SceneArgs = { ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) };
       const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
-      const warm = warmStill && (await renderWarm(warmStill, args, timeoutMs, { jobId, chunk: index }));
-      if (warm) {
-        loggedLines += warm.length;
+      // A frame written (by the warm server's children or by Blender): its time, and an animation's is stored.
+      const written = new Set<number>();
+      const frameWritten = (frame: number) => {
+        const now = Date.now();
+        frameSeconds[String(frame)] = Number(((now - lastMark) / 1000).toFixed(3));
+        lastMark = now;
+        written.add(frame);
+        if (!job.isStillRender) stores!.add(frame);
+      };
+      const warmLog = warm && (await renderWarm(warm, { args, deadlineMs: timeoutMs, children: options.threads ?? availableParallelism() }, { jobId, chunk: index }, { signal: stop.signal, onFrame: frameWritten }));
+      if (warmLog) {
+        loggedLines += warmLog.length;
         blenderMs = Date.now() - blenderStart;
-        frameSeconds['1'] = Number((blenderMs / 1000).toFixed(3));
+        if (job.isStillRender) frameSeconds['1'] = Number((blenderMs / 1000).toFixed(3));
       } else {
-        const refused = warmStill && (await cannotRenderHere());
+        const refused = warm && (await cannotRenderHere());
         if (refused) return refused;
-        await runScene(args, {
+        // A warm server that ended under the chunk may have written some of its frames: they are not rendered again.
+        const rest = args.frames?.filter((frame) => !written.has(frame));
+        if (!rest || rest.length > 0) await runScene(rest ? { ...args, frames: rest } : args, {
           signal: stop.signal,
           threads: options.threads,
           timeoutMs,
@@ -160,12 +172,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
               if (steps.build === undefined) step('build');
             }
           },
-          onProgress: ({ frame }) => {
-            const now = Date.now();
-            frameSeconds[String(frame)] = Number(((now - lastMark) / 1000).toFixed(3));
-            lastMark = now;
-            if (!job.isStillRender) stores!.add(frame);
-          },
+          onProgress: ({ frame }) => frameWritten(frame),
         }).finally(() => (blenderMs = Date.now() - blenderStart));
       }
       step('render');
@@ -203,16 +210,16 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
 }
 
 /**
- * A test still by the warm server: its INFO lines, or undefined when the server could not serve it (not started
- * yet, could not start, or ended under the request), and a fresh Blender renders it instead. The customer's own errors, and a
- * render past its time limit, are the render's outcome as a fresh Blender's would be.
+ * The chunk by the warm server: its INFO lines, or undefined when the server could not serve it (not started
+ * yet, could not start, or ended under the request), and a fresh Blender renders it instead. The customer's own errors,
+ * a render past its time limit and a stopped one are the render's outcome as a fresh Blender's would be.
  */
-async function renderWarm(warmStill: WarmStillRenderer, args: SceneArgs, timeoutMs: number, about: { jobId: string; chunk: number }): Promise<string[] | undefined> {
+async function renderWarm(warm: WarmRenderer, request: WarmRequest, about: { jobId: string; chunk: number }, hooks: WarmHooks): Promise<string[] | undefined> {
   try {
-    return await warmStill(args, timeoutMs);
+    return await warm(request, hooks);
   } catch (error) {
-    if (error instanceof RenderError && (error.kind === 'invalid-input' || error.kind === 'timed-out')) throw error;
-    log.warn('The warm scene server could not render the test still: a fresh Blender renders it', { ...about, error });
+    if (error instanceof RenderError && (error.kind === 'invalid-input' || error.kind === 'timed-out' || error.kind === 'aborted')) throw error;
+    log.warn('The warm scene server could not render the chunk: a fresh Blender renders it', { ...about, error });
     return undefined;
   }
 }

@@ -431,15 +431,20 @@ export async function readOutput(file: string, limit: number): Promise<Buffer> {
   }
 }
 
+/** Sets of servers one process may keep: the live previews' (lane 0) and one per local pool slot (1 + the slot). */
+const LANES = MAX_TOOL_SLOTS + 1;
+
 /**
  * The tool user of a scene's server, where this process is root: above the local pool's slots
- * (RENDER_TOOL_UID plus 0 to MAX_TOOL_SLOTS - 1), one per scene and per process (by its pid), so
- * two stacks on one machine (a developer's and a test run) never sweep each other's children.
+ * (RENDER_TOOL_UID plus 0 to MAX_TOOL_SLOTS - 1), one per scene, per lane (a set of servers) and per
+ * process (by its pid), so neither two lanes nor two stacks on one machine (a developer's and a test
+ * run) ever sweep each other's children.
  */
-export function sceneToolIdentity(sceneId: number, env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
+export function sceneToolIdentity(sceneId: number, lane = 0, env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
   const base = workerToolIdentity({ ...env, RENDER_TOOL_SLOT: '0' })?.uid;
   if (base === undefined) return undefined;
-  const uid = base + MAX_TOOL_SLOTS + (process.pid % 64) * 8 + (sceneId % 8);
+  if (!Number.isInteger(lane) || lane < 0 || lane >= LANES) throw new RangeError(`lane ${lane} of ${LANES}`);
+  const uid = base + MAX_TOOL_SLOTS + ((process.pid % 64) * LANES + lane) * 8 + (sceneId % 8);
   return { uid, gid: uid };
 }
 
@@ -447,7 +452,7 @@ export function sceneToolIdentity(sceneId: number, env: NodeJS.ProcessEnv = proc
 export class WarmScenes {
   private readonly servers = new Map<number, WarmScene>();
 
-  constructor(private readonly settings: { threads?: number; maxForks?: number; idleMs?: number; bands?: number } = {}) {}
+  constructor(private readonly settings: { threads?: number; maxForks?: number; idleMs?: number; bands?: number; lane?: number } = {}) {}
 
   /** A preview's bands: the cores it may use (WarmSceneOptions.bands). */
   get bands(): number {
@@ -459,7 +464,7 @@ export class WarmScenes {
     if (!server) {
       const scene = getScene(sceneId);
       if (!scene) throw new RenderError('invalid-input', `Unknown scene ${sceneId}.`);
-      server = new WarmScene({ scene, identity: sceneToolIdentity(sceneId), ...this.settings });
+      server = new WarmScene({ scene, identity: sceneToolIdentity(sceneId, this.settings.lane), ...this.settings });
       this.servers.set(sceneId, server);
     }
     return server;

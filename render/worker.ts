@@ -29,7 +29,7 @@ import { runProbe } from './probe-step';
 import { sharedDenoiser, type DenoiseQuality } from './denoiser';
 import { previewInvocation } from './preview-step';
 import { WarmScenes } from './warm-scene';
-import { renderWarmStill, warmStillOverIpc, warmStillRenderer } from './warm-still';
+import { renderWarm, warmOverIpc, warmRenderer } from './warm-render';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '#observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
@@ -86,10 +86,10 @@ if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview')
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers, downloadUpload), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 if (process.env.AWS_LAMBDA_RUNTIME_API) {
-  // Free test stills are made by warm scene servers this environment keeps between invocations (render/warm-still.ts):
+  // Chunks are rendered by warm scene servers this environment keeps between invocations (render/warm-render.ts):
   // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
-  const stills = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
-  const warmStill = warmStillRenderer((request) => renderWarmStill(stills, request));
+  const servers = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
+  const warm = warmRenderer((request, hooks) => renderWarm(servers, request, hooks));
   await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
     const work = invocationOf(event);
     // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
@@ -101,13 +101,13 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
     const scope = { jobId: work.jobId, source: `function ${work.step === 'chunk' ? `chunk ${work.index}` : 'encode'}` };
-    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warmStill, onTimings }) : runFinishing(work.jobId, { workerId })));
+    const outcome = await withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads, takeOverLostClaim: true, warm, onTimings }) : runFinishing(work.jobId, { workerId })));
     // A chunk that failed on our side is pending again: failing the invocation makes Lambda retry it.
     if (outcome === 'retry') throw new Error(`Job ${work.jobId} chunk ${work.step === 'chunk' ? work.index : ''}: retry`);
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
     const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runFinishing(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
-  }, betweenInvocations && (() => clearInvocation(undefined, stills.pids())));
+  }, betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
 }
 
 function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
@@ -116,7 +116,7 @@ function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unkno
 
 /**
  * The local pool's standby worker: booted (its modules loaded, its tools contained), it says it is ready and waits
- * for its task's arguments and settings (WORKER_ID, RENDER_THREADS, WARM_STILLS); the pool closing the channel first ends it.
+ * for its task's arguments and settings (WORKER_ID, RENDER_THREADS, WARM_RENDERS); the pool closing the channel first ends it.
  */
 function standby(): Promise<string[]> {
   // Its task may render a frame to denoise (a final's or a test's): the models are loaded while it waits.
@@ -157,7 +157,7 @@ const step = work.step === 'chunk' ? `chunk ${work.index}` : 'encode';
 // Every line names the job and the step; TRACE_ID (the X-Ray trace of the request that launched the job, when there was one) links them to it.
 const scope = { jobId: work.jobId, source: `worker ${step}`, ...(process.env.TRACE_ID ? { traceId: process.env.TRACE_ID } : {}) };
 
-withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads: threadsOf(), signal: stopping.signal, onTimings, warmStill: warmStillOverIpc() }) : runFinishing(work.jobId, { workerId }))).then(
+withLogScope(scope, () => (work.step === 'chunk' ? runChunk(work.jobId, work.index, { workerId, threads: threadsOf(), signal: stopping.signal, onTimings, warm: warmOverIpc() }) : runFinishing(work.jobId, { workerId }))).then(
   (outcome) => {
     withLogScope(scope, () => log.info(`Worker ${step}: ${outcome}`, { outcome }));
     process.exit(outcome === 'retry' || (outcome === 'stopped' && stopping.signal.aborted) ? EXIT_RETRY : 0);

@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '#core/config';
-import { bindLocalPreviewer, bindLocalWarmStills, composeServer, downloadUpload, localPool, resetClients, stopLocalWorkers } from '#composition/server';
+import { bindLocalPreviewer, bindLocalWarmRenders, composeServer, downloadUpload, localPool, resetClients, stopLocalWorkers } from '#composition/server';
 import { localPreviewer, localWarmScenes } from '#render/preview-step';
-import { renderWarmStill, type WarmStillRequest } from '#render/warm-still';
+import { localWarmRenders, type WarmRequest } from '#render/warm-render';
 import { findBlender } from '#render/blender-install';
 import { startDynamoDbLocal } from './dynamodb';
 import { relaunchUnfinishedJobs } from '#core/jobs/launch';
@@ -61,14 +61,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   chmodSync(dataDir, 0o700);
 
   const services: Service[] = [];
-  // One warm server per scene, for the live previews and the free test stills alike (render/warm-scene.ts).
+  // One warm server per scene, for the live previews and the free test stills alike (render/warm-scene.ts); the pool's
+  // other chunks have servers of their worker's slot.
   const servers = localWarmScenes();
   const previews = localPreviewer(downloadUpload, servers);
+  const renders = localWarmRenders(servers);
   const stop = async () => {
     await stopLocalWorkers();
     bindLocalPreviewer(undefined);
-    bindLocalWarmStills(undefined);
+    bindLocalWarmRenders(undefined);
     await previews.stop();
+    await renders.stop();
     for (const service of services.reverse()) await service.stop().catch(() => {});
     services.length = 0;
     if (!persistent) rmSync(dataDir, { recursive: true, force: true });
@@ -127,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     composeServer();
     // Live previews render here too, by warm scene servers (on AWS, the preview function).
     bindLocalPreviewer(previews);
-    bindLocalWarmStills((request) => renderWarmStill(servers, request as WarmStillRequest));
+    bindLocalWarmRenders((request, slot, hooks) => renders.render(request as WarmRequest, slot, hooks));
     // A render worker booted ahead of the first click (and again whenever the pool falls idle).
     localPool().standBy();
     // What follows a job's done or failed state runs off the table's stream, as on AWS.

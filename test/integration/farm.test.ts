@@ -9,7 +9,7 @@ import { documentClient, s3Client, tableName } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '#adapters/local-render-pool';
 import { WarmScenes } from '#render/warm-scene';
-import { renderWarmStill, type WarmStillRequest } from '#render/warm-still';
+import { renderWarm, type WarmRequest } from '#render/warm-render';
 import { getConfig } from '#core/config';
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 
 /** A pool of this test's own, its Blender recording the frames asked for. */
-function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmStills?: LocalRenderPoolOptions['warmStills']) {
+function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders']) {
   const log = join(dir, `${name}.calls`);
   const workers = new LocalRenderPool({
     jobs: farmJobState,
@@ -48,7 +48,7 @@ function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (tas
     jobsDir: join(dir, 'jobs'),
     env: { ...process.env, BLENDER_PATH: blender, BLENDER_CALLS_LOG: log, ...extraEnv },
     onExit,
-    warmStills,
+    warmRenders,
   });
   return { workers, log };
 }
@@ -187,10 +187,10 @@ describe('the local render farm', () => {
 
   it("when a free test still is rendered, the scene's warm server makes it and the worker starts no Blender; while that server is cold, the worker's own Blender does", async () => {
     const servers = new WarmScenes({ bands: 2 });
-    const asked: WarmStillRequest[] = [];
-    const { workers, log } = pool('warm-still', {}, undefined, () => async (request) => {
-      asked.push(request as WarmStillRequest);
-      return renderWarmStill(servers, request as WarmStillRequest);
+    const asked: WarmRequest[] = [];
+    const { workers, log } = pool('warm-still', {}, undefined, () => async (request, _slot, hooks) => {
+      asked.push(request as WarmRequest);
+      return renderWarm(servers, request as WarmRequest, hooks);
     });
     pools.push(workers);
     try {
@@ -222,6 +222,39 @@ describe('the local render farm', () => {
       expect(blenderCalls(log), "the warm server's children rendered it: the worker started no Blender").toHaveLength(1);
     } finally {
       await servers.stop();
+    }
+  });
+
+  it("when a paid animation is rendered, the warm servers of the workers' slots render its chunks in parts side by side: the job completes with every frame and no worker starts Blender", async () => {
+    // Servers as the stack keeps them (render/warm-render.ts, localWarmRenders): a set per pool slot, started ahead here.
+    const lanes = [0, 1].map((slot) => new WarmScenes({ lane: 1 + slot }));
+    const asked: { request: WarmRequest; slot: number }[] = [];
+    const { workers, log } = pool('warm-frames', {}, undefined, () => async (request, slot, hooks) => {
+      asked.push({ request: request as WarmRequest, slot });
+      return renderWarm(lanes[slot], request as WarmRequest, hooks);
+    });
+    pools.push(workers);
+    try {
+      await Promise.all(lanes.map((servers) => servers.scene(1).warm()));
+      const job = await smallAnimation({ isTest: false });
+      workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
+      await workers.idle();
+      const done = (await getJob(job.jobId))!;
+      expect(done.status, done.crashReason).toBe('done');
+      expect(blenderCalls(log), "the warm servers' children rendered every chunk: no worker started Blender").toEqual([]);
+      expect(asked).toHaveLength(4);
+      // Each chunk's two frames, in parts for the cores the worker was given.
+      expect(asked.map(({ request }) => request.args.frames).flat().sort((a, b) => a! - b!)).toEqual(range(1, 8));
+      for (const { request } of asked) expect(request).toMatchObject({ args: { sceneId: 1, isTest: false, mode: 'animation' } });
+      expect(done).toMatchObject({ chunksTotal: 4, chunksDone: 4, chunkFramesDone: 8 });
+      expect(Object.keys(done.frameRenderSeconds!).map(Number).sort((a, b) => a - b)).toEqual(range(1, 8));
+      expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
+      expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
+      const video = join(dir, `${job.jobId}.mp4`);
+      await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
+      expect(Number(ffprobeStream(video).nb_read_frames)).toBe(8);
+    } finally {
+      await Promise.all(lanes.map((servers) => servers.stop()));
     }
   });
 

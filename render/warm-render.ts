@@ -1,0 +1,176 @@
+/**
+ * A chunk rendered by a warm scene's forked children (render/warm-scene.ts) instead of a fresh Blender: the worker that
+ * claimed the chunk hands over its scene's arguments and gets the outputs back in its own output folder, then stores
+ * and delivers them as it would a fresh render's.
+ * - A still (a free test still, or a paid still not split into regions) is rendered in bands side by side, stitched and
+ *   denoised once here, then saved by one more child.
+ * - An animation's frames are rendered in parts side by side, a child each for the chunk's cores: a forked child renders
+ *   on one core. Each frame is denoised here as a fresh Blender's is, and handed to the worker as it is written.
+ * A region of a split still starts a fresh Blender: its passes are one file, which a child per core cannot share.
+ *
+ * Where the servers live: on the render function, in the worker's own process, kept between invocations; on the local
+ * stack, in the stack's process, which the pool's workers ask over their IPC channel (`warmOverIpc`): the live previews'
+ * servers for a test still, and for other work servers of the worker's own slot, so a paid chunk never holds a preview
+ * and two workers never wait for one server.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { framePreviewFile, STILL_FILE } from '#shared/render-contract';
+import { outputFile, RenderError, type RenderErrorKind, type SceneArgs } from './blender';
+import { readOutput, WarmScenes } from './warm-scene';
+
+/** A still or a frame is far smaller than this (a 4096-px 16-bit RGBA PNG, uncompressed): a bound on what a child may hand back. */
+const MAX_FRAME_BYTES = 256 * 1024 * 1024;
+const MAX_PREVIEW_BYTES = 1024 * 1024;
+
+export interface WarmRequest {
+  /** The scene's arguments as a fresh render gets them; outputDir is where the outputs go. An animation's gives its frames. */
+  args: SceneArgs;
+  deadlineMs: number;
+  /** Children side by side (a still's bands, an animation's parts): the cores the chunk may use; the servers' bands by default. */
+  children?: number;
+}
+
+/**
+ * The answer, as JSON (it crosses a process boundary locally): the children's INFO lines, or their error; cold when
+ * the scene's server is not running yet (it starts now, for the next request; a fresh Blender is quicker than its start)
+ * or cannot denoise, and a fresh Blender renders it.
+ */
+export type WarmAnswer = { log: string[] } | { error: { kind: RenderErrorKind; userMessage: string; logTail?: string[] } } | { cold: true };
+
+export interface WarmHooks {
+  /** An animation's frame, once it is in the request's outputDir (with its preview, when the scene makes one). */
+  onFrame?: (frame: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Renders the request by the scene's warm server, its outputs copied into args.outputDir as a fresh Blender writes them. */
+export async function renderWarm(servers: WarmScenes, request: WarmRequest, hooks: WarmHooks = {}): Promise<WarmAnswer> {
+  const { outputDir, ...args } = request.args;
+  try {
+    const server = servers.scene(args.sceneId);
+    if (!server.readyPid) {
+      server.warm().catch(() => {});
+      return { cold: true };
+    }
+    // A Blender whose children cannot write the passes to denoise: a fresh one renders it.
+    if ((args.denoise ?? true) && !server.writesPasses) return { cold: true };
+    // A child's outputs are its user's: read without following a link, and only what a frame can weigh.
+    const copy = async (from: string, to: string, limit: number) => {
+      await mkdir(path.dirname(to), { recursive: true });
+      await writeFile(to, await readOutput(from, limit));
+    };
+    if (args.mode === 'still') {
+      const render = await server.render(args, request.deadlineMs, {}, request.children ?? servers.bands);
+      try {
+        await copy(path.join(render.folder, STILL_FILE), path.join(outputDir, STILL_FILE), MAX_FRAME_BYTES);
+        await copy(path.join(render.folder, framePreviewFile(1)), path.join(outputDir, framePreviewFile(1)), MAX_PREVIEW_BYTES).catch(() => {});
+        return { log: render.log };
+      } finally {
+        await render.done();
+      }
+    }
+    const frames = args.frames ?? [];
+    const count = Math.max(1, Math.min(request.children ?? servers.bands, frames.length));
+    // Interleaved, so the frames come in about their order, as the worker stores them.
+    const parts = Array.from({ length: count }, (_unused, part) => frames.filter((_frame, index) => index % count === part));
+    let copies = Promise.resolve();
+    const render = await server.renderFrames(
+      args,
+      {
+        parts,
+        signal: hooks.signal,
+        onProgress: ({ frame, file }) => {
+          copies = copies.then(async () => {
+            await copy(file, outputFile(outputDir, 'animation', frame), MAX_FRAME_BYTES);
+            await copy(path.join(path.dirname(path.dirname(file)), framePreviewFile(frame)), path.join(outputDir, framePreviewFile(frame)), MAX_PREVIEW_BYTES).catch(() => {});
+            hooks.onFrame?.(frame);
+          });
+        },
+      },
+      request.deadlineMs,
+    );
+    try {
+      await copies;
+      return { log: render.log };
+    } finally {
+      await render.done();
+    }
+  } catch (error) {
+    if (error instanceof RenderError) return { error: { kind: error.kind, userMessage: error.userMessage, logTail: error.details.logTail } };
+    throw error;
+  }
+}
+
+/** The chunk runner's side: the children's INFO lines once the outputs are in place, undefined when the server is cold; a RenderError as a fresh render's. */
+export type WarmRenderer = (request: WarmRequest, hooks?: WarmHooks) => Promise<string[] | undefined>;
+
+export function warmRenderer(render: (request: WarmRequest, hooks: WarmHooks) => Promise<WarmAnswer>): WarmRenderer {
+  return async (request, hooks = {}) => {
+    const answer = await render(request, hooks);
+    if ('error' in answer) throw new RenderError(answer.error.kind, answer.error.userMessage, { logTail: answer.error.logTail });
+    return 'log' in answer ? answer.log : undefined;
+  };
+}
+
+/** What a pool worker and the stack say on the worker's IPC channel about one request. */
+export type WarmMessage =
+  | { id: number; request: WarmRequest }
+  | { id: number; abort: true }
+  | { id: number; frame: number }
+  | { id: number; answer: WarmAnswer }
+  | { id: number; failed: string };
+
+/**
+ * A pool worker's renderer (adapters/local-render-pool.ts): the request goes to the stack's process on the IPC
+ * channel the pool opened; its frames and its answer come back there, and a stop goes the same way. Undefined when
+ * the pool opened none (no servers there).
+ */
+export function warmOverIpc(): WarmRenderer | undefined {
+  if (!process.send || process.env.WARM_RENDERS !== '1') return undefined;
+  let next = 0;
+  return warmRenderer(
+    (request, hooks) =>
+      new Promise((resolve, reject) => {
+        const id = ++next;
+        const abort = () => process.send!({ id, abort: true } satisfies WarmMessage, () => {});
+        const end = () => {
+          process.off('message', heard);
+          process.off('disconnect', lost);
+          hooks.signal?.removeEventListener('abort', abort);
+        };
+        const heard = (message: Partial<{ id: number; frame: number; answer: WarmAnswer; failed: string }>) => {
+          if (message?.id !== id) return;
+          if (typeof message.frame === 'number') return hooks.onFrame?.(message.frame);
+          end();
+          if (message.answer) resolve(message.answer);
+          else reject(new Error(message.failed ?? 'no answer'));
+        };
+        const lost = () => {
+          end();
+          reject(new Error('the stack closed the channel'));
+        };
+        process.on('message', heard);
+        process.once('disconnect', lost);
+        hooks.signal?.addEventListener('abort', abort, { once: true });
+        process.send!({ id, request } satisfies WarmMessage);
+      }),
+  );
+}
+
+/**
+ * The local stack's warm renders, in its own process: a free test still by the live previews' servers (a small
+ * picture, soon done), anything else by servers of the asking worker's slot (lane 1 + slot), kept while they serve.
+ */
+export function localWarmRenders(previews: WarmScenes) {
+  const lanes = new Map<number, WarmScenes>();
+  const lane = (slot: number) => {
+    let servers = lanes.get(slot);
+    if (!servers) lanes.set(slot, (servers = new WarmScenes({ lane: 1 + slot })));
+    return servers;
+  };
+  return {
+    render: (request: WarmRequest, slot: number, hooks: WarmHooks) => renderWarm(request.args.isTest && request.args.mode === 'still' ? previews : lane(slot), request, hooks),
+    stop: () => Promise.all([...lanes.values()].map((servers) => servers.stop())),
+  };
+}
