@@ -150,7 +150,12 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
         written.add(frame);
         if (!job.isStillRender) stores!.add(frame);
       };
-      const warmLog = warm && (await renderWarm(warm, { args, deadlineMs: timeoutMs, children: options.threads ?? availableParallelism() }, { jobId, chunk: index }, { signal: stop.signal, onFrame: frameWritten }));
+      // A cold server is started for what follows: a test render's next click, or this job's chunks that wait for a
+      // worker. On the render function's fan-out (a chunk per environment) none wait: no environment pays a start it
+      // would not use, and a paid chunk finds a server where the scene's test still left one.
+      const warmUp = job.isTest || (job.chunksTotal ?? 1) - (job.chunksDone ?? 0) - (job.chunksRunning ?? 0) - 1 > 0;
+      const request = { args, deadlineMs: timeoutMs, children: options.threads ?? availableParallelism(), warmUp };
+      const warmLog = warm && (await renderWarm(warm, request, { jobId, chunk: index }, { signal: stop.signal, onFrame: frameWritten }));
       if (warmLog) {
         loggedLines += warmLog.length;
         blenderMs = Date.now() - blenderStart;

@@ -29,12 +29,14 @@ export interface WarmRequest {
   deadlineMs: number;
   /** Children side by side (a still's bands, an animation's parts): the cores the chunk may use; the servers' bands by default. */
   children?: number;
+  /** A server not running yet is started for the requests that follow (its start takes cores from the fresh Blender rendering this one). */
+  warmUp?: boolean;
 }
 
 /**
  * The answer, as JSON (it crosses a process boundary locally): the children's INFO lines, or their error; cold when
- * the scene's server is not running yet (it starts now, for the next request; a fresh Blender is quicker than its start)
- * or cannot denoise, and a fresh Blender renders it.
+ * the scene's server is not running yet (started now if the request says so, for the next one: a fresh Blender is
+ * quicker than its start) or cannot denoise, and a fresh Blender renders it.
  */
 export type WarmAnswer = { log: string[] } | { error: { kind: RenderErrorKind; userMessage: string; logTail?: string[] } } | { cold: true };
 
@@ -50,7 +52,7 @@ export async function renderWarm(servers: WarmScenes, request: WarmRequest, hook
   try {
     const server = servers.scene(args.sceneId);
     if (!server.readyPid) {
-      server.warm().catch(() => {});
+      if (request.warmUp) server.warm().catch(() => {});
       return { cold: true };
     }
     // A Blender whose children cannot write the passes to denoise: a fresh one renders it.

@@ -225,7 +225,7 @@ describe('the local render farm', () => {
     }
   });
 
-  it("when a paid animation is rendered, the warm servers of the workers' slots render its chunks in parts side by side: the job completes with every frame and no worker starts Blender", async () => {
+  it("when a paid render's chunks are rendered, a warm server of the worker's slot renders them where one runs (in parts side by side) and none is started for a chunk nothing waits behind", async () => {
     // Servers as the stack keeps them (render/warm-render.ts, localWarmRenders): a set per pool slot, started ahead here.
     const lanes = [0, 1].map((slot) => new WarmScenes({ lane: 1 + slot }));
     const asked: { request: WarmRequest; slot: number }[] = [];
@@ -235,13 +235,25 @@ describe('the local render farm', () => {
     });
     pools.push(workers);
     try {
+      // Cold, a paid still with nothing behind its one chunk: the worker's own Blender renders it, and no server starts for it.
+      const still = queuedJob({ mode: 'still', isStillRender: true, isTest: false, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Cold' });
+      await createJob(still);
+      await planOrResumeChunks(still);
+      workers.submit(still.jobId, still.userId, [0]);
+      await workers.idle();
+      expect((await getJob(still.jobId))!.status).toBe('done');
+      expect(asked.map(({ request }) => request.warmUp)).toEqual([false]);
+      expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
+      expect(lanes.flatMap((servers) => servers.pids())).toEqual([]);
+      asked.length = 0;
+
       await Promise.all(lanes.map((servers) => servers.scene(1).warm()));
       const job = await smallAnimation({ isTest: false });
       workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
       await workers.idle();
       const done = (await getJob(job.jobId))!;
       expect(done.status, done.crashReason).toBe('done');
-      expect(blenderCalls(log), "the warm servers' children rendered every chunk: no worker started Blender").toEqual([]);
+      expect(blenderCalls(log), "the warm servers' children rendered every chunk: no worker started Blender").toHaveLength(1);
       expect(asked).toHaveLength(4);
       // Each chunk's two frames, in parts for the cores the worker was given.
       expect(asked.map(({ request }) => request.args.frames).flat().sort((a, b) => a! - b!)).toEqual(range(1, 8));
