@@ -20,7 +20,8 @@
  *   - the live preview's parts (render/warm-scene.ts): a warm scene server's start (Blender and
  *     the scene's defaults rendered once), a forked child's preview of Text Animation, and the
  *     serial part of a render from a warm scene (a child's 16x16, 1-sample frame) against a
- *     fresh Blender's (the figure above);
+ *     fresh Blender's (the figure above); and a paid chunk of a few frames rendered by a fresh
+ *     Blender on every core against the warm server's children, a part per core;
  * From the render manifest: each scene's measured Full-HD frame (npm run bench:frame-costs).
  * Simulated: the delivery on AWS in three bands, best, typical and pessimistic, by the model
  * the customer's promise uses (deliveryBands in shared/fast-path.ts, fed with what was just
@@ -30,7 +31,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { LocalRenderPool } from '#adapters/local-render-pool';
 import { farmJobState } from '#core/jobs/launch';
@@ -111,6 +112,8 @@ async function renderCpu(dir: string, threads: number, size: Pick<SceneArgs, 're
 
 /** Pairs of 1- and 2-thread renders the threads' efficiency is the median of. */
 const SCALING_PAIRS = 5;
+/** The paid chunk measured fresh and warm: a few frames at a quarter of Full HD. */
+const CHUNK = { frames: 4, width: 960, height: 540 } as const;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
@@ -149,7 +152,27 @@ async function measureLivePreview() {
     for (let i = 0; i < 10; i += 1) previews.push(await child({}));
     const serial: number[] = [];
     for (let i = 0; i < 5; i += 1) serial.push(await child({ resolutionX: 16, resolutionY: 16, samples: 1 }));
-    return { startSeconds, previewSeconds: median(previews), serialSeconds: median(serial) };
+    // A paid chunk as the local pool and the render function render it (the final's sampling, denoised by the standard
+    // network, loaded first): by a fresh Blender on every core, and by the warm server's children, a part per core.
+    await sharedDenoiser('high');
+    const chunk = { sceneId: 1, mode: 'animation', resolutionX: CHUNK.width, resolutionY: CHUNK.height, frameStart: 1, frameEnd: 120 } as const;
+    const frames = Array.from({ length: CHUNK.frames }, (_, i) => i + 1);
+    const cores = availableParallelism();
+    const fresh: number[] = [];
+    const warm: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const outputDir = await mkdtemp(join(tmpdir(), 'chunk-fresh-'));
+      const at = performance.now();
+      await runScene({ ...chunk, customText: `Fresh ${i}`, frames, outputDir }, { threads: cores });
+      fresh.push((performance.now() - at) / 1000);
+      await rm(outputDir, { recursive: true, force: true });
+      const from = performance.now();
+      const parts = Array.from({ length: cores }, (_, part) => frames.filter((frame) => (frame - 1) % cores === part));
+      const result = await server.renderFrames({ ...chunk, customText: `Warm ${i}` }, { parts, onProgress: () => {} }, 300_000);
+      warm.push((performance.now() - from) / 1000);
+      await result.done();
+    }
+    return { startSeconds, previewSeconds: median(previews), serialSeconds: median(serial), chunkFresh: fresh, chunkWarm: warm, cores };
   } finally {
     await server.stop();
   }
@@ -317,6 +340,11 @@ async function main() {
       `  live preview (Text Animation, ${LIVE_PREVIEW.maxSide} px, ${LIVE_PREVIEW.samples} sample(s)${LIVE_PREVIEW.denoise ? ', denoised' : ''}, a forked child on one core): warm server start ${live.startSeconds.toFixed(2)} s, a preview ${live.previewSeconds.toFixed(2)} s (median of 10); ` +
         `a render's serial part from a warm scene ${live.serialSeconds.toFixed(2)} s wall on one core (a child's 16x16, 1-sample frame), against ${scaling.serial.toFixed(2)} CPU-s from a fresh Blender`,
     );
+    const range = (values: number[]) => `${Math.min(...values).toFixed(2)} / ${median(values).toFixed(2)} / ${Math.max(...values).toFixed(2)} s`;
+    console.log(
+      `  a paid chunk (Text Animation, ${CHUNK.frames} frames at ${CHUNK.width} x ${CHUNK.height}, the final's sampling, denoised; min / median / max of 3): ` +
+        `a fresh Blender on ${live.cores} cores ${range(live.chunkFresh)}; the warm server's children, a part per core, ${range(live.chunkWarm)}`,
+    );
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;
     const regionCount = Math.max(2, textStillRegions);
     const split = await measureRegions(work, regionCount, scaling.serial);
@@ -403,7 +431,7 @@ async function main() {
     console.log(
       `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU, typical band): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${typical.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${typical.s3RequestSeconds} s); ` +
         `cold ${coldPreview.toFixed(1)} s (+ Init ${typical.coldStartSeconds} s + the server's start ${(live.startSeconds / speed).toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
-        `a render chunk from a warm scene would save ${Math.max(0, scaling.serial - live.serialSeconds).toFixed(2)} s of its serial part`,
+        `a render chunk from a warm scene (an environment the scene's test still left one in) saves ${Math.max(0, scaling.serial - live.serialSeconds).toFixed(2)} s of its serial part`,
     );
 
     // Cost per band: each band's billed seconds (chunks, page-ins, finishing) for every scene and mode, priced as npm run costs prices them (Init counted there).

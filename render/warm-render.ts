@@ -5,7 +5,8 @@
  * - A still (a free test still, or a paid still not split into regions) is rendered in bands side by side, stitched and
  *   denoised once here, then saved by one more child.
  * - An animation's frames are rendered in parts side by side, a child each for the chunk's cores: a forked child renders
- *   on one core. Each frame is denoised here as a fresh Blender's is, and handed to the worker as it is written.
+ *   on one core. Each frame is denoised here as a fresh Blender's is, and handed to the worker as it is written. Frames
+ *   that do not fill every core's last round (one frame per chunk on a machine of several cores) start a fresh Blender.
  * A region of a split still starts a fresh Blender: its passes are one file, which a child per core cannot share.
  *
  * Where the servers live: on the render function, in the worker's own process, kept between invocations; on the local
@@ -73,7 +74,10 @@ export async function renderWarm(servers: WarmScenes, request: WarmRequest, hook
       }
     }
     const frames = args.frames ?? [];
-    const count = Math.max(1, Math.min(request.children ?? servers.bands, frames.length));
+    const count = Math.max(1, request.children ?? servers.bands);
+    // A child renders on one core: frames that would leave a core idle (fewer frames than cores, or a last round
+    // part-filled) cost a frame's time on one core, more than a fresh Blender's start saves.
+    if (frames.length === 0 || frames.length % count !== 0) return { cold: true };
     // Interleaved, so the frames come in about their order, as the worker stores them.
     const parts = Array.from({ length: count }, (_unused, part) => frames.filter((_frame, index) => index % count === part));
     let copies = Promise.resolve();

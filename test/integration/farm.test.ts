@@ -39,11 +39,12 @@ beforeAll(async () => {
 });
 
 /** A pool of this test's own, its Blender recording the frames asked for. */
-function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders']) {
+function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders'], cores?: number) {
   const log = join(dir, `${name}.calls`);
   const workers = new LocalRenderPool({
     jobs: farmJobState,
     workers: 2,
+    cores,
     jobsPerUser: 2,
     jobsDir: join(dir, 'jobs'),
     env: { ...process.env, BLENDER_PATH: blender, BLENDER_CALLS_LOG: log, ...extraEnv },
@@ -229,10 +230,17 @@ describe('the local render farm', () => {
     // Servers as the stack keeps them (render/warm-render.ts, localWarmRenders): a set per pool slot, started ahead here.
     const lanes = [0, 1].map((slot) => new WarmScenes({ lane: 1 + slot }));
     const asked: { request: WarmRequest; slot: number }[] = [];
-    const { workers, log } = pool('warm-frames', {}, undefined, () => async (request, slot, hooks) => {
-      asked.push({ request: request as WarmRequest, slot });
-      return renderWarm(lanes[slot], request as WarmRequest, hooks);
-    });
+    // Two cores: a chunk's two frames fill its parts' rounds whether one worker or two share them.
+    const { workers, log } = pool(
+      'warm-frames',
+      {},
+      undefined,
+      () => async (request, slot, hooks) => {
+        asked.push({ request: request as WarmRequest, slot });
+        return renderWarm(lanes[slot], request as WarmRequest, hooks);
+      },
+      2,
+    );
     pools.push(workers);
     try {
       // Cold, a paid still with nothing behind its one chunk: the worker's own Blender renders it, and no server starts for it.
@@ -265,6 +273,10 @@ describe('the local render farm', () => {
       const video = join(dir, `${job.jobId}.mp4`);
       await downloadOutput(job.userId, job.jobId, 'final.mp4', video);
       expect(Number(ffprobeStream(video).nb_read_frames)).toBe(8);
+
+      // Three frames on two cores would leave one idle for a frame's time: a fresh Blender on both renders them.
+      const odd = { ...asked[0].request, args: { ...asked[0].request.args, frames: [1, 2, 3] }, children: 2 };
+      expect(await renderWarm(lanes[0], odd)).toEqual({ cold: true });
     } finally {
       await Promise.all(lanes.map((servers) => servers.stop()));
     }
