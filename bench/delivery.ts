@@ -112,8 +112,8 @@ async function renderCpu(dir: string, threads: number, size: Pick<SceneArgs, 're
 
 /** Pairs of 1- and 2-thread renders the threads' efficiency is the median of. */
 const SCALING_PAIRS = 5;
-/** The paid chunk measured fresh and warm: a few frames at a quarter of Full HD. */
-const CHUNK = { frames: 4, width: 960, height: 540 } as const;
+/** The paid chunk measured fresh and warm: two frames per core (full rounds for the children), at a quarter of Full HD's side. */
+const CHUNK = { framesPerCore: 2, width: 480, height: 270 } as const;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
@@ -156,8 +156,8 @@ async function measureLivePreview() {
     // network, loaded first): by a fresh Blender on every core, and by the warm server's children, a part per core.
     await sharedDenoiser('high');
     const chunk = { sceneId: 1, mode: 'animation', resolutionX: CHUNK.width, resolutionY: CHUNK.height, frameStart: 1, frameEnd: 120 } as const;
-    const frames = Array.from({ length: CHUNK.frames }, (_, i) => i + 1);
     const cores = availableParallelism();
+    const frames = Array.from({ length: CHUNK.framesPerCore * cores }, (_, i) => i + 1);
     const fresh: number[] = [];
     const warm: number[] = [];
     for (let i = 0; i < 3; i += 1) {
@@ -342,7 +342,7 @@ async function main() {
     );
     const range = (values: number[]) => `${Math.min(...values).toFixed(2)} / ${median(values).toFixed(2)} / ${Math.max(...values).toFixed(2)} s`;
     console.log(
-      `  a paid chunk (Text Animation, ${CHUNK.frames} frames at ${CHUNK.width} x ${CHUNK.height}, the final's sampling, denoised; min / median / max of 3): ` +
+      `  a paid chunk (Text Animation, ${CHUNK.framesPerCore * live.cores} frames at ${CHUNK.width} x ${CHUNK.height}, the final's sampling, denoised; min / median / max of 3): ` +
         `a fresh Blender on ${live.cores} cores ${range(live.chunkFresh)}; the warm server's children, a part per core, ${range(live.chunkWarm)}`,
     );
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;

@@ -172,14 +172,16 @@ export class WarmScene {
         parent.forks += 1;
         if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
         if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
-        const userError = parts.userError();
-        if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail: parts.logTail });
-        // SIGALRM: a child past its step's limit (render/scenes/protocol.py, time_limit).
-        if (status === 'signal 14' && parts.overrun()) throw new RenderError('invalid-input', parts.overrun()!, { logTail: parts.logTail });
-        if (status === 'timeout') throw new RenderError('timed-out', `The render took longer than its limit of ${Math.round(deadlineMs / 60_000)} min and was stopped.`, { logTail: parts.logTail });
         const missing = frames.parts.flat().filter((frame) => !parts.reported.has(frame));
-        if (status !== 'ok' || missing.length > 0) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}${missing.length ? `, frames not written: ${missing.join(', ')}` : ''}`, ...parts.logTail] });
-        return { folder: outputDir, log: parts.info, done };
+        if (status === 'ok' && missing.length === 0) return { folder: outputDir, log: parts.info, done };
+        // Each part's own output (part-<i>-log.txt) after its control lines.
+        const logTail = [...parts.logTail, ...(await childLogs(outputDir)).slice(-40)];
+        const userError = parts.userError();
+        if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
+        // SIGALRM: a child past its step's limit (render/scenes/protocol.py, time_limit).
+        if (status === 'signal 14' && parts.overrun()) throw new RenderError('invalid-input', parts.overrun()!, { logTail });
+        if (status === 'timeout') throw new RenderError('timed-out', renderTimedOut(deadlineMs), { logTail });
+        throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}${missing.length ? `, frames not written: ${missing.join(', ')}` : ''}`, ...logTail] });
       }
       let status = await this.ask(parent, raw, bands, left());
       if (status === 'ok' && raw.denoise) {
@@ -193,14 +195,14 @@ export class WarmScene {
       // One child's control lines (control.txt), or each band's and the join's or save's (band-<i>-control.txt, join-control.txt, save-control.txt).
       const written = await readdir(outputDir);
       const controls = await Promise.all(written.filter((name) => name.endsWith('control.txt')).map((name) => readSmall(path.join(outputDir, name))));
-      const logs = await Promise.all(written.filter((name) => name.endsWith('log.txt')).map((name) => readSmall(path.join(outputDir, name))));
       const lines = controls.join('\n').split('\n');
       const info = lines.filter((line) => line.startsWith('INFO ')).map((line) => line.slice(5));
       const userError = lines.find((line) => line.startsWith('ERROR '))?.slice(6).trim();
       if (status === 'ok') return { folder: outputDir, log: info, done };
-      const logTail = [...info, ...logs.join('\n').split('\n').slice(-40)];
+      const logTail = [...info, ...(await childLogs(outputDir)).slice(-40)];
       if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
-      if (status === 'timeout') throw new RenderError('timed-out', `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.`, { logTail });
+      const timedOut = args.cornerMark ? `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.` : renderTimedOut(deadlineMs);
+      if (status === 'timeout') throw new RenderError('timed-out', timedOut, { logTail });
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}`, ...logTail] });
     } catch (error) {
       await done();
@@ -402,6 +404,16 @@ async function denoiseBands(folder: string, bands: number, width: number, height
   } catch (error) {
     throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the bands were not denoised: ${(error as Error).message}`] });
   }
+}
+
+/** A render's time-limit message, as a fresh Blender's (render/blender.ts). */
+const renderTimedOut = (deadlineMs: number) => `The render took longer than its limit of ${Math.round(deadlineMs / 60_000)} min and was stopped.`;
+
+/** The lines the children printed (their *log.txt in the request's folder), in order. */
+async function childLogs(folder: string): Promise<string[]> {
+  const names = (await readdir(folder).catch(() => [])).filter((name) => name.endsWith('log.txt')).sort();
+  const logs = await Promise.all(names.map((name) => readSmall(path.join(folder, name))));
+  return logs.join('\n').split('\n');
 }
 
 /** A small text file a child wrote in its folder, read without following a link it may have planted. */
