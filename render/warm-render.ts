@@ -10,9 +10,10 @@
  * A region of a split still starts a fresh Blender: its passes are one file, which a child per core cannot share.
  *
  * Where the servers live: on the render function, in the worker's own process, kept between invocations; on the local
- * stack, in the stack's process, which the pool's workers ask over their IPC channel (`warmOverIpc`): the live previews'
- * servers for a test still, and for other work servers of the worker's own slot, so a paid chunk never holds a preview
- * and two workers never wait for one server.
+ * stack, in the stack's process, which the pool's workers ask over their IPC channel (`warmOverIpc`) for stills: the
+ * live previews' servers for a test still, servers of their own for a paid one, so a paid chunk never holds a preview and
+ * two workers never wait for one server. An animation's frames on the local pool start the worker's own Blender: the
+ * stack's process, which serves everything else too, would denoise and copy each frame (localWarmRenders).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -165,18 +166,34 @@ export function warmOverIpc(): WarmRenderer | undefined {
 }
 
 /**
- * The local stack's warm renders, in its own process: a free test still by the live previews' servers (a small
- * picture, soon done), anything else by servers of the asking worker's slot (lane 1 + slot), kept while they serve.
+ * The local stack's warm renders, in its own process: stills only (a still is denoised once, whatever its bands). A free
+ * test still by the live previews' servers (a small picture, soon done), a paid one by a set of servers of its own
+ * ("lanes"), kept while they serve. A server renders
+ * one request at a time, so requests at once take a lane each: the first lane whose server for the scene is free,
+ * running ones first. A lane's servers have tool users of their own (WarmScenes' lane: 1 + its index).
  */
-export function localWarmRenders(previews: WarmScenes) {
-  const lanes = new Map<number, WarmScenes>();
-  const lane = (slot: number) => {
-    let servers = lanes.get(slot);
-    if (!servers) lanes.set(slot, (servers = new WarmScenes({ lane: 1 + slot })));
-    return servers;
+export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = []) {
+  const busy = new Set<string>();
+  const take = (sceneId: number) => {
+    const free = lanes.map((servers, index) => ({ servers, key: `${index}:${sceneId}` })).filter(({ key }) => !busy.has(key));
+    const chosen = free.find(({ servers }) => servers.scene(sceneId).readyPid !== undefined) ?? free[0] ?? { servers: new WarmScenes({ lane: 1 + lanes.length }), key: `${lanes.length}:${sceneId}` };
+    if (!lanes.includes(chosen.servers)) lanes.push(chosen.servers);
+    busy.add(chosen.key);
+    return chosen;
   };
   return {
-    render: (request: WarmRequest, slot: number, hooks: WarmHooks) => renderWarm(request.args.isTest && request.args.mode === 'still' ? previews : lane(slot), request, hooks),
-    stop: () => Promise.all([...lanes.values()].map((servers) => servers.stop())),
+    render: async (request: WarmRequest, hooks: WarmHooks): Promise<WarmAnswer> => {
+      // An animation's frames would each be denoised and copied in this process, which serves the whole stack: measured
+      // slower than the worker's own Blender (a 90-frame test animation 94-106 s against 69-78 s, in 3 runs of 4).
+      if (request.args.mode !== 'still') return { cold: true };
+      if (request.args.isTest) return renderWarm(previews, request, hooks);
+      const { servers, key } = take(request.args.sceneId);
+      try {
+        return await renderWarm(servers, request, hooks);
+      } finally {
+        busy.delete(key);
+      }
+    },
+    stop: () => Promise.all(lanes.map((servers) => servers.stop())),
   };
 }

@@ -62,7 +62,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const services: Service[] = [];
   // One warm server per scene, for the live previews and the free test stills alike (render/warm-scene.ts); the pool's
-  // other chunks have servers of their worker's slot.
+  // other chunks have servers of their own, a set per chunk rendered at once.
   const servers = localWarmScenes();
   const previews = localPreviewer(downloadUpload, servers);
   const renders = localWarmRenders(servers);
@@ -130,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     composeServer();
     // Live previews render here too, by warm scene servers (on AWS, the preview function).
     bindLocalPreviewer(previews);
-    bindLocalWarmRenders((request, slot, hooks) => renders.render(request as WarmRequest, slot, hooks));
+    bindLocalWarmRenders((request, hooks) => renders.render(request as WarmRequest, hooks));
     // A render worker booted ahead of the first click (and again whenever the pool falls idle).
     localPool().standBy();
     // What follows a job's done or failed state runs off the table's stream, as on AWS.

@@ -9,7 +9,7 @@ import { documentClient, s3Client, tableName } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '#adapters/local-render-pool';
 import { WarmScenes } from '#render/warm-scene';
-import { renderWarm, type WarmRequest } from '#render/warm-render';
+import { localWarmRenders, renderWarm, warmRenderer, type WarmRequest } from '#render/warm-render';
 import { getConfig } from '#core/config';
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
@@ -39,12 +39,11 @@ beforeAll(async () => {
 });
 
 /** A pool of this test's own, its Blender recording the frames asked for. */
-function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders'], cores?: number) {
+function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders']) {
   const log = join(dir, `${name}.calls`);
   const workers = new LocalRenderPool({
     jobs: farmJobState,
     workers: 2,
-    cores,
     jobsPerUser: 2,
     jobsDir: join(dir, 'jobs'),
     env: { ...process.env, BLENDER_PATH: blender, BLENDER_CALLS_LOG: log, ...extraEnv },
@@ -189,7 +188,7 @@ describe('the local render farm', () => {
   it("when a free test still is rendered, the scene's warm server makes it and the worker starts no Blender; while that server is cold, the worker's own Blender does", async () => {
     const servers = new WarmScenes({ bands: 2 });
     const asked: WarmRequest[] = [];
-    const { workers, log } = pool('warm-still', {}, undefined, () => async (request, _slot, hooks) => {
+    const { workers, log } = pool('warm-still', {}, undefined, () => async (request, hooks) => {
       asked.push(request as WarmRequest);
       return renderWarm(servers, request as WarmRequest, hooks);
     });
@@ -226,47 +225,64 @@ describe('the local render farm', () => {
     }
   });
 
-  it("when a paid render's chunks are rendered, a warm server of the worker's slot renders them where one runs (in parts side by side) and none is started for a chunk nothing waits behind", async () => {
-    // Servers as the stack keeps them (render/warm-render.ts, localWarmRenders): a set per pool slot, started ahead here.
-    const lanes = [0, 1].map((slot) => new WarmScenes({ lane: 1 + slot }));
-    const asked: { request: WarmRequest; slot: number }[] = [];
-    // Two cores: a chunk's two frames fill its parts' rounds whether one worker or two share them.
-    const { workers, log } = pool(
-      'warm-frames',
-      {},
-      undefined,
-      () => async (request, slot, hooks) => {
-        asked.push({ request: request as WarmRequest, slot });
-        return renderWarm(lanes[slot], request as WarmRequest, hooks);
-      },
-      2,
-    );
+  it("when paid chunks are rendered on the local pool, a paid still comes from the stack's warm servers where one runs, none is started for a chunk nothing waits behind, and an animation's chunks start the worker's own Blender", async () => {
+    // The stack's warm renders (render/warm-render.ts): two lanes of servers, started ahead here.
+    const lanes = [0, 1].map((index) => new WarmScenes({ lane: 1 + index }));
+    const renders = localWarmRenders(new WarmScenes(), lanes);
+    const asked: WarmRequest[] = [];
+    const { workers, log } = pool('warm-paid', {}, undefined, () => async (request, hooks) => {
+      asked.push(request as WarmRequest);
+      return renders.render(request as WarmRequest, hooks);
+    });
     pools.push(workers);
-    try {
-      // Cold, a paid still with nothing behind its one chunk: the worker's own Blender renders it, and no server starts for it.
-      const still = queuedJob({ mode: 'still', isStillRender: true, isTest: false, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Cold' });
+    const paidStill = async (text: string) => {
+      const still = queuedJob({ mode: 'still', isStillRender: true, isTest: false, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: text });
       await createJob(still);
       await planOrResumeChunks(still);
       workers.submit(still.jobId, still.userId, [0]);
       await workers.idle();
-      expect((await getJob(still.jobId))!.status).toBe('done');
-      expect(asked.map(({ request }) => request.warmUp)).toEqual([false]);
+      const done = (await getJob(still.jobId))!;
+      expect(done.status, done.crashReason).toBe('done');
+      expect(await storedKeys(still)).toEqual(['final.png', ...previews([1])].sort());
+    };
+    try {
+      // Cold, with nothing behind its one chunk: the worker's own Blender renders it, and no server starts for it.
+      await paidStill('Cold');
+      expect(asked.map((request) => request.warmUp)).toEqual([false]);
       expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
       expect(lanes.flatMap((servers) => servers.pids())).toEqual([]);
-      asked.length = 0;
 
       await Promise.all(lanes.map((servers) => servers.scene(1).warm()));
+      await paidStill('Warm');
+      expect(asked).toHaveLength(2);
+      expect(blenderCalls(log), "a lane's children rendered the still: the worker started no Blender").toHaveLength(1);
+
       const job = await smallAnimation({ isTest: false });
       workers.submit(job.jobId, job.userId, [0, 1, 2, 3]);
       await workers.idle();
+      expect((await getJob(job.jobId))!.status).toBe('done');
+      expect(asked).toHaveLength(6);
+      expect(blenderCalls(log).slice(1).map((call) => call.frames).flat().sort((a, b) => a! - b!), "every chunk's frames by the worker's own Blender").toEqual(range(1, 8));
+    } finally {
+      await renders.stop();
+    }
+  });
+
+  it("when a paid animation's chunks are rendered as the render function renders them, its warm server's children render each chunk in parts side by side: every frame stored, the video whole, and no chunk builds a fresh Blender", async () => {
+    const servers = new WarmScenes();
+    const warm = warmRenderer((request, hooks) => renderWarm(servers, request, hooks));
+    try {
+      await servers.scene(1).warm();
+      const job = await smallAnimation({ isTest: false });
+      const chunks = await listChunksOfJob(job.jobId);
+      const timings: ChunkTimings[] = [];
+      // Two cores: each chunk's two frames, a child each.
+      for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'warm-function', threads: 2, warm, onTimings: (t) => timings.push(t) })).toBe('done');
+      // A fresh Blender's chunk has its build step (the scene script's start); a warm one has none.
+      for (const { steps } of timings) expect(Object.keys(steps)).not.toContain('build');
+      expect(await runFinishing(job.jobId, { workerId: 'warm-function' })).toBe('done');
       const done = (await getJob(job.jobId))!;
       expect(done.status, done.crashReason).toBe('done');
-      expect(blenderCalls(log), "the warm servers' children rendered every chunk: no worker started Blender").toHaveLength(1);
-      expect(asked).toHaveLength(4);
-      // Each chunk's two frames, in parts for the cores the worker was given.
-      expect(asked.map(({ request }) => request.args.frames).flat().sort((a, b) => a! - b!)).toEqual(range(1, 8));
-      for (const { request } of asked) expect(request).toMatchObject({ args: { sceneId: 1, isTest: false, mode: 'animation' } });
-      expect(done).toMatchObject({ chunksTotal: 4, chunksDone: 4, chunkFramesDone: 8 });
       expect(Object.keys(done.frameRenderSeconds!).map(Number).sort((a, b) => a - b)).toEqual(range(1, 8));
       expect([...done.uploaded_frames].sort((a, b) => a - b)).toEqual(range(1, 8));
       expect(await storedKeys(job)).toEqual(['final.mp4', ...previews(range(1, 8)), 'thumbnail.jpg'].sort());
@@ -275,10 +291,10 @@ describe('the local render farm', () => {
       expect(Number(ffprobeStream(video).nb_read_frames)).toBe(8);
 
       // Three frames on two cores would leave one idle for a frame's time: a fresh Blender on both renders them.
-      const odd = { ...asked[0].request, args: { ...asked[0].request.args, frames: [1, 2, 3] }, children: 2 };
-      expect(await renderWarm(lanes[0], odd)).toEqual({ cold: true });
+      const odd = { args: { sceneId: 1, mode: 'animation', resolutionX: 64, resolutionY: 64, frames: [1, 2, 3], outputDir: dir }, deadlineMs: 60_000, children: 2 } as const;
+      expect(await renderWarm(servers, { ...odd, args: { ...odd.args, frames: [...odd.args.frames] } })).toEqual({ cold: true });
     } finally {
-      await Promise.all(lanes.map((servers) => servers.stop()));
+      await servers.stop();
     }
   });
 
