@@ -8,9 +8,8 @@
  */
 import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { availableParallelism } from 'node:os';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
 import { renderedResolution } from '#shared/render-policy';
