@@ -41,7 +41,7 @@ export interface LocalRenderPoolOptions {
   workerProgram?: string;
   /**
    * Renders a worker's chunk by warm scene servers in this process (the stack's, render/warm-render.ts): its request,
-   * its frames, a stop and its answer cross the worker's IPC channel as JSON. None bound: every worker starts its own Blender.
+   * a stop and its answer cross the worker's IPC channel as JSON. None bound: every worker starts its own Blender.
    */
   warmRenders?: () => WarmRenders | undefined;
   /**
@@ -54,7 +54,7 @@ export interface LocalRenderPoolOptions {
 }
 
 /** The stack's side of a worker's warm renders (render/warm-render.ts, localWarmRenders). */
-export type WarmRenders = (request: unknown, hooks: { onFrame: (frame: number) => void; signal: AbortSignal }) => Promise<unknown>;
+export type WarmRenders = (request: unknown, hooks: { signal: AbortSignal }) => Promise<unknown>;
 
 interface Spare {
   child: ChildProcess;
@@ -309,7 +309,7 @@ export class LocalRenderPool {
         const reply = (answer: object) => child.connected && child.send({ id: message.id, ...answer }, () => {});
         const stop = new AbortController();
         stops.set(message.id, stop);
-        warmRenders(message.request, { onFrame: (frame) => reply({ frame }), signal: stop.signal })
+        warmRenders(message.request, { signal: stop.signal })
           .then(
             (answer) => reply({ answer }),
             (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),

@@ -120,18 +120,10 @@ export function warmRenderer(render: (request: WarmRequest, hooks: WarmHooks) =>
   };
 }
 
-/** What a pool worker and the stack say on the worker's IPC channel about one request. */
-export type WarmMessage =
-  | { id: number; request: WarmRequest }
-  | { id: number; abort: true }
-  | { id: number; frame: number }
-  | { id: number; answer: WarmAnswer }
-  | { id: number; failed: string };
-
 /**
- * A pool worker's renderer (adapters/local-render-pool.ts): the request goes to the stack's process on the IPC
- * channel the pool opened; its frames and its answer come back there, and a stop goes the same way. Undefined when
- * the pool opened none (no servers there).
+ * A pool worker's renderer (adapters/local-render-pool.ts): the request ({ id, request }) goes to the stack's process on
+ * the IPC channel the pool opened, a stop ({ id, abort }) the same way; the answer ({ id, answer } or { id, failed })
+ * comes back there. Undefined when the pool opened none (no servers there).
  */
 export function warmOverIpc(): WarmRenderer | undefined {
   if (!process.send || process.env.WARM_RENDERS !== '1') return undefined;
@@ -140,15 +132,14 @@ export function warmOverIpc(): WarmRenderer | undefined {
     (request, hooks) =>
       new Promise((resolve, reject) => {
         const id = ++next;
-        const abort = () => process.send!({ id, abort: true } satisfies WarmMessage, () => {});
+        const abort = () => process.send!({ id, abort: true }, () => {});
         const end = () => {
           process.off('message', heard);
           process.off('disconnect', lost);
           hooks.signal?.removeEventListener('abort', abort);
         };
-        const heard = (message: Partial<{ id: number; frame: number; answer: WarmAnswer; failed: string }>) => {
+        const heard = (message: Partial<{ id: number; answer: WarmAnswer; failed: string }>) => {
           if (message?.id !== id) return;
-          if (typeof message.frame === 'number') return hooks.onFrame?.(message.frame);
           end();
           if (message.answer) resolve(message.answer);
           else reject(new Error(message.failed ?? 'no answer'));
@@ -160,7 +151,7 @@ export function warmOverIpc(): WarmRenderer | undefined {
         process.on('message', heard);
         process.once('disconnect', lost);
         hooks.signal?.addEventListener('abort', abort, { once: true });
-        process.send!({ id, request } satisfies WarmMessage);
+        process.send!({ id, request });
       }),
   );
 }
