@@ -29,7 +29,7 @@ export interface WarmRequest {
   /** The scene's arguments as a fresh render gets them; outputDir is where the outputs go. An animation's gives its frames. */
   args: SceneArgs;
   deadlineMs: number;
-  /** Children side by side (a still's bands, an animation's parts): the cores the chunk may use; the servers' bands by default. */
+  /** Children side by side (an animation's parts; a still's bands, at least the servers' own): the cores the chunk may use. */
   children?: number;
   /** A server not running yet is started for the requests that follow (its start takes cores from the fresh Blender rendering this one). */
   warmUp?: boolean;
@@ -65,7 +65,8 @@ export async function renderWarm(servers: WarmScenes, request: WarmRequest, hook
       await writeFile(to, await readOutput(from, limit));
     };
     if (args.mode === 'still') {
-      const render = await server.render(args, request.deadlineMs, {}, request.children ?? servers.bands);
+      // A still is small and soon done: as many bands as the servers allow, however many cores the pool gave this chunk.
+      const render = await server.render(args, request.deadlineMs, {}, Math.max(request.children ?? 1, servers.bands));
       try {
         await copy(path.join(render.folder, STILL_FILE), path.join(outputDir, STILL_FILE), MAX_FRAME_BYTES);
         await copy(path.join(render.folder, framePreviewFile(1)), path.join(outputDir, framePreviewFile(1)), MAX_PREVIEW_BYTES).catch(() => {});
