@@ -140,6 +140,18 @@ export class RenderError extends Error {
 
 const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
 const LOG_TAIL_LINES = 40;
+
+/** A failure's log tail: the last LOG_TAIL_LINES lines remembered. */
+export function keepLogTail(): { lines: string[]; remember: (line: string) => void } {
+  const lines: string[] = [];
+  return {
+    lines,
+    remember: (line) => {
+      lines.push(line);
+      if (lines.length > LOG_TAIL_LINES) lines.shift();
+    },
+  };
+}
 const KILL_GRACE_MS = 5_000;
 
 /**
@@ -329,15 +341,11 @@ function runBlender(
       ['-b', '--factory-startup', '-noaudio', ...(threads ? ['-t', String(threads)] : []), '--python-exit-code', '1', '--python', script, '--', argsFile],
     );
     const child = spawn(tool.command, tool.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...tool.options });
-    const logTail: string[] = [];
+    const { lines: tail, remember } = keepLogTail();
     let aborted = false;
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
 
-    const remember = (line: string) => {
-      logTail.push(line);
-      if (logTail.length > LOG_TAIL_LINES) logTail.shift();
-    };
     const onAbort = () => {
       aborted = true;
       child.kill('SIGTERM');
@@ -386,7 +394,7 @@ function runBlender(
       reject(
         error.code === 'ENOENT' || error.code === 'EACCES'
           ? new RenderError('blender-missing', BLENDER_MISSING_MESSAGE)
-          : new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [...logTail, String(error)] }),
+          : new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [...tail, String(error)] }),
       );
     });
     child.on('close', (exitCode, exitSignal) => {
@@ -394,7 +402,7 @@ function runBlender(
       clearTimeout(killTimer);
       clearTimeout(limit);
       clearTimeout(stepTimer);
-      const details = { exitCode, signal: exitSignal, logTail };
+      const details = { exitCode, signal: exitSignal, logTail: tail };
       if (aborted) return reject(new RenderError('aborted', 'The render was cancelled.', details));
       if (stepOverrun) return reject(new RenderError('invalid-input', stepOverrun, details));
       if (timedOut) return reject(new RenderError('timed-out', `The render took longer than its limit of ${Math.round(timeoutMs! / 60_000)} min and was stopped.`, details));

@@ -160,16 +160,18 @@ export function warmOverIpc(): WarmRenderer | undefined {
 /**
  * The local stack's warm renders, in its own process: stills only (a still is denoised once, whatever its bands). A free
  * test still by the live previews' servers (a small picture, soon done), a paid one by a set of servers of its own
- * ("lanes"), kept while they serve. A server renders
- * one request at a time, so requests at once take a lane each: the first lane whose server for the scene is free,
- * running ones first. A lane's servers have tool users of their own (WarmScenes' lane: 1 + its index).
+ * ("lanes"), kept while they serve. A server renders one request at a time, so requests at once take a lane each:
+ * the first lane whose server for the scene is free, running ones first. A lane's servers have tool users of their own (WarmScenes' lane: 1 + its index).
  */
 export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = []) {
   const busy = new Set<string>();
   const take = (sceneId: number) => {
     const free = lanes.map((servers, index) => ({ servers, key: `${index}:${sceneId}` })).filter(({ key }) => !busy.has(key));
-    const chosen = free.find(({ servers }) => servers.scene(sceneId).readyPid !== undefined) ?? free[0] ?? { servers: new WarmScenes({ lane: 1 + lanes.length }), key: `${lanes.length}:${sceneId}` };
-    if (!lanes.includes(chosen.servers)) lanes.push(chosen.servers);
+    if (free.length === 0) {
+      lanes.push(new WarmScenes({ lane: 1 + lanes.length }));
+      return take(sceneId);
+    }
+    const chosen = free.find(({ servers }) => servers.scene(sceneId).readyPid !== undefined) ?? free[0];
     busy.add(chosen.key);
     return chosen;
   };

@@ -26,7 +26,7 @@ import type { Duplex } from 'node:stream';
 import { getScene, type SceneDefinition } from '#shared/catalogue';
 import type { SceneContract } from '#shared/render-contract';
 import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
-import { copySceneScripts, readControl, RenderError, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
+import { copySceneScripts, keepLogTail, readControl, RenderError, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
 import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
@@ -169,13 +169,12 @@ export class WarmScene {
         if (made.denoise && !raw.denoise) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${this.options.scene.slug} server's children cannot write the passes to denoise`] });
         const parts = await listenToParts(outputDir, { ...raw, outputDir }, frames, this.options.identity);
         const status = await this.ask(parent, raw, 1, left(), parts.sockets).finally(() => parts.close());
-        parent.forks += 1;
-        if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
+        this.served(parent);
         if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
         const missing = frames.parts.flat().filter((frame) => !parts.reported.has(frame));
         if (status === 'ok' && missing.length === 0) return { folder: outputDir, log: parts.info, done };
         // Each part's own output (part-<i>-log.txt) after its control lines.
-        const logTail = [...parts.logTail, ...(await childLogs(outputDir)).slice(-40)];
+        const logTail = [...parts.logTail, ...(await childLogs(outputDir))];
         const userError = parts.userError();
         if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
         // SIGALRM: a child past its step's limit (render/scenes/protocol.py, time_limit).
@@ -190,8 +189,7 @@ export class WarmScene {
         await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile, denoiseQualityOf(raw));
         status = await this.ask(parent, { ...raw, denoise: false, denoisedFile }, 1, left());
       }
-      parent.forks += 1;
-      if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
+      this.served(parent);
       // One child's control lines (control.txt), or each band's and the join's or save's (band-<i>-control.txt, join-control.txt, save-control.txt).
       const written = await readdir(outputDir);
       const controls = await Promise.all(written.filter((name) => name.endsWith('control.txt')).map((name) => readSmall(path.join(outputDir, name))));
@@ -199,7 +197,7 @@ export class WarmScene {
       const info = lines.filter((line) => line.startsWith('INFO ')).map((line) => line.slice(5));
       const userError = lines.find((line) => line.startsWith('ERROR '))?.slice(6).trim();
       if (status === 'ok') return { folder: outputDir, log: info, done };
-      const logTail = [...info, ...(await childLogs(outputDir)).slice(-40)];
+      const logTail = [...info, ...(await childLogs(outputDir))];
       if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
       const timedOut = args.cornerMark ? `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.` : renderTimedOut(deadlineMs);
       if (status === 'timeout') throw new RenderError('timed-out', timedOut, { logTail });
@@ -211,6 +209,12 @@ export class WarmScene {
       this.idle = setTimeout(() => void this.stop('idle'), this.options.idleMs ?? IDLE_MS);
       this.idle.unref();
     }
+  }
+
+  /** A request served (its steps count once): the parent is replaced once it has served its bound. */
+  private served(parent: Parent): void {
+    parent.forks += 1;
+    if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
   }
 
   /** One RENDER request to the parent: its status once its children have ended. */
@@ -269,11 +273,7 @@ export class WarmScene {
     this.spawnedPid = child.pid;
     const channel = child.stdio[3] as Duplex;
     channel.on('error', () => {});
-    const tail: string[] = [];
-    const remember = (line: string) => {
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-    };
+    const { lines: tail, remember } = keepLogTail();
     createInterface({ input: child.stdout! }).on('line', remember);
     createInterface({ input: child.stderr! }).on('line', remember);
     const parent: Parent = { process: child, pid: 0, channel, pending: new Map(), forks: 0 };
@@ -332,11 +332,7 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
   const reported = new Set<number>();
   const errors: (() => string | null)[] = [];
   const info: string[] = [];
-  const logTail: string[] = [];
-  const remember = (line: string) => {
-    logTail.push(line);
-    if (logTail.length > 40) logTail.shift();
-  };
+  const { lines: controlTail, remember } = keepLogTail();
   // A step under its limit, per part: a child ended by its alarm was past it.
   const steps = new Map<number, ControlStep & { since: number }>();
   const denoising = { last: Promise.resolve() };
@@ -381,7 +377,7 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
     sockets,
     reported,
     info,
-    logTail,
+    logTail: controlTail,
     userError: () => errors.map((error) => error()).find(Boolean) ?? undefined,
     /** The message of a step a child was still in when it ended, past its limit. */
     overrun: () => [...steps.values()].find((step) => Date.now() - step.since >= step.seconds * 1000)?.message,
@@ -409,11 +405,11 @@ async function denoiseBands(folder: string, bands: number, width: number, height
 /** A render's time-limit message, as a fresh Blender's (render/blender.ts). */
 const renderTimedOut = (deadlineMs: number) => `The render took longer than its limit of ${Math.round(deadlineMs / 60_000)} min and was stopped.`;
 
-/** The lines the children printed (their *log.txt in the request's folder), in order. */
+/** The last lines the children printed (their *log.txt in the request's folder), in order. */
 async function childLogs(folder: string): Promise<string[]> {
   const names = (await readdir(folder).catch(() => [])).filter((name) => name.endsWith('log.txt')).sort();
   const logs = await Promise.all(names.map((name) => readSmall(path.join(folder, name))));
-  return logs.join('\n').split('\n');
+  return logs.join('\n').split('\n').slice(-40);
 }
 
 /** A small text file a child wrote in its folder, read without following a link it may have planted. */
@@ -443,7 +439,7 @@ export async function readOutput(file: string, limit: number): Promise<Buffer> {
   }
 }
 
-/** Sets of servers one process may keep: the live previews' (lane 0) and one per local pool slot (1 + the slot). */
+/** Sets of servers one process may keep: the live previews' (lane 0) and the local stack's lanes for paid stills (1 + the lane's index). */
 const LANES = MAX_TOOL_SLOTS + 1;
 
 /**

@@ -82,6 +82,19 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 /** The frames' small previews stay after the frames themselves are deleted: the job card shows them. */
 const previews = (frames: number[]) => frames.map((frame) => framePreviewFile(frame));
 
+/** A still rendered through the pool: planned as one chunk, done, its image and preview stored. */
+async function stillThroughPool(workers: LocalRenderPool, overrides: Partial<JobRecord>): Promise<JobRecord> {
+  const job = queuedJob({ mode: 'still', isStillRender: true, total_frames: 1, ...overrides });
+  await createJob(job);
+  expect((await planOrResumeChunks(job)).map((c) => c.index)).toEqual([0]);
+  workers.submit(job.jobId, job.userId, [0]);
+  await workers.idle();
+  const done = (await getJob(job.jobId))!;
+  expect(done.status, done.crashReason).toBe('done');
+  expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
+  return job;
+}
+
 describe('the local render farm', () => {
   const pools: LocalRenderPool[] = [];
   afterAll(async () => {
@@ -174,15 +187,8 @@ describe('the local render farm', () => {
   it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
     const { workers, log } = pool('still');
     pools.push(workers);
-    const job = queuedJob({ mode: 'still', isStillRender: true, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Hi' });
-    await createJob(job);
-    expect((await planOrResumeChunks(job)).map((c) => c.index)).toEqual([0]);
-    workers.submit(job.jobId, job.userId, [0]);
-    await workers.idle();
-    const done = (await getJob(job.jobId))!;
-    expect(done.status, done.crashReason).toBe('done');
+    await stillThroughPool(workers, { resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Hi' });
     expect(blenderCalls(log)).toEqual([{ frames: null, mode: 'still' }]);
-    expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
   });
 
   it("when a free test still is rendered, the scene's warm server makes it and the worker starts no Blender; while that server is cold, the worker's own Blender does", async () => {
@@ -196,14 +202,7 @@ describe('the local render farm', () => {
     try {
       const testStill = async (text: string) => {
         // A Full-HD test render is made at the test size, 480 x 270.
-        const job = queuedJob({ mode: 'still', isStillRender: true, isTest: true, total_frames: 1, custom_text: text });
-        await createJob(job);
-        await planOrResumeChunks(job);
-        workers.submit(job.jobId, job.userId, [0]);
-        await workers.idle();
-        const done = (await getJob(job.jobId))!;
-        expect(done.status, done.crashReason).toBe('done');
-        expect(await storedKeys(job)).toEqual(['final.png', ...previews([1])].sort());
+        const job = await stillThroughPool(workers, { isTest: true, custom_text: text });
         const still = join(dir, `${job.jobId}.png`);
         await downloadOutput(job.userId, job.jobId, 'final.png', still);
         const png = readFileSync(still);
@@ -235,16 +234,7 @@ describe('the local render farm', () => {
       return renders.render(request as WarmRequest, hooks);
     });
     pools.push(workers);
-    const paidStill = async (text: string) => {
-      const still = queuedJob({ mode: 'still', isStillRender: true, isTest: false, total_frames: 1, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: text });
-      await createJob(still);
-      await planOrResumeChunks(still);
-      workers.submit(still.jobId, still.userId, [0]);
-      await workers.idle();
-      const done = (await getJob(still.jobId))!;
-      expect(done.status, done.crashReason).toBe('done');
-      expect(await storedKeys(still)).toEqual(['final.png', ...previews([1])].sort());
-    };
+    const paidStill = (text: string) => stillThroughPool(workers, { isTest: false, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: text });
     try {
       // Cold, with nothing behind its one chunk: the worker's own Blender renders it, and no server starts for it.
       await paidStill('Cold');
