@@ -6,7 +6,7 @@
  * refetchIntervalInBackground: false) and stop by themselves once the job is done.
  */
 import { useEffect, useEffectEvent, useRef } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { JobView, MainOutput, OutputFileView } from '#shared/api-types';
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '#shared/jobs';
 import type { FrameSlot, LiveFrames } from '#shared/live-preview';
@@ -31,8 +31,25 @@ export function isActive(job: Pick<JobView, 'status'>): boolean {
 /** The list polls every `everyMs` while any job is active (faster while a new free test render is on its way), and not at all otherwise. */
 export function jobsPollInterval(jobs: JobView[] | undefined, everyMs = JOBS_POLL_MS, now = Date.now()): number | false {
   if (!jobs?.some(isActive)) return false;
-  const testOnItsWay = jobs.some((job) => job.isTest && isRunning(job.status) && now - Date.parse(job.created_at) < TEST_RENDER_FAST_POLL_FOR_MS);
+  const testOnItsWay = jobs.some((job) => isFreshTest(job, now) && isRunning(job.status));
   return testOnItsWay ? Math.min(everyMs, TEST_RENDER_POLL_MS) : everyMs;
+}
+
+const isFreshTest = (job: JobView, now: number, withinMs = TEST_RENDER_FAST_POLL_FOR_MS) => job.isTest && now - Date.parse(job.created_at) < withinMs;
+/** How long the other cards' outputs wait for a new free test render's picture (one made here takes about 2 s). */
+export const TEST_RENDER_FIRST_FOR_MS = 5_000;
+
+/**
+ * The free test render made in the last TEST_RENDER_FIRST_FOR_MS whose picture is not in yet (its id), if any. The
+ * other cards' outputs wait for it: their requests and pictures would take the cores rendering it, when the render
+ * runs on this machine, and the browser's few connections to the API when its answer comes.
+ */
+export function useTestRenderFirst(jobs: JobView[] | undefined, now: number): string | undefined {
+  const fresh = jobs?.find((job) => isFreshTest(job, now, TEST_RENDER_FIRST_FOR_MS) && (isRunning(job.status) || job.status === 'done'));
+  // Its card's outputs query, observed here without asking for it.
+  const outputs = useQuery({ queryKey: queryKeys.jobOutputs(fresh?.jobId ?? ''), queryFn: skipToken });
+  if (!fresh || (fresh.status === 'done' && outputs.status !== 'pending')) return undefined;
+  return fresh.jobId;
 }
 
 /**
@@ -58,11 +75,11 @@ export function useJobs({ pollMs = JOBS_POLL_MS, onStatusChange }: { pollMs?: nu
 
 export type JobOutputs = { files: OutputFileView[]; main: MainOutput | null };
 
-/** A done job's files: listed up to MAX_FILE_LISTING_ATTEMPTS times, a few seconds apart, then given up on. */
-export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>) {
+/** A done job's files (unless `wait`): listed up to MAX_FILE_LISTING_ATTEMPTS times, a few seconds apart, then given up on. */
+export function useJobOutputs(job: Pick<JobView, 'jobId' | 'status'>, { wait = false } = {}) {
   return useQuery({
     queryKey: queryKeys.jobOutputs(job.jobId),
-    enabled: job.status === 'done',
+    enabled: job.status === 'done' && !wait,
     queryFn: async (): Promise<JobOutputs> => {
       // Asked side by side: the picture is on screen one answer sooner.
       const [{ files }, main] = await Promise.all([api.jobFiles(job.jobId), api.mainOutput(job.jobId).catch(() => null)]);

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { JobView } from '#shared/api-types';
 import { ABANDON_CONFIRM, JOB_FAILED, JOB_STALLED, RENDER_COMPLETED } from '#shared/messages';
+import { TEST_RENDER_FIRST_FOR_MS } from '../data/jobs';
 import { renderWithApp } from '../test/render';
 import { JobCard, jobProgress } from './JobCard';
 import JobHistoryPage from './JobHistoryPage';
@@ -158,6 +159,33 @@ describe('job history', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Confirm' }));
     expect(api.abandonJob).toHaveBeenCalledWith('job-1');
     expect(await screen.findByText('Abandoned')).toBeInTheDocument();
+  });
+
+  it("when a free test render is on its way, the older cards' outputs are asked for once its picture is in", async () => {
+    const { api } = await import('../lib/api');
+    vi.mocked(api.jobFiles).mockClear();
+    const now = new Date().toISOString();
+    const test = { ...baseJob, jobId: 'test-1', isTest: true, isStillRender: true, mode: 'still', status: 'rendering', created_at: now, lastActive: now, lastHeartbeat: now } as const;
+    const older = { ...baseJob, jobId: 'older-1', status: 'done' } as const;
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [test, older] });
+    renderWithApp(<JobHistoryPage />);
+    expect(await screen.findByText('Test · PREVIEW')).toBeInTheDocument();
+    // The list polls every TEST_RENDER_POLL_MS meanwhile: several answers, and still no older card's files.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(api.jobFiles).not.toHaveBeenCalled();
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [{ ...test, status: 'done' }, older] });
+    await vi.waitFor(() => expect(api.jobFiles).toHaveBeenCalledWith('older-1'), { timeout: 3000 });
+    expect(vi.mocked(api.jobFiles).mock.calls.map(([jobId]) => jobId)).toEqual(['test-1', 'older-1']);
+  });
+
+  it('when a free test render waits in the queue past TEST_RENDER_FIRST_FOR_MS, the older cards show their outputs', async () => {
+    const { api } = await import('../lib/api');
+    vi.mocked(api.jobFiles).mockClear();
+    const then = new Date(Date.now() - TEST_RENDER_FIRST_FOR_MS - 1000).toISOString();
+    const test = { ...baseJob, jobId: 'test-2', isTest: true, status: 'queued', created_at: then, lastActive: then, lastHeartbeat: then } as const;
+    vi.mocked(api.jobs).mockResolvedValue({ jobs: [test, { ...baseJob, jobId: 'older-2', status: 'done' }] });
+    renderWithApp(<JobHistoryPage />);
+    await vi.waitFor(() => expect(api.jobFiles).toHaveBeenCalledWith('older-2'));
   });
 
   it('when there are no jobs, it shows the empty state', async () => {

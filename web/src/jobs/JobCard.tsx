@@ -41,12 +41,14 @@ export interface JobCardProps {
   onAbandon: (job: JobView) => void;
   onResume: (job: JobView) => void;
   actionsBusy?: boolean;
+  /** Its outputs are not asked for yet (a fresh test render's picture comes first). */
+  outputsWait?: boolean;
 }
 
-export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy }: JobCardProps) {
+export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy, outputsWait }: JobCardProps) {
   const scene = getScene(job.sceneId);
   const badge = statusBadge(job.status);
-  const outputs = useJobOutputs(job);
+  const outputs = useJobOutputs(job, { wait: outputsWait });
   const progress = jobProgress(job);
   // A done job has every frame, whatever the worker listed (a still is written straight to its output).
   const frames = job.status === 'done' ? job.total_frames : uploadedFrameCount(job);

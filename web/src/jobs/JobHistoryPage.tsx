@@ -7,7 +7,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import type { JobView } from '#shared/api-types';
 import { EmptyState } from '../components/SceneCard';
 import { PageLoading, useTimeoutFlag } from '../components/ui';
-import { isActive, useJobs } from '../data/jobs';
+import { isActive, useJobs, useTestRenderFirst } from '../data/jobs';
 import { useSession } from '../lib/session';
 import { JobCard } from './JobCard';
 import { ReportDialog } from './ReportDialog';
@@ -35,6 +35,7 @@ export default function JobHistoryPage() {
   }, [loaded, linkedJob]);
 
   const anyActive = jobs?.some(isActive) ?? false;
+  const testRenderFirst = useTestRenderFirst(jobs ?? undefined, now);
   const actions = useJobActions();
 
   return (
@@ -66,6 +67,7 @@ export default function JobHistoryPage() {
               job={job}
               now={now}
               actionsBusy={actions.busy}
+              outputsWait={testRenderFirst !== undefined && testRenderFirst !== job.jobId}
               onReport={setReporting}
               onAbandon={actions.askAbandon}
               onResume={(target) => void actions.resume(target)}
