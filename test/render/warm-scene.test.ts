@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getScene } from '#shared/catalogue';
+import { scenePolicy } from '#shared/render-manifest';
 import { frameFile, framePreviewFile, STILL_FILE } from '#shared/render-contract';
 import { RenderError, runScene, sceneScriptPath } from '#render/blender';
 import { readOutput, WarmScene, sceneToolIdentity } from '#render/warm-scene';
@@ -83,7 +84,8 @@ describe('a warm scene server', () => {
 
   test('when a test still is denoised, its bands are stitched and denoised once: the picture a fresh Blender makes, its PREVIEW mark kept', async () => {
     const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
-    const still = { sceneId: 1, customText: 'Clean', options: { backgroundStyle: 'hot' }, mode: 'still', resolutionX: 240, resolutionY: 136, samples: 2 } as const;
+    // A test render's own sampling, for the marked and the unmarked still alike.
+    const still = { sceneId: 1, customText: 'Clean', options: { backgroundStyle: 'hot' }, mode: 'still', resolutionX: 240, resolutionY: 136, samples: scenePolicy(1).test.samples } as const;
     const fresh = async (name: string, args: Omit<Parameters<typeof runScene>[0], 'outputDir'>) => {
       const outputDir = path.join(fixtures.dir, name);
       await runScene({ ...args, outputDir });
@@ -111,7 +113,7 @@ describe('a warm scene server', () => {
       const mark = difference / a.length;
       console.log(`warm denoised still against a fresh Blender's: ${same.toFixed(1)} dB; the PREVIEW mark moves the middle third by ${mark.toFixed(1)} of 255 on average`);
       expect(same).toBeGreaterThan(35);
-      // Measured: 6.2 denoised at 2 samples, 5.7 in a clean 64-sample render without the denoiser; a mark smoothed away moves it by about nothing.
+      // Measured: 8.1 denoised at 1 sample (6.2 at 2), 5.7 in a clean 64-sample render without the denoiser; a mark smoothed away moves it by about nothing.
       expect(mark).toBeGreaterThan(4);
     } finally {
       await server.stop();
