@@ -5,8 +5,8 @@
  * queue place while it waits. Intervals pause in a hidden tab (TanStack's default,
  * refetchIntervalInBackground: false) and stop by themselves once the job is done.
  */
-import { useEffect, useEffectEvent, useRef } from 'react';
-import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { JobView, MainOutput, OutputFileView } from '#shared/api-types';
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '#shared/jobs';
 import type { FrameSlot, LiveFrames } from '#shared/live-preview';
@@ -40,16 +40,14 @@ const isFreshTest = (job: JobView, now: number, withinMs = TEST_RENDER_FAST_POLL
 export const TEST_RENDER_FIRST_FOR_MS = 5_000;
 
 /**
- * The free test render made in the last TEST_RENDER_FIRST_FOR_MS whose picture is not in yet (its id), if any. The
- * other cards' outputs wait for it: their requests and pictures would take the cores rendering it, when the render
- * runs on this machine, and the browser's few connections to the API when its answer comes.
+ * The free test render made in the last TEST_RENDER_FIRST_FOR_MS whose picture is not on screen yet (`first`, its id), if
+ * any; `shown` is told once it is (or cannot be). The other cards' outputs wait for it: their requests and pictures would
+ * take the cores rendering it, when the render runs on this machine, then the API and the browser fetching its picture.
  */
-export function useTestRenderFirst(jobs: JobView[] | undefined, now: number): string | undefined {
+export function useTestRenderFirst(jobs: JobView[] | undefined, now: number): { first: string | undefined; shown: (jobId: string) => void } {
+  const [shownJob, shown] = useState<string>();
   const fresh = jobs?.find((job) => isFreshTest(job, now, TEST_RENDER_FIRST_FOR_MS) && (isRunning(job.status) || job.status === 'done'));
-  // Its card's outputs query, observed here without asking for it.
-  const outputs = useQuery({ queryKey: queryKeys.jobOutputs(fresh?.jobId ?? ''), queryFn: skipToken });
-  if (!fresh || (fresh.status === 'done' && outputs.status !== 'pending')) return undefined;
-  return fresh.jobId;
+  return { first: fresh && fresh.jobId !== shownJob ? fresh.jobId : undefined, shown };
 }
 
 /**

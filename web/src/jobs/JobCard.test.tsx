@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { JobView } from '#shared/api-types';
@@ -161,11 +161,11 @@ describe('job history', () => {
     expect(await screen.findByText('Abandoned')).toBeInTheDocument();
   });
 
-  it("when a free test render is on its way, the older cards' outputs are asked for once its picture is in", async () => {
+  it("when a free test render is on its way, the older cards' outputs are asked for once its picture is on screen", async () => {
     const { api } = await import('../lib/api');
     vi.mocked(api.jobFiles).mockClear();
     const now = new Date().toISOString();
-    const test = { ...baseJob, jobId: 'test-1', isTest: true, isStillRender: true, mode: 'still', status: 'rendering', created_at: now, lastActive: now, lastHeartbeat: now } as const;
+    const test = { ...baseJob, jobId: 'test-1', isTest: true, status: 'rendering', created_at: now, lastActive: now, lastHeartbeat: now } as const;
     const older = { ...baseJob, jobId: 'older-1', status: 'done' } as const;
     vi.mocked(api.jobs).mockResolvedValue({ jobs: [test, older] });
     renderWithApp(<JobHistoryPage />);
@@ -174,8 +174,10 @@ describe('job history', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(api.jobFiles).not.toHaveBeenCalled();
     vi.mocked(api.jobs).mockResolvedValue({ jobs: [{ ...test, status: 'done' }, older] });
-    await vi.waitFor(() => expect(api.jobFiles).toHaveBeenCalledWith('older-1'), { timeout: 3000 });
-    expect(vi.mocked(api.jobFiles).mock.calls.map(([jobId]) => jobId)).toEqual(['test-1', 'older-1']);
+    const video = await screen.findByLabelText('Rendered video final.mp4', undefined, { timeout: 3000 });
+    expect(vi.mocked(api.jobFiles).mock.calls.map(([jobId]) => jobId)).toEqual(['test-1']);
+    fireEvent.loadedData(video);
+    await vi.waitFor(() => expect(api.jobFiles).toHaveBeenCalledWith('older-1'));
   });
 
   it('when a free test render waits in the queue past TEST_RENDER_FIRST_FOR_MS, the older cards show their outputs', async () => {

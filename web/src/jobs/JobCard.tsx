@@ -43,9 +43,11 @@ export interface JobCardProps {
   actionsBusy?: boolean;
   /** Its outputs are not asked for yet (a fresh test render's picture comes first). */
   outputsWait?: boolean;
+  /** Its output is on screen, or cannot be (its files refused, its picture broken). */
+  onOutputShown?: () => void;
 }
 
-export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy, outputsWait }: JobCardProps) {
+export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy, outputsWait, onOutputShown }: JobCardProps) {
   const scene = getScene(job.sceneId);
   const badge = statusBadge(job.status);
   const outputs = useJobOutputs(job, { wait: outputsWait });
@@ -133,7 +135,7 @@ export function JobCard({ job, now, onReport, onAbandon, onResume, actionsBusy, 
       )}
       {job.status === 'done' && (
         <div className="job-section">
-          <JobOutputPanel job={job} outputs={outputs.data} error={outputs.error} />
+          <JobOutputPanel job={job} outputs={outputs.data} error={outputs.error} onShown={onOutputShown} />
         </div>
       )}
 

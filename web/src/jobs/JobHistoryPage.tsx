@@ -35,7 +35,7 @@ export default function JobHistoryPage() {
   }, [loaded, linkedJob]);
 
   const anyActive = jobs?.some(isActive) ?? false;
-  const testRenderFirst = useTestRenderFirst(jobs ?? undefined, now);
+  const testRender = useTestRenderFirst(jobs ?? undefined, now);
   const actions = useJobActions();
 
   return (
@@ -67,7 +67,8 @@ export default function JobHistoryPage() {
               job={job}
               now={now}
               actionsBusy={actions.busy}
-              outputsWait={testRenderFirst !== undefined && testRenderFirst !== job.jobId}
+              outputsWait={testRender.first !== undefined && testRender.first !== job.jobId}
+              onOutputShown={job.jobId === testRender.first ? () => testRender.shown(job.jobId) : undefined}
               onReport={setReporting}
               onAbandon={actions.askAbandon}
               onResume={(target) => void actions.resume(target)}

@@ -1,5 +1,5 @@
 /** A done job's output: the main video or image, its download, and the other files. */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { JobView } from '#shared/api-types';
 import { isImageFile, isVideoFile } from '#shared/files';
 import { DOWNLOAD_FAILED, LOADING_RENDERED_FILES, RENDER_COMPLETED } from '#shared/messages';
@@ -35,7 +35,10 @@ function DownloadButton({ url, name, label, primary }: { url: string; name: stri
   );
 }
 
-export function JobOutputPanel({ job, outputs, error }: { job: JobView; outputs: JobOutputs | undefined; error: Error | null }) {
+export function JobOutputPanel({ job, outputs, error, onShown }: { job: JobView; outputs: JobOutputs | undefined; error: Error | null; onShown?: () => void }) {
+  useEffect(() => {
+    if (error) onShown?.();
+  }, [error, onShown]);
   if (error) return <Notice kind="warning">{error.message}</Notice>;
   if (!outputs) return <p className="muted">{LOADING_RENDERED_FILES}</p>;
   const { files, main } = outputs;
@@ -50,9 +53,9 @@ export function JobOutputPanel({ job, outputs, error }: { job: JobView; outputs:
       <p style={{ margin: 0, color: 'var(--green)', fontWeight: 650 }}>{RENDER_COMPLETED}</p>
       <div className="output-media">
         {isVideo ? (
-          <video src={mainFile.url} autoPlay loop muted playsInline controls aria-label={`Rendered video ${mainFile.name}`} />
+          <video src={mainFile.url} autoPlay loop muted playsInline controls aria-label={`Rendered video ${mainFile.name}`} onLoadedData={onShown} onError={onShown} />
         ) : (
-          <img src={mainFile.url} alt={`Rendered image ${mainFile.name}`} />
+          <img src={mainFile.url} alt={`Rendered image ${mainFile.name}`} onLoad={onShown} onError={onShown} />
         )}
       </div>
       <div className="row-actions">
