@@ -139,7 +139,8 @@ export class RenderError extends Error {
 
 
 const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
-const LOG_TAIL_LINES = 40;
+export const LOG_TAIL_LINES = 40;
+const KILL_GRACE_MS = 5_000;
 
 /** A failure's log tail: the last LOG_TAIL_LINES lines remembered. */
 export function keepLogTail(): { lines: string[]; remember: (line: string) => void } {
@@ -152,7 +153,9 @@ export function keepLogTail(): { lines: string[]; remember: (line: string) => vo
     },
   };
 }
-const KILL_GRACE_MS = 5_000;
+
+/** A render stopped at its time limit: what the customer reads (a fresh Blender's or a warm server's). */
+export const renderTimedOut = (limitMs: number) => `The render took longer than its limit of ${Math.round(limitMs / 60_000)} min and was stopped.`;
 
 /**
  * The scene scripts ship next to this module; RENDER_SCENES_DIR overrides it for bundled
@@ -405,7 +408,7 @@ function runBlender(
       const details = { exitCode, signal: exitSignal, logTail: tail };
       if (aborted) return reject(new RenderError('aborted', 'The render was cancelled.', details));
       if (stepOverrun) return reject(new RenderError('invalid-input', stepOverrun, details));
-      if (timedOut) return reject(new RenderError('timed-out', `The render took longer than its limit of ${Math.round(timeoutMs! / 60_000)} min and was stopped.`, details));
+      if (timedOut) return reject(new RenderError('timed-out', renderTimedOut(timeoutMs!), details));
       if (exitCode === 0 && outputs.length > 0) return resolve({ outputs });
       if (exitCode === 2 && userError()) return reject(new RenderError('invalid-input', userError()!, details));
       reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, details));

@@ -26,7 +26,7 @@ import type { Duplex } from 'node:stream';
 import { getScene, type SceneDefinition } from '#shared/catalogue';
 import type { SceneContract } from '#shared/render-contract';
 import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
-import { copySceneScripts, keepLogTail, readControl, RenderError, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
+import { copySceneScripts, keepLogTail, LOG_TAIL_LINES, readControl, RenderError, renderTimedOut, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
 import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
@@ -402,14 +402,11 @@ async function denoiseBands(folder: string, bands: number, width: number, height
   }
 }
 
-/** A render's time-limit message, as a fresh Blender's (render/blender.ts). */
-const renderTimedOut = (deadlineMs: number) => `The render took longer than its limit of ${Math.round(deadlineMs / 60_000)} min and was stopped.`;
-
 /** The last lines the children printed (their *log.txt in the request's folder), in order. */
 async function childLogs(folder: string): Promise<string[]> {
   const names = (await readdir(folder).catch(() => [])).filter((name) => name.endsWith('log.txt')).sort();
   const logs = await Promise.all(names.map((name) => readSmall(path.join(folder, name))));
-  return logs.join('\n').split('\n').slice(-40);
+  return logs.join('\n').split('\n').slice(-LOG_TAIL_LINES);
 }
 
 /** A small text file a child wrote in its folder, read without following a link it may have planted. */

@@ -281,8 +281,8 @@ describe('the local render farm', () => {
       expect(Number(ffprobeStream(video).nb_read_frames)).toBe(8);
 
       // Three frames on two cores would leave one idle for a frame's time: a fresh Blender on both renders them.
-      const odd = { args: { sceneId: 1, mode: 'animation', resolutionX: 64, resolutionY: 64, frames: [1, 2, 3], outputDir: dir }, deadlineMs: 60_000, children: 2 } as const;
-      expect(await renderWarm(servers, { ...odd, args: { ...odd.args, frames: [...odd.args.frames] } })).toEqual({ cold: true });
+      const odd: WarmRequest = { args: { sceneId: 1, mode: 'animation', resolutionX: 64, resolutionY: 64, frames: [1, 2, 3], outputDir: dir }, deadlineMs: 60_000, children: 2 };
+      expect(await renderWarm(servers, odd)).toEqual({ cold: true });
     } finally {
       await servers.stop();
     }
