@@ -1,12 +1,14 @@
-/** Where a customer's image sits on a template (the Bus Stop poster): the controls' bounds and blend modes, the aspect check. */
+/** Where a customer's image sits on a template (the Bus Stop poster): the controls' bounds and the overlay's blend modes, the aspect check. */
 
 export const BLEND_MODES = ['normal', 'multiply', 'difference', 'overlay'] as const;
 export type BlendMode = (typeof BLEND_MODES)[number];
 
 /**
  * Bounds of the image alignment controls. Position x/y is an offset in percent of the
- * template's width/height (our choice of unit). Opacity is the
- * template overlay's, so it starts half-transparent to show both layers.
+ * template's width/height (our choice of unit). Opacity and the blend mode are the
+ * template overlay's in the alignment preview, so opacity starts half-transparent to show
+ * both layers; a render places the image by scale and position only and prints it at full
+ * strength (render/scenes/bus-stop.py), so neither changes what the customer pays for.
  */
 export const ALIGNMENT = {
   scale: { min: 50, max: 150, defaultValue: 100 },
@@ -28,3 +30,6 @@ export function aspectMismatch(uploadedRatio: number, templateRatio: number): bo
   const relative = Math.abs(uploadedRatio - templateRatio) / templateRatio;
   return relative - ASPECT_MISMATCH_TOLERANCE > 1e-9;
 }
+
+/** Said next to the overlay's controls: they change the preview's overlay, never the render. */
+export const OVERLAY_ONLY_NOTE = 'Template opacity and blend mode only change how the frame shows over your image here; your image is rendered at full strength.';

@@ -8,8 +8,10 @@ The image is placed on the poster by the alignment data from the customisation s
 - scale (percent, 50..150) resizes the fitted image around its centre;
 - x, y (percent, -100..100) move it by that share of the poster's width and height, x to the
   right and y downwards (screen convention), as the preview's CSS translate(x%, y%) does;
-- opacity (0..100) and blendMode (normal, multiply, difference, overlay) combine it with
-  the empty poster, like CSS mix-blend-mode.
+- the image is printed at full strength: opacity and blendMode in the alignment data are
+  the preview's template overlay (how the frame shows over the image while aligning it,
+  shared/alignment.ts), not the poster's, so they are not read here. Where the placed image
+  leaves part of the poster uncovered, the empty backlit poster shows.
 
 Extra argument: "posterTemplate": true renders only the poster frame, face on and
 orthographic, with a transparent window where the poster is: the template image that
@@ -32,7 +34,6 @@ GROUND = 0.15  # pavement top
 POSTER_W, POSTER_H = 1.0, 1.5
 POSTER_CENTRE = (1.05, 0.635, GROUND + 1.15)
 EMPTY_POSTER = (0.72, 0.72, 0.7, 1)
-BLEND_MODES = {"normal": "MIX", "multiply": "MULTIPLY", "difference": "DIFFERENCE", "overlay": "OVERLAY"}
 
 
 def build(scene, args):
@@ -147,16 +148,13 @@ def poster_material(image, alignment):
     texture = nodes.new("ShaderNodeTexImage")
     texture.image = image
     texture.extension = "CLIP"  # outside the placed image: alpha 0, the empty poster shows
-    opacity = nodes.new("ShaderNodeMath")
-    opacity.operation = "MULTIPLY"
-    opacity.inputs[1].default_value = placement["opacity"]
+    # The image's own alpha is the only mix: where it is opaque the poster is the image itself.
     blend = nodes.new("ShaderNodeMixRGB")
-    blend.blend_type = placement["blend"]
+    blend.blend_type = "MIX"
     blend.inputs["Color1"].default_value = EMPTY_POSTER
     links.new(coords.outputs["UV"], mapping.inputs["Vector"])
     links.new(mapping.outputs["Vector"], texture.inputs["Vector"])
-    links.new(texture.outputs["Alpha"], opacity.inputs[0])
-    links.new(opacity.outputs["Value"], blend.inputs["Fac"])
+    links.new(texture.outputs["Alpha"], blend.inputs["Fac"])
     links.new(texture.outputs["Color"], blend.inputs["Color2"])
     links.new(blend.outputs["Color"], bsdf.inputs["Base Color"])
     links.new(blend.outputs["Color"], bsdf.inputs["Emission"])
@@ -165,7 +163,7 @@ def poster_material(image, alignment):
 
 def image_placement(image_size, alignment):
     """Mapping node values that put the image on the poster's 0..1 UVs as the module
-    docstring describes, plus the opacity and the MixRGB blend type."""
+    docstring describes (scale and position only)."""
     width, height = image_size
     image_aspect, poster_aspect = width / height, POSTER_W / POSTER_H
     scale = number(alignment, "scale", 100, 10, 400) / 100
@@ -178,12 +176,9 @@ def image_placement(image_size, alignment):
     centre_v = 0.5 - number(alignment, "y", 0, -100, 100) / 100  # UV v grows upwards, screen y down
     # Mapping (type Point) computes uv * Scale + Location; we need (uv - corner) / size.
     corner_u, corner_v = centre_u - size_u / 2, centre_v - size_v / 2
-    mode = str(alignment.get("blendMode") or "normal").lower()
     return {
         "scale": (1 / size_u, 1 / size_v, 1),
         "location": (-corner_u / size_u, -corner_v / size_v, 0),
-        "opacity": number(alignment, "opacity", 100, 0, 100) / 100,
-        "blend": BLEND_MODES.get(mode, "MIX"),
     }
 
 

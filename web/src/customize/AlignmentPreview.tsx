@@ -1,11 +1,12 @@
 /**
  * 'Image Alignment Preview' for image scenes: the upload under the scene's template
  * overlay (when it has one), with scale 50..150 %, position, overlay opacity 0..100 and
- * the four blend modes, and a warning when the aspect ratios differ by more than 1 %.
+ * the four blend modes (the overlay's, not the render's: the note says so), and a warning
+ * when the aspect ratios differ by more than 1 %.
  */
 import { useState } from 'react';
 import type { Scene } from '#shared/catalogue';
-import { ALIGNMENT, aspectMismatch } from '#shared/alignment';
+import { ALIGNMENT, aspectMismatch, OVERLAY_ONLY_NOTE } from '#shared/alignment';
 import { Notice } from '../components/ui';
 import type { AlignmentState, UploadState } from './form-state';
 import { uploadAspectRatio } from './form-state';
@@ -121,6 +122,9 @@ export function AlignmentPreview({
                 ))}
               </select>
             </div>
+            <p className="hint" id="align-overlay-note">
+              {OVERLAY_ONLY_NOTE}
+            </p>
           </>
         )}
       </div>

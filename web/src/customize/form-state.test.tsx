@@ -6,6 +6,7 @@ import {
   CUSTOM_TEXT_REQUIRED,
   UPLOAD_IN_PROGRESS,
   buildJobRequest,
+  buildPreviewRequest,
   defaultPaymentMethod,
   initialFormState,
   loadFormSettings,
@@ -91,6 +92,15 @@ describe('customise form state', () => {
       alignment: { scale: 100, x: 0, y: 0, opacity: 50, blendMode: 'normal', aspectRatioMatch: false },
     });
     expect(buildJobRequest(textScene, { ...initialFormState(textScene), customText: '  Hi  ' }, 'card', null)).toMatchObject({ customText: 'Hi', options: 'backgroundStyle:cold;textColor:#ffffff' });
+  });
+
+  it("when only the template overlay's opacity or blend mode changes, the live preview's request stays the same (the render ignores both)", () => {
+    const state = { ...initialFormState(busStop), upload: uploaded() };
+    const before = buildPreviewRequest(busStop, state, 1.5);
+    const after = buildPreviewRequest(busStop, { ...state, alignment: { ...state.alignment, opacity: 90, blendMode: 'multiply' } }, 1.5);
+    expect(after).toEqual(before);
+    const moved = buildPreviewRequest(busStop, { ...state, alignment: { ...state.alignment, x: 20 } }, 1.5);
+    expect(moved?.alignment?.x).toBe(20);
   });
 });
 

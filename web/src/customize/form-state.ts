@@ -304,7 +304,9 @@ export function buildPreviewRequest(scene: Scene, state: FormState, templateRati
   if (validationErrors(scene, state, { signedIn: true, emailVerified: true }).length > 0) return null;
   const { sceneId, resolutionX, resolutionY, customText, options, uploadKey, alignment } = buildJobRequest(scene, state, 'credits', templateRatio);
   if (requiredUploadKind(scene) && !uploadKey) return null;
-  return { sceneId, resolutionX, resolutionY, options, ...(customText === undefined ? {} : { customText }), ...(uploadKey ? { uploadKey } : {}), ...(alignment ? { alignment } : {}) };
+  // The overlay's opacity and blend never change the picture: fixed values keep those controls from asking for a new one.
+  const placed = alignment && { ...alignment, opacity: ALIGNMENT.opacity.defaultValue, blendMode: ALIGNMENT.defaultBlendMode };
+  return { sceneId, resolutionX, resolutionY, options, ...(customText === undefined ? {} : { customText }), ...(uploadKey ? { uploadKey } : {}), ...(placed ? { alignment: placed } : {}) };
 }
 
 /** The background style drives the example images and preview video shown. */
