@@ -45,6 +45,14 @@ export function modelRefersOutside(reference: string): string {
   return `The uploaded model refers to a file outside itself ("${shown}"). Only one file is uploaded: please upload a .glb, or a .gltf with its buffers and textures embedded.`;
 }
 
+/**
+ * An OBJ line ending in a backslash is joined to the next by Blender's reader, but only within
+ * each block it reads at once; refused rather than joined, so no line the inspector reads can
+ * differ from the one Blender reads.
+ */
+export const OBJ_LINE_CONTINUED =
+  'The uploaded OBJ model continues a line on the next one (a backslash at the end of a line). Please export it again without line continuations, or as a .glb.';
+
 export function modelTooDetailed(what: 'vertices' | 'faces', found: number): string {
   const cap = what === 'vertices' ? MAX_MODEL_VERTICES : MAX_MODEL_FACES;
   return `The uploaded model has ${count(found)} ${what}; a render accepts at most ${count(cap)}. Please simplify it (decimate it) and upload it again.`;

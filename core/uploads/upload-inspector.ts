@@ -29,6 +29,7 @@ import {
   modelRefersOutside,
   modelTooDetailed,
   modelUnreadable,
+  OBJ_LINE_CONTINUED,
 } from '#shared/upload-limits';
 
 /** The upload cannot be rendered; the message is for the user as is. */
@@ -295,10 +296,18 @@ function bufferViewData(bufferView: unknown, bufferBytes: (index: number) => Uin
  * name: the render machine holds the model alone in its job's folder, so such a name
  * finds nothing and the model renders in clay; a path (`../`, `/`, a drive) would reach
  * outside that folder and is refused.
+ *
+ * Blender 3.4's reader (`wm.obj_import`, the one the scene calls) joins a line that ends in a
+ * backslash, followed by any bytes up to the space (a CR of CRLF among them), to the next
+ * line: `mtllib\` + newline + `../x.mtl` is a material library, `v\` + newline + `0 0 0` a
+ * vertex. It joins only inside each block it reads at once, so joining here would have to
+ * copy its block size to read what it reads; such a line is refused instead, and on every
+ * other file both read the very same lines.
  */
 function inspectObj(bytes: Uint8Array): ModelFigures {
   // Scanned byte by byte: splitting a 100 MB file into lines takes seconds, this a fraction of one.
   const NEWLINE = 0x0a;
+  const BACKSLASH = 0x5c;
   // Blender's OBJ reader takes every byte up to the space (0x20) for a blank: before a keyword, after it and between words.
   const isBlank = (byte: number | undefined) => byte !== undefined && byte <= 0x20 && byte !== NEWLINE;
   const MTLLIB = Buffer.from('mtllib');
@@ -307,6 +316,11 @@ function inspectObj(bytes: Uint8Array): ModelFigures {
   for (let at = 0; at < bytes.length; ) {
     let next = bytes.indexOf(NEWLINE, at);
     if (next === -1) next = bytes.length;
+    if (next < bytes.length) {
+      let last = next - 1;
+      while (last >= at && isBlank(bytes[last])) last -= 1;
+      if (last >= at && bytes[last] === BACKSLASH) throw new UploadRefusedError(OBJ_LINE_CONTINUED);
+    }
     let first = at;
     while (first < next && isBlank(bytes[first])) first += 1;
     const record = bytes[first];

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
 import { getScene } from '#shared/catalogue';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
-import { imageTooLarge } from '#shared/upload-limits';
+import { imageTooLarge, OBJ_LINE_CONTINUED } from '#shared/upload-limits';
+import { inspectModel, UploadRefusedError } from '#core/uploads/upload-inspector';
 import { asGlb, asGltf, pngClaiming, solidPng, texturedCube } from '../upload-fixtures';
 import { readPixels, regionStats } from './fixtures';
 
@@ -100,6 +101,34 @@ describe('model viewer: files on the render machine', () => {
     // Neither the red texture nor Cycles' missing-texture magenta: the material's own white.
     expect(mean.r, 'the red texture must not reach the render').toBeLessThan(mean.g * 1.5);
     expect(mean.b).toBeLessThan(mean.g * 1.5);
+  });
+
+  test('when an OBJ continues its mtllib line onto ../ (a backslash before the newline), Blender would load that outside material, and the inspector refuses the file', async () => {
+    const folder = path.join(dir, 'obj-continued-mtllib');
+    await mkdir(path.join(folder, 'job'), { recursive: true });
+    // The red material stands for a file of the machine beside the job's folder.
+    await writeFile(path.join(folder, 'elsewhere.mtl'), 'newmtl outside\nKd 1 0 0\n');
+    const corners = [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1], [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]];
+    const faces = [[1, 2, 3, 4], [5, 8, 7, 6], [1, 5, 6, 2], [2, 6, 7, 3], [3, 7, 8, 4], [5, 1, 4, 8]];
+    const obj = `mtllib\\\r\n../elsewhere.mtl\r\n${corners.map((c) => `v ${c.join(' ')}`).join('\r\n')}\r\nusemtl outside\r\n${faces
+      .map((f) => `f ${f.join(' ')}`)
+      .join('\r\n')}\r\n`;
+    const file = path.join(folder, 'job', 'cube.obj');
+    await writeFile(file, obj);
+
+    const { outputs } = await renderModel('obj-continued', file);
+    const { mean } = regionStats(await readPixels(outputs[0]), CENTRE);
+    // Without the join the material is Blender's default grey: the red proves Blender reads the two lines as one.
+    expect(mean.r, 'Blender joined the continued line and applied the outside material').toBeGreaterThan(mean.g * 2);
+    const refusal = (() => {
+      try {
+        inspectModel(Buffer.from(obj), 'obj');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(UploadRefusedError);
+    expect((refusal as Error).message).toBe(OBJ_LINE_CONTINUED);
   });
 
   test('when a .gltf buffer is /dev/zero (past the API\'s check), the import stops at its memory limit with a clear error', async () => {

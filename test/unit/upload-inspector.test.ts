@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inspectImage, inspectModel, UploadRefusedError } from '#core/uploads/upload-inspector';
-import { EMBEDDED_IMAGE_UNREADABLE, IMAGE_UNREADABLE, imageTooLarge, MAX_MODEL_FACES, MAX_MODEL_VERTICES, modelRefersOutside, modelTooDetailed, modelUnreadable } from '#shared/upload-limits';
+import { EMBEDDED_IMAGE_UNREADABLE, IMAGE_UNREADABLE, imageTooLarge, MAX_MODEL_FACES, MAX_MODEL_VERTICES, modelRefersOutside, modelTooDetailed, modelUnreadable, OBJ_LINE_CONTINUED } from '#shared/upload-limits';
 import { asGlb, asGltf, jpegFrameHeader, jpegWithPlantedHeader, pngClaiming, solidPng, texturedCube, withJson } from '../upload-fixtures';
 
 const cube = texturedCube(solidPng(16, 16, [20, 180, 40]));
@@ -135,6 +135,29 @@ describe('models: OBJ material libraries', () => {
 
   it('when an ASCII STL indents its vertices with form feeds, they are counted as Blender reads them', () => {
     expect(inspectModel(Buffer.from('solid s\nfacet normal 0 0 1\nouter loop\n\fvertex 0 0 0\n\fvertex 1 0 0\n\fvertex 0 1 0\nendloop\nendfacet\nendsolid s\n'), 'stl')).toMatchObject({ faces: 1 });
+  });
+});
+
+// Blender 3.4's OBJ reader joins a line ending in a backslash (then any bytes up to the space,
+// CR among them) to the next one; checked against Debian's Blender 3.4 `wm.obj_import`:
+// `mtllib\` + newline + `../x.mtl` loaded that outside library, `v\` + newline + `0 0 0` is a vertex.
+describe('models: OBJ line continuations', () => {
+  it.each([
+    ['LF', 'mtllib\\\n../elsewhere.mtl\n'],
+    ['CRLF', 'mtllib\\\r\n../elsewhere.mtl\r\n'],
+    ['blanks after the backslash', 'mtllib \\ \t\x01\n../elsewhere.mtl\n'],
+    ['a bare name first', 'mtllib inside.mtl \\\n../elsewhere.mtl\n'],
+  ])('when an OBJ continues its mtllib line onto a path (%s), it is refused', (_name, mtllib) => {
+    expect(refusal(() => inspectModel(Buffer.from(`${mtllib}v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl outside\nf 1 2 3\n`), 'obj'))).toBe(OBJ_LINE_CONTINUED);
+  });
+
+  it('when an OBJ splits 3.1 million vertex records over two lines each, it is refused (one line each read alone counts none)', () => {
+    const obj = Buffer.from('v\\\n0 0 0\n'.repeat(3_100_000));
+    expect(refusal(() => inspectModel(obj, 'obj'))).toBe(OBJ_LINE_CONTINUED);
+  });
+
+  it('when an OBJ has a backslash inside a line, or ending its last line without a newline (nothing follows to join), it is accepted', () => {
+    expect(inspectModel(Buffer.from('# a\\b comment\no a\\b\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 \\'), 'obj')).toMatchObject({ vertices: 3, faces: 1 });
   });
 });
 
