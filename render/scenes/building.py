@@ -393,24 +393,20 @@ def key_transform(obj, frame, location=None, rotation=None, scale=None):
 # --------------------------------------------------------------------------- watermark
 
 
-def add_preview_watermark(scene, corner=False):
-    """A semi-transparent PREVIEW across the middle of test renders (or, for a live preview,
-    small in the bottom-right corner, so the customer's own text stays readable), parented to
-    the camera so it follows camera moves; hidden from light paths so the scene is unchanged."""
+def add_preview_watermark(scene):
+    """A semi-transparent PREVIEW, small in the bottom-right corner of test renders and live
+    previews: they exist to check the customer's text and image, which sit in the middle, so
+    the mark must leave those readable. Parented to the camera so it follows camera moves;
+    hidden from light paths so the scene is unchanged."""
     camera = scene.camera
     distance = camera.data.clip_start * 4
     width, height = view_size_at(camera, distance)
     text = add_text("PreviewWatermark", "PREVIEW", size=1.0, extrude=0.0)
     dims = object_dimensions(text)
     text.parent = camera
-    if corner:
-        factor = min(0.2 * width / dims.x, 0.1 * height / dims.y)
-        margin = 0.04 * height
-        text.location = (width / 2 - factor * dims.x / 2 - margin, -height / 2 + factor * dims.y / 2 + margin, -distance)
-    else:
-        factor = min(0.6 * width / dims.x, 0.3 * height / dims.y)
-        text.location = (0, 0, -distance)
-        text.rotation_euler = (0, 0, math.radians(12))
+    factor = min(0.2 * width / dims.x, 0.1 * height / dims.y)
+    margin = 0.04 * height
+    text.location = (width / 2 - factor * dims.x / 2 - margin, -height / 2 + factor * dims.y / 2 + margin, -distance)
     text.scale = (factor, factor, factor)
     material = bpy.data.materials.new("PreviewWatermark")
     material.use_nodes = True

@@ -135,9 +135,8 @@ class Args:
         self.mode = raw.get("mode") or "still"
         if self.mode not in ("still", "animation"):
             raise ValueError(f"mode must be still or animation, got {self.mode!r}")
+        # A free test render or a live preview: capped, few samples, a PREVIEW mark in a corner.
         self.is_test = bool(raw.get("isTest"))
-        # A live preview's PREVIEW mark sits in a corner (a test render's goes across the picture).
-        self.corner_mark = bool(raw.get("cornerMark"))
         # Sizes and sampling come from the worker, a test render's already capped (the render manifest).
         self.resolution_x = max(16, int(_required(raw, "resolutionX")))
         self.resolution_y = max(16, int(_required(raw, "resolutionY")))
@@ -427,7 +426,7 @@ def render_request(args, build, empty=False):
     log(f"scene {args.scene_id}, {args.mode}, options {json.dumps(args.options, sort_keys=True)}")
     still_frame = build(scene, args)
     if args.is_test:
-        building.add_preview_watermark(scene, corner=args.corner_mark)
+        building.add_preview_watermark(scene)
     if args.band:
         render_band(scene, args, still_frame)
     elif args.region:

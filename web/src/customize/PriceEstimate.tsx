@@ -85,7 +85,7 @@ export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: Rende
       </div>
       {isTest ? (
         <p className="hint" style={{ margin: 0 }}>
-          Test renders are free and carry a PREVIEW watermark. The full render would cost {formatUsd(quote.finalPrice)}.
+          Test renders are free and carry a small PREVIEW mark in a corner. The full render would cost {formatUsd(quote.finalPrice)}.
         </p>
       ) : null}
       <div>

@@ -63,8 +63,8 @@ export function ConfirmRenderModal({
       {state.isTest ? (
         <p className="muted">
           A free test render is a preview of these settings: its longer side is scaled down to {TEST_RENDER_MAX_SIDE} px, an animation renders at
-          most {TEST_RENDER_MAX_FRAMES} frames ({TEST_RENDER_MAX_SECONDS} s), and every frame carries a PREVIEW watermark. The values below are what it
-          produces.
+          most {TEST_RENDER_MAX_FRAMES} frames ({TEST_RENDER_MAX_SECONDS} s), and every frame carries a small PREVIEW mark in its bottom-right corner,
+          as the live preview does, so your text and image stay readable. The values below are what it produces.
         </p>
       ) : (
         <p className="muted">Please check your settings. The render uses exactly these values.</p>

@@ -120,7 +120,7 @@ export function RenderSettingsForm({ scene, state, update, quote, errors, signed
               <span>
                 <strong>Test render (free)</strong>
                 <br />
-                <span className="hint">A quick free render with a PREVIEW watermark, to check your settings before paying.</span>
+                <span className="hint">A quick free render with a small PREVIEW mark in a corner, to check your settings before paying.</span>
               </span>
             </label>
           </div>

@@ -22,7 +22,7 @@ vi.mock('../lib/api', () => ({
 const noop = () => {};
 
 describe('what a free test render says it produces', () => {
-  it('when a test render of a 1920 × 1080, 120-frame animation is confirmed, the dialog shows the capped size, the capped frames and the watermark', async () => {
+  it('when a test render of a 1920 × 1080, 120-frame animation is confirmed, the dialog shows the capped size, the capped frames and where the mark is', async () => {
     renderWithApp(<CustomizePage />, { route: '/customize/1', path: '/customize/:sceneId', session: { user: VERIFIED_USER, profile: profileWith(50), emailVerified: true } });
     await userEvent.click(screen.getByLabelText('Custom Text'));
     await userEvent.paste('Hello');
@@ -31,7 +31,7 @@ describe('what a free test render says it produces', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Start Free Test Render' }));
     const dialog = await screen.findByRole('dialog', { name: 'Confirm Render Settings' });
     expect(within(dialog).queryByText(/The render uses exactly these values/)).not.toBeInTheDocument();
-    expect(within(dialog).getByText(/every frame carries a PREVIEW watermark/)).toBeInTheDocument();
+    expect(within(dialog).getByText(/every frame carries a small PREVIEW mark in its bottom-right corner/)).toBeInTheDocument();
     expect(within(dialog).getByText(/^480 × 270/)).toBeInTheDocument();
     expect(within(dialog).getByText('Frames').nextElementSibling).toHaveTextContent(String(TEST_RENDER_MAX_FRAMES));
   });
