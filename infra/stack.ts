@@ -2,6 +2,7 @@ import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type St
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { keys } from '#core/db/keys';
 import { functionNames, type FunctionName } from '#lambdas/routes';
 import type { DeploySettings } from './settings';
 import { Api } from './constructs/api';
@@ -146,6 +147,15 @@ export class CloudRenderStack extends Stack {
     const { table, uploadsBucket, outputsBucket } = storage;
     const system = apiFunctions.system.fn;
     table.grantReadData(system);
+    // The health check writes one thing: its uptime sample for the day (core/analytics/metrics.ts, recordHealthSample),
+    // under the health partition alone.
+    system.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [keys.healthSamplesPartition] } },
+      }),
+    );
     system.addToRolePolicy(
       // The health check's HeadBucket.
       new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [uploadsBucket.bucketArn, outputsBucket.bucketArn] }),

@@ -4,6 +4,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -100,5 +101,12 @@ export class Api extends Construct {
       });
     }
     new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.httpApi, routeKey: apigw.HttpRouteKey.DEFAULT, integration: integrationOf('system') });
+    // API Gateway invokes for the $default route as <api>/<stage>/$default, which the whole-API permission's
+    // <api>/*/*/* (a method and a path) does not match: without this, every unmatched path would answer 500, not 404.
+    functions.system.addPermission('DefaultRouteInvoke', {
+      scope: this,
+      principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: this.httpApi.apiId, resourceName: '*/$default' }),
+    });
   }
 }

@@ -205,12 +205,24 @@ export class RenderFarm extends Construct {
     return role;
   }
 
-  /** SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more). */
+  /**
+   * SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more).
+   * The launcher tags each job with its jobId at submit (adapters/batch-farm.ts), and Batch authorises tags given
+   * at create as batch:TagResource on the new job: without it every submit is refused. The condition keeps that
+   * right to tagging on create: it cannot retag a job that already exists.
+   */
   grantSubmit(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['batch:SubmitJob'],
         resources: [this.jobQueue.jobQueueArn, this.renderJob.jobDefinitionArn, this.encodeJob.jobDefinitionArn],
+      }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['batch:TagResource'],
+        resources: [Stack.of(this).formatArn({ service: 'batch', resource: 'job', resourceName: '*' })],
+        conditions: { StringEquals: { 'batch:CreateAction': 'SubmitJob' } },
       }),
     );
   }
