@@ -14,7 +14,7 @@ export interface RenderFarmProps {
   storage: Storage;
   /** Server settings the worker reads through core/config.ts. */
   environment: Record<string, string>;
-  /** vCPUs and memory of each chunk worker (Fargate's CPU/memory pairs). */
+  /** CPU units (1,024 a vCPU) and memory of each chunk worker (Fargate's CPU/memory pairs). */
   cpu: number;
   memoryMiB: number;
   architecture: 'x86_64' | 'arm64';
@@ -63,7 +63,8 @@ export class RenderFarm extends Construct {
 
   constructor(scope: Construct, id: string, props: RenderFarmProps) {
     super(scope, id);
-    this.workersAtOnce = Math.max(1, Math.floor(props.maxVcpus / props.cpu));
+    // cpu is in Fargate's CPU units (1,024 a vCPU) and the ceiling in vCPUs: 256 vCPUs hold 128 workers of 2,048 units.
+    this.workersAtOnce = Math.max(1, Math.floor(props.maxVcpus / (props.cpu / 1024)));
 
     this.vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: 2,

@@ -68,6 +68,24 @@ describe('render farm on AWS Batch', () => {
     expect(rules.at(-1)).toEqual({ Action: 'EXIT', OnReason: '*' });
   });
 
+  it.each([
+    [{}, 128],
+    [{ renderCpu: '4096', renderMaxVcpus: '64' }, 16],
+  ])('when the farm is sized by %j, the queue estimate counts its vCPUs over a job\'s vCPUs: %i workers at once', (context, workers) => {
+    const sized = Object.keys(context).length === 0 ? template : synthesizeTemplate(context);
+    const resources = sized.toJSON().Resources as Record<string, Resource>;
+    const maxVcpus = Object.values(resources).find((resource) => resource.Type === 'AWS::Batch::ComputeEnvironment')!.Properties.ComputeResources.MaxvCpus as number;
+    const chunk = Object.values(resources).find((resource) => resource.Type === 'AWS::Batch::JobDefinition' && stepOf(resource) === 'chunk')!;
+    const jobVcpus = Number((chunk.Properties.ContainerProperties.ResourceRequirements as { Type: string; Value: string }[]).find((r) => r.Type === 'VCPU')!.Value);
+    expect(maxVcpus / jobVcpus).toBe(workers);
+    const settings = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((fn) => fn.Properties.Environment?.Variables?.RENDER_FARM_WORKERS)
+      .filter((value) => value !== undefined);
+    expect(settings.length).toBeGreaterThan(0);
+    for (const value of settings) expect(value).toBe(String(workers));
+  }, SYNTH_TIMEOUT_MS);
+
   it('when workers run, they are in public subnets without a NAT gateway and accept no inbound traffic', () => {
     expect(resourcesOf(template, 'AWS::EC2::NatGateway')).toHaveLength(0);
     expect(resourcesOf(template, 'AWS::ECS::TaskDefinition')).toHaveLength(0);
