@@ -85,7 +85,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   const setupProblem = await toolAccessProblem();
   if (setupProblem) {
     log.error(setupProblem, { jobId });
-    return renderTasks.failFinishing(job, RENDER_SETUP_FAILED, RENDER_SETUP_ERROR);
+    return renderTasks.failFinishing(job, options.workerId, RENDER_SETUP_FAILED, RENDER_SETUP_ERROR);
   }
   const unwatch = renderTasks.watchFinishing(jobId, options.workerId);
   const files = jobFiles(job);
@@ -136,7 +136,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   } catch (error) {
     log.error('Encoding failed', { jobId, error });
     const reason = `The render failed on our side while ${job.isStillRender ? 'finishing the image' : 'encoding the video'}: ${(error as Error)?.message ?? error}`;
-    return renderTasks.failFinishing(job, reason);
+    return renderTasks.failFinishing(job, options.workerId, reason);
   } finally {
     unwatch();
     await rm(workDir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ export async function failJob(
   job: JobRecord,
   crashReason: string,
   cause: FailureCause,
-  options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string; stalledSince?: string } = {},
+  options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string; stalledSince?: string; finishingHeldBy?: string } = {},
   now = new Date(),
 ): Promise<JobRecord | undefined> {
   const errorType = options.errorType ?? (cause === 'input' ? 'INPUT_ERROR' : 'RENDER_ERROR');
@@ -26,6 +26,8 @@ export async function failJob(
     ...(options.silentSince ? ['lastHeartbeat < :silentSince'] : []),
     // ...or, for a job that is alive but makes no progress, only if no frame was stored since it looked.
     ...(options.stalledSince ? ['lastRenderActivity < :stalledSince'] : []),
+    // ...and the finishing step's failure only by the worker that holds that step, checked in the same write.
+    ...(options.finishingHeldBy !== undefined ? ['encodeWorkerId = :finishingWorker'] : []),
   ];
   const change: JobChange = {
     set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType },
@@ -34,6 +36,7 @@ export async function failJob(
     conditionValues: {
       ...(options.silentSince ? { ':silentSince': options.silentSince } : {}),
       ...(options.stalledSince ? { ':stalledSince': options.stalledSince } : {}),
+      ...(options.finishingHeldBy !== undefined ? { ':finishingWorker': options.finishingHeldBy } : {}),
     },
   };
   if (!(await changeJob(job.jobId, change))) return undefined;

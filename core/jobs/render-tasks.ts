@@ -89,7 +89,10 @@ export const renderTasks = {
   finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>, segment?: string): Promise<boolean> =>
     ask(task.job.jobId, 'finishChunk', { index: task.chunk.index, workerId, frameSeconds, ...(segment ? { segment } : {}) }),
 
-  /** The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the refund rule. */
+  /**
+   * The chunk this worker holds cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job
+   * fails under the refund rule. 'stopped' when the chunk was no longer this worker's.
+   */
   failChunk: (task: ChunkTask, workerId: string, reason: string, cause: 'internal' | 'input', errorType?: string): Promise<'failed' | 'stopped'> =>
     ask(task.job.jobId, 'failChunk', { index: task.chunk.index, workerId, reason: said(reason), cause, ...(errorType ? { errorType } : {}) }),
 
@@ -121,7 +124,7 @@ export const renderTasks = {
     return () => clearInterval(timer);
   },
 
-  /** The finishing step failed: on our side (refunded), never retried by itself. */
-  failFinishing: (job: JobRecord, reason: string, errorType?: string): Promise<'failed' | 'stopped'> =>
-    ask(job.jobId, 'failFinishing', { reason: said(reason), ...(errorType ? { errorType } : {}) }),
+  /** The finishing step this worker holds failed: on our side (refunded), never retried by itself. 'stopped' when it no longer held it. */
+  failFinishing: (job: JobRecord, workerId: string, reason: string, errorType?: string): Promise<'failed' | 'stopped'> =>
+    ask(job.jobId, 'failFinishing', { workerId, reason: said(reason), ...(errorType ? { errorType } : {}) }),
 };

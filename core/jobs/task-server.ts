@@ -126,12 +126,16 @@ const tasks = {
       finishChunk(jobId, index, workerId, frameSeconds, segment),
   },
 
-  /** The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the refund rule. */
+  /**
+   * The chunk cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job fails under the
+   * refund rule. Only from the worker holding the chunk, as the chunk's own failed state shows: anyone else who shows the job's
+   * ticket (a tool that read it) would otherwise fail a job "on our side", refunded, without rendering a frame of it.
+   */
   failChunk: {
     args: z.object({ index: field.index, workerId: field.workerId, reason: field.reason, cause: z.enum(['internal', 'input']), errorType: field.errorType }),
     run: (jobId: string, args: { index: number; workerId: string; reason: string; cause: 'internal' | 'input'; errorType?: string }): Promise<'failed' | 'stopped'> =>
       withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) => {
-        await releaseChunk(jobId, args.index, args.workerId, args.reason, { retry: false });
+        if ((await releaseChunk(jobId, args.index, args.workerId, args.reason, { retry: false })) !== 'failed') return 'stopped';
         return (await failJob(job, args.reason, args.cause, { whenStatusIn: RUNNING, errorType: args.errorType })) ? 'failed' : 'stopped';
       }),
   },
@@ -199,11 +203,16 @@ const tasks = {
     },
   },
 
-  /** The finishing step failed: on our side (refunded), never retried by itself. */
+  /**
+   * The finishing step failed: on our side (refunded), never retried by itself. Only from the worker holding the step (its claim
+   * is checked in the failure's own write), for the same reason as failChunk.
+   */
   failFinishing: {
-    args: z.object({ reason: field.reason, errorType: field.errorType }),
-    run: (jobId: string, { reason, errorType }: { reason: string; errorType?: string }): Promise<'failed' | 'stopped'> =>
-      withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) => ((await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'], errorType })) ? 'failed' : 'stopped')),
+    args: z.object({ workerId: field.workerId, reason: field.reason, errorType: field.errorType }),
+    run: (jobId: string, { workerId, reason, errorType }: { workerId: string; reason: string; errorType?: string }): Promise<'failed' | 'stopped'> =>
+      withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) =>
+        (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'], errorType, finishingHeldBy: workerId })) ? 'failed' : 'stopped',
+      ),
   },
 };
 

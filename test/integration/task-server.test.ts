@@ -108,3 +108,46 @@ describe('the task server, as the session broker answers it', () => {
     });
   });
 });
+
+describe('a failure on our side is the claim holder\'s to report', () => {
+  /** An animation of two chunks, the task server asked as the session broker asks it, with the job's ticket. */
+  async function animationOfTwoChunks() {
+    const { ticket, hash } = newWorkerTicket();
+    const job = { ...queuedJob({ resolution_x: 64, resolution_y: 64, total_frames: 4 }), workerTicketHash: hash };
+    await createJob(job);
+    await planOrResumeChunks(job, { targetChunkSeconds: 0.0001, maxChunks: 2 });
+    const ask = (task: string, args: unknown) => serveRenderTask({ jobId: job.jobId, ticket, task, args }, { requireTicket: true });
+    return { job, ask };
+  }
+
+  it('when someone with the job\'s ticket fails a chunk it does not hold (held by another worker, or pending), the job is not failed and the chunks are unchanged', async () => {
+    const { job, ask } = await animationOfTwoChunks();
+    await ask('startChunk', { index: 0, workerId: 'worker-1' });
+    for (const cause of ['internal', 'input']) {
+      expect(await ask('failChunk', { index: 0, workerId: 'intruder', reason: 'Blender crashed', cause }), `chunk 0 held by another, ${cause}`).toBe('stopped');
+      expect(await ask('failChunk', { index: 1, workerId: 'intruder', reason: 'Blender crashed', cause }), `chunk 1 pending, ${cause}`).toBe('stopped');
+    }
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering' });
+    expect((await listChunksOfJob(job.jobId)).map(({ status, workerId }) => ({ status, workerId }))).toEqual([
+      { status: 'rendering', workerId: 'worker-1' },
+      { status: 'pending', workerId: undefined },
+    ]);
+    // The holder's own report still fails the job.
+    expect(await ask('failChunk', { index: 0, workerId: 'worker-1', reason: 'Blender crashed', cause: 'internal' })).toBe('failed');
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'failed', failureCause: 'internal' });
+  });
+
+  it('when someone with the job\'s ticket fails its finishing step without holding it, or without saying who it is, the job is not failed; the holder\'s report fails it', async () => {
+    const { job, ask } = await animationOfTwoChunks();
+    for (const index of [0, 1]) {
+      await ask('startChunk', { index, workerId: 'w' });
+      expect(await ask('finishChunk', { index, workerId: 'w', frameSeconds: { [String(2 * index + 1)]: 1 }, segment: segmentFile(2 * index + 1) })).toBe(true);
+    }
+    expect(await ask('startFinishing', { workerId: 'finisher' })).not.toBeNull();
+    expect(await ask('failFinishing', { workerId: 'intruder', reason: 'ffmpeg failed' })).toBe('stopped');
+    await expect(ask('failFinishing', { reason: 'ffmpeg failed' })).rejects.toThrow(/arguments of failFinishing do not fit/);
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering' });
+    expect(await ask('failFinishing', { workerId: 'finisher', reason: 'ffmpeg failed' })).toBe('failed');
+    expect(await getJob(job.jobId)).toMatchObject({ status: 'failed', failureCause: 'internal' });
+  });
+});
