@@ -13,10 +13,13 @@
  *   is not dumpable, so a child cannot trace it or read its memory; what a child started is
  *   killed with its session (and on Lambda, every other process between invocations);
  * - a child past its deadline is killed, and the server serves the next request;
+ * - a parent that has not answered a request by its deadline plus ANSWER_GRACE_MS (stopped, traced, stuck) is
+ *   killed with its children and replaced, and the caller gets our error rather than waiting with it;
  * - the parent is replaced after MAX_FORKS requests, on anything unexpected, and when idle.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chown, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,6 +44,12 @@ export const MAX_FORKS = 200;
 export const IDLE_MS = 10 * 60_000;
 /** Blender's start and the defaults' first render, at most. */
 const START_MS = 60_000;
+/**
+ * How long past a request's deadline its parent may take to answer: it kills the children at the deadline, then
+ * sweeps their user for up to 2 s (render/scenes/warm.py, SWEEP_LIMIT_SECONDS), on a machine that may be busy. A
+ * parent still silent then is held (stopped or traced by a process of its user) or broken, and is replaced.
+ */
+export const ANSWER_GRACE_MS = 5_000;
 
 const RENDER_FAILED_MESSAGE = 'The render failed unexpectedly. Our team has been notified.';
 
@@ -86,6 +95,8 @@ interface Parent {
   channel: Duplex;
   pending: Map<string, (status: string) => void>;
   forks: number;
+  /** A request is out (its children may be running). */
+  asking: boolean;
   /** Its children can write a band's passes. */
   passes?: boolean;
   /** Why it is gone, once it is. */
@@ -100,6 +111,8 @@ export class WarmScene {
   private parent: Promise<Parent> | undefined;
   private line: Promise<unknown> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
+  /** The sweep of a replaced parent's tool user, which the next parent waits for (its children take that user). */
+  private sweeping: Promise<void> = Promise.resolve();
   /** Parents started so far (tests and the bench read it). */
   starts = 0;
   /** The pid of the parent that is ready, if one is. */
@@ -217,16 +230,38 @@ export class WarmScene {
     if (parent.forks >= (this.options.maxForks ?? MAX_FORKS)) this.replace(parent, `served ${parent.forks} requests`);
   }
 
-  /** One RENDER request to the parent: its status once its children have ended. */
+  /**
+   * One RENDER request to the parent: its status once its children have ended. A parent that has not answered by the
+   * deadline plus ANSWER_GRACE_MS is replaced (with its children) and the request fails as ours: nothing a child can do
+   * to its parent (SIGSTOP, where they share a user) holds the caller, or the next request, for longer.
+   */
   private async ask(parent: Parent, args: object, bands: number, deadlineMs: number, parts?: { frames: number[]; socket: string }[]): Promise<string> {
     // A parent that has ended answers nothing more (its close already answered what was pending).
     if (parent.ended) return `server ended: ${parent.ended}`;
     const id = randomUUID();
-    const status = await new Promise<string>((resolve) => {
-      parent.pending.set(id, resolve);
+    const limitMs = deadlineMs + ANSWER_GRACE_MS;
+    parent.asking = true;
+    const status = await new Promise<string | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        parent.pending.delete(id);
+        resolve(undefined);
+      }, limitMs);
+      parent.pending.set(id, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
       const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
       parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands, ...(parts ? { parts } : {}) })}\n`);
     });
+    if (status === undefined) {
+      const seconds = (ms: number) => Math.round(ms / 100) / 10;
+      const why = `did not answer a request within ${seconds(limitMs)} s (its deadline ${seconds(deadlineMs)} s and ${seconds(ANSWER_GRACE_MS)} s of grace)`;
+      log.error(`The ${this.options.scene.slug} scene server ${why}: replaced`, { pid: parent.process.pid });
+      this.replace(parent, why);
+      parent.asking = false;
+      throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${this.options.scene.slug} server ${why} and was replaced`] });
+    }
+    parent.asking = false;
     return status;
   }
 
@@ -248,7 +283,16 @@ export class WarmScene {
   private replace(parent: Parent, why: string): void {
     if (!parent.ended) {
       parent.ended = why;
+      const pid = parent.process.pid;
+      // Its children, found while they are still its own (once it is gone they are init's): each leads a session.
+      const children = pid ? childrenOf(pid) : [];
       parent.process.kill('SIGKILL');
+      for (const child of children) killSession(child);
+      // Mid-request, as root: what the children started runs as the scene's tool user, which only they use.
+      if (parent.asking && this.options.identity) {
+        const uid = this.options.identity.uid;
+        this.sweeping = this.sweeping.then(() => sweepUser(uid)).catch((error: unknown) => log.error(`The ${this.options.scene.slug} scene server's user was not swept`, { uid, error }));
+      }
     }
     if (this.parent) {
       const current = this.parent;
@@ -257,6 +301,7 @@ export class WarmScene {
   }
 
   private async start(): Promise<Parent> {
+    await this.sweeping;
     const blender = await findBlender();
     if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
     const { scene, threads } = this.options;
@@ -276,7 +321,7 @@ export class WarmScene {
     const { lines: tail, remember } = keepLogTail();
     createInterface({ input: child.stdout! }).on('line', remember);
     createInterface({ input: child.stderr! }).on('line', remember);
-    const parent: Parent = { process: child, pid: 0, channel, pending: new Map(), forks: 0 };
+    const parent: Parent = { process: child, pid: 0, channel, pending: new Map(), forks: 0, asking: false };
     const ready = new Promise<Parent>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
@@ -320,6 +365,61 @@ export class WarmScene {
     });
     return ready;
   }
+}
+
+/** The processes whose parent is pid (from /proc: a replaced parent's children, read before it is killed). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const parentPid = /^PPid:\s+(\d+)/m.exec(readFileSafely(`/proc/${name}/status`))?.[1];
+    if (Number(parentPid) === pid) children.push(Number(name));
+  }
+  return children;
+}
+
+function readFileSafely(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Kills a child's session (a warm child leads its own) and the child itself, should it not lead one yet. */
+function killSession(pid: number): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // gone already, or not a group
+    }
+  }
+}
+
+/** Kills every process of uid until none is left (as root, a replaced parent's tool user); throws past 2 s. */
+async function sweepUser(uid: number): Promise<void> {
+  for (const started = Date.now(); ; ) {
+    const left = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && ownerOf(name) === uid).map(Number);
+    if (left.length === 0) return;
+    if (Date.now() - started > 2_000) throw new Error(`processes of uid ${uid} left: ${left.join(', ')}`);
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A live process's real uid (undefined once it is a zombie: it runs nothing). */
+function ownerOf(pid: string): number | undefined {
+  const status = readFileSafely(`/proc/${pid}/status`);
+  if (/^State:\s+[ZX]/m.test(status)) return undefined;
+  const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+  return uid === undefined ? undefined : Number(uid);
 }
 
 /**

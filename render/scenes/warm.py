@@ -54,6 +54,9 @@ import building  # noqa: E402
 import numpy  # noqa: E402,F401 - loaded once here, for the children that join a preview's bands
 import protocol  # noqa: E402
 
+PR_SET_PDEATHSIG = 1
+# This server's pid, set once it is warm: each child checks it is still its parent's.
+SERVER_PID = None
 PR_SET_DUMPABLE = 4
 SWEEP_LIMIT_SECONDS = 2.0
 EXIT_USER_ERROR = 2
@@ -201,6 +204,11 @@ def child(request, channel_in, work, user, prefix="", control_socket=None):
             os.setgroups([])
             os.setgid(user[1])
             os.setuid(user[0])
+        # Set after the user changed (which clears it): a parent the worker kills (one that stopped answering) takes
+        # its children with it, whoever their user. A parent already gone by now left this child to another.
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != SERVER_PID:
+            os._exit(1)
         os.umask(0o077)
         folder = request["args"]["outputDir"]
         os.chdir(folder)
@@ -280,6 +288,8 @@ def owner(pid):
 
 
 def main():
+    global SERVER_PID
+    SERVER_PID = os.getpid()
     with open(protocol.args_file(), encoding="utf-8") as handle:
         raw = json.load(handle)
     build = load_build(raw.pop("script"))

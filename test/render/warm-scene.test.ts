@@ -25,6 +25,25 @@ beforeAll(async () => {
 afterAll(() => fixtures?.remove());
 
 const TINY_PREVIEW = { mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false, cornerMark: true } as const;
+/** A process that runs (a zombie or a pid gone from /proc does not). */
+const alive = (pid: number) => {
+  try {
+    return !/^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+const childrenOf = (pid: number) =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return new RegExp(`^PPid:\\s+${pid}$`, 'm').test(readFileSync(`/proc/${name}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 async function picture(server: WarmScene, args: Parameters<WarmScene['render']>[0], deadlineMs = 30_000, bands = 1): Promise<Buffer> {
@@ -205,6 +224,44 @@ describe('a warm scene server', () => {
       expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
       expect(await server.parentPid()).toBe(pid);
     } finally {
+      await server.stop();
+    }
+  });
+
+  test('when the parent is stopped while its child renders, the request answers with our error, the child is gone and the next request gets a new parent', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    let pid = 0;
+    try {
+      await server.warm();
+      pid = (await server.parentPid())!;
+      // A render far longer than its 2 s deadline, which only the parent would stop.
+      const held = server.render({ sceneId: 1, customText: 'Held', ...TINY_PREVIEW, resolutionX: 480, resolutionY: 270, samples: 4096 }, 2_000).then(
+        () => 'rendered',
+        (thrown: unknown) => thrown,
+      );
+      let children: number[] = [];
+      while (children.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        children = childrenOf(pid);
+      }
+      // What a child or an escaped process of the parent's user can do: the parent then neither stops the child nor answers.
+      process.kill(pid, 'SIGSTOP');
+      // Far past the deadline and its grace: only a server that waits on a held parent for ever misses it.
+      const answer = await Promise.race([held, new Promise((resolve) => setTimeout(resolve, 60_000, 'no answer after 60 s'))]);
+      expect(answer).toBeInstanceOf(RenderError);
+      expect((answer as RenderError).kind).toBe('render-failed');
+      expect((answer as RenderError).details.logTail?.join('\n')).toMatch(/did not answer/);
+      // Killed with its parent (a process killed takes a moment to go; a child nobody killed renders on for minutes).
+      for (let tries = 0; tries < 100 && children.some(alive); tries += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(children.filter(alive)).toEqual([]);
+      const jpeg = await picture(server, { sceneId: 1, customText: 'Next', ...TINY_PREVIEW });
+      expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+      expect(await server.parentPid()).not.toBe(pid);
+      expect(server.starts).toBe(2);
+      // The held parent is gone, not left stopped beside its replacement.
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (pid && alive(pid)) process.kill(pid, 'SIGCONT');
       await server.stop();
     }
   });
