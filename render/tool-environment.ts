@@ -11,10 +11,18 @@
  *   and the credentials are. Where it may not (a developer's own account; AWS Lambda,
  *   whose runtime has no second user), they run as the worker's user and what holds
  *   is written in docs/security.md.
+ * - Nothing one tool leaves where programs look for a user's settings reaches another
+ *   tool or the root warm parent: each tool user has a private HOME (and temporary
+ *   folder) of its own, made for the job and removed when the job's tools are done,
+ *   and Blender's user folders (scripts, configuration, data files: add-on modules it
+ *   puts on Python's path, the colour management it reads first) are an empty folder no
+ *   tool can write, for the tools and the warm parent alike. With HOME=/tmp, a module
+ *   planted by one tool user in /tmp/.config/blender ran as root in the next warm parent.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { findExecutable } from './blender-install';
 
@@ -73,38 +81,152 @@ export interface ToolProcess {
 }
 
 /**
- * How a tool is started: its environment, its user and a HOME it may write (its own user has
- * none); and where the worker may make one (root, with util-linux's unshare: locally and in CI),
- * in a network namespace of its own, whose loopback is down, so a taken-over tool reaches
- * neither the local stack's services on 127.0.0.1 nor the internet. The namespace is made as
- * root and the tool's user taken (setpriv, supplementary groups cleared) before it runs, in the
- * same process: signals reach the tool itself. A command that cannot be found is started
- * as it is, so its absence is reported as before (ENOENT).
+ * Processes (threads count) a tool user may have at once: far more than Blender or ffmpeg start on this
+ * machine's cores, so a fork bomb in a customer's file stops at a bound instead of filling the machine.
+ */
+export const TOOL_PROCESS_LIMIT = Math.max(256, availableParallelism() * 16);
+
+/** Blender 3.4's own user folders (`blender --help`, "Environment Variables"): every one is the empty folder. */
+const BLENDER_USER_FOLDERS = ['BLENDER_USER_RESOURCES', 'BLENDER_USER_CONFIG', 'BLENDER_USER_SCRIPTS', 'BLENDER_USER_DATAFILES'];
+/** A session's per-user folders (a developer's shell may set them): without them, every program derives them from HOME. */
+const SESSION_FOLDERS = /^XDG_(CONFIG_HOME|CACHE_HOME|DATA_HOME|STATE_HOME|RUNTIME_DIR)$/;
+
+interface ToolFolders {
+  /** This process's, owned by its user, 0711: each tool user passes to its own home, none lists the others'. */
+  root: string;
+  /** Empty, 0555, its owner's (root's where tools have a user of their own): Blender's user folders. */
+  empty: string;
+  /** Each tool user's home (undefined: the tools of this process's own user), 0700, with its temporary folder. */
+  homes: Map<number | undefined, string>;
+}
+
+let given: ToolFolders | undefined;
+let removedAtExit = false;
+
+/** The folders the tools are given, made on first use (and again where they were removed: a Lambda invocation's end empties the temporary folder). */
+function toolFolders(): ToolFolders {
+  if (given && existsSync(given.empty)) return given;
+  const root = mkdtempSync(join(tmpdir(), 'tool-folders-'));
+  chmodSync(root, 0o711);
+  const empty = join(root, 'empty');
+  mkdirSync(empty);
+  chmodSync(empty, 0o555);
+  given = { root, empty, homes: new Map() };
+  if (!removedAtExit) {
+    removedAtExit = true;
+    // A worker is one process per job step: its end is its tools' end (the local pool sweeps a worker that was killed).
+    process.once('exit', () => {
+      try {
+        if (given) removeTree(given.root);
+      } catch {
+        // Exiting anyway: the pool's sweep of the tools' user removes what they left.
+      }
+    });
+  }
+  return given;
+}
+
+/** The private home of a tool user (its temporary folder inside), made on first use for this job. */
+function toolHome(identity: ToolIdentity | undefined): string {
+  const { root, homes } = toolFolders();
+  const known = homes.get(identity?.uid);
+  if (known && existsSync(known)) return known;
+  const home = join(root, `home-${identity?.uid ?? 'own'}`);
+  // A home left by an earlier job of this process is not reused: what it holds was that job's.
+  removeTree(home);
+  for (const dir of [home, join(home, 'tmp')]) {
+    mkdirSync(dir, { mode: 0o700 });
+    if (identity) chownSync(dir, identity.uid, identity.gid);
+  }
+  homes.set(identity?.uid, home);
+  return home;
+}
+
+/**
+ * Ends this process's tools' run: their homes, and what they left there, are removed (a process that serves
+ * several jobs calls it between them; a worker's exit does it too). Blender's empty folder stays for the
+ * warm servers started with it.
+ */
+export function endToolRun(): void {
+  if (!given) return;
+  for (const home of given.homes.values()) removeTree(home);
+  given.homes.clear();
+}
+
+/** Removes a folder and what is in it, also where a tool of this process's own user took its write permission away. */
+function removeTree(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+    return;
+  } catch {
+    // A folder without write or search permission (a tool's chmod): opened below, then removed again.
+  }
+  const open = (dir: string) => {
+    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    chmodSync(dir, 0o700);
+    for (const name of readdirSync(dir)) open(join(dir, name));
+  };
+  open(path);
+  rmSync(path, { recursive: true, force: true });
+}
+
+/** A tool's environment: the worker's without credentials, its private HOME and temporary folder, and Blender's user folders empty. */
+function environmentOf(identity: ToolIdentity | undefined): NodeJS.ProcessEnv {
+  const home = toolHome(identity);
+  const tmp = join(home, 'tmp');
+  return { ...withoutSessionFolders(toolEnvironment()), HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...blenderUserFolders() };
+}
+
+function withoutSessionFolders(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SESSION_FOLDERS.test(name)));
+}
+
+function blenderUserFolders(): NodeJS.ProcessEnv {
+  const { empty } = toolFolders();
+  return Object.fromEntries(BLENDER_USER_FOLDERS.map((name) => [name, empty]));
+}
+
+/**
+ * How a tool is started: its environment, its user, a private HOME and Blender's user folders
+ * empty (environmentOf); and where the worker may switch users (root), started through
+ * util-linux's prlimit and setpriv, which exec in the same process: the limit on its user's
+ * processes (TOOL_PROCESS_LIMIT), then its user (supplementary groups cleared, no privilege
+ * gained from a set-uid program, which would outlive its user's sweep), so signals reach the
+ * tool itself. Where the worker may also make one (locally and in CI), in a network namespace
+ * of its own, whose loopback is down, so a taken-over tool reaches neither the local stack's
+ * services on 127.0.0.1 nor the internet. A command that cannot be found is started as it is,
+ * so its absence is reported as before (ENOENT).
  */
 export function toolProcess(command: string, args: string[]): ToolProcess {
   const identity = toolIdentity();
-  const env = toolEnvironment();
+  const env = environmentOf(identity);
   if (!identity) return { command, args, options: { env } };
-  const options = { env: { ...env, HOME: '/tmp' }, uid: identity.uid, gid: identity.gid };
   const found = findExecutable(command);
-  if (!found || !canIsolateNetwork()) return { command, args, options };
-  return {
-    command: 'unshare',
-    args: ['--net', '--', 'setpriv', `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--', found, ...args],
-    options: { env: options.env },
-  };
+  const prlimit = findExecutable('prlimit');
+  const setpriv = findExecutable('setpriv');
+  if (!found || !prlimit || !setpriv) return { command, args, options: { env, uid: identity.uid, gid: identity.gid } };
+  const dropped = [prlimit, `--nproc=${TOOL_PROCESS_LIMIT}`, '--', setpriv, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--no-new-privs', '--', found, ...args];
+  if (!canIsolateNetwork()) return { command: dropped[0], args: dropped.slice(1), options: { env } };
+  return { command: 'unshare', args: ['--net', '--', ...dropped], options: { env } };
 }
 
 /**
  * How a warm scene server (render/warm-scene.ts) is started: as this process's user, since as
- * root its children take a tool user of their own per request, in a network namespace of its
- * own where the worker may make one, with the tools' environment (no credentials).
+ * root its children take a tool user of their own per request, with the tools' environment (no
+ * credentials) and Blender's user folders empty; its HOME is that empty folder too, which no
+ * child can write. As root, in a network namespace of its own where the worker may make one,
+ * and under the tools' process limit, which its children keep once they take their user (root
+ * itself is not held by it).
  */
 export function serverProcess(command: string, args: string[]): ToolProcess {
-  const env = toolEnvironment();
+  const empty = toolFolders().empty;
+  const env = { ...withoutSessionFolders(toolEnvironment()), HOME: empty, ...blenderUserFolders() };
   const found = findExecutable(command);
-  if (process.getuid?.() !== 0 || !found || !canIsolateNetwork()) return { command, args, options: { env } };
-  return { command: 'unshare', args: ['--net', '--', found, ...args], options: { env: { ...env, HOME: '/tmp' } } };
+  const prlimit = findExecutable('prlimit');
+  if (process.getuid?.() !== 0 || !found) return { command, args, options: { env } };
+  const limited = prlimit ? [prlimit, `--nproc=${TOOL_PROCESS_LIMIT}`, '--', found, ...args] : [found, ...args];
+  if (!canIsolateNetwork()) return { command: limited[0], args: limited.slice(1), options: { env } };
+  return { command: 'unshare', args: ['--net', '--', ...limited], options: { env } };
 }
 
 let networkIsolation: boolean | undefined;

@@ -5,12 +5,13 @@
  * read the worker's environment (when the worker may switch users: it runs as root).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
+import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
 import { containTools, DEFAULT_TOOL_UID } from '#render/tool-environment';
+import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
 import { asGlb, pngClaiming, texturedCube } from '../upload-fixtures';
 
@@ -126,4 +127,77 @@ describe('the tools\' own user', () => {
       service.close();
     }
   });
+});
+
+/** Runs fn with the local pool's slot set as a worker of that slot has it (its tools' own user). */
+async function inSlot<T>(slot: number, fn: () => Promise<T>): Promise<T> {
+  const previous = process.env.RENDER_TOOL_SLOT;
+  process.env.RENDER_TOOL_SLOT = String(slot);
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) delete process.env.RENDER_TOOL_SLOT;
+    else process.env.RENDER_TOOL_SLOT = previous;
+  }
+}
+
+describe('a tool\'s home is its own', () => {
+  test.runIf(process.getuid?.() === 0)(
+    'when one slot\'s Blender plants a module where Blender looks for user scripts and an empty colour-management folder, neither another slot\'s Blender nor a warm scene server runs or reads them',
+    async () => {
+      containTools();
+      // Where a planted module notes who ran it: a folder every tool user may write in.
+      const markers = path.join(dir, 'markers');
+      await mkdir(markers);
+      await chmod(markers, 0o1777);
+      await chmod(dir, 0o711);
+      // numpy tries `import pickle5` when it loads (numpy/compat/py3k.py): Blender's own scripts, warm.py and the scenes load numpy.
+      const planted = `import os\nopen(os.path.join(${JSON.stringify(markers)}, f"ran-as-{os.getuid()}"), "w").close()\n`;
+      // Every place this Blender reads user scripts and colour management from: as bpy reports it, and under HOME.
+      const plant = `import bpy
+home = os.path.join(os.environ.get("HOME", "/nonexistent"), ".config", "blender", bpy.app.version_string[:3])
+places = {bpy.utils.user_resource("SCRIPTS", path="addons/modules"): "modules", os.path.join(home, "scripts", "addons", "modules"): "modules",
+          bpy.utils.user_resource("DATAFILES", path="colormanagement"): "colours", os.path.join(home, "datafiles", "colormanagement"): "colours"}
+for place, kind in places.items():
+    try:
+        os.makedirs(place, exist_ok=True)
+        if kind == "modules":
+            with open(os.path.join(place, "pickle5.py"), "w") as module:
+                module.write(${JSON.stringify(planted)})
+            protocol.log("planted " + os.path.join(place, "pickle5.py"))
+        else:
+            protocol.log("planted " + place)
+    except OSError as error:
+        protocol.log(f"refused {place}: {type(error).__name__}")
+finish()`;
+      const plantedPaths: string[] = [];
+      try {
+        const { logs } = await inSlot(5, () => runScript('plant-user-files', plant));
+        plantedPaths.push(...logs.filter((line) => line.startsWith('planted ')).map((line) => line.slice(8)));
+        // The tool could write in its own home: what it planted there must not reach anyone else.
+        expect(plantedPaths.length, logs.join('\n')).toBeGreaterThan(0);
+
+        const victim = await inSlot(6, () => runScript('victim-of-user-files', 'import numpy\ntry:\n    import pickle5\n    protocol.log("found pickle5")\nexcept ImportError:\n    protocol.log("no pickle5")\nfinish()')).catch(
+          (error: RenderError) => error,
+        );
+        // A Blender that found an empty colour-management folder aborts at start: its last lines say so.
+        expect(victim instanceof RenderError ? victim.details.logTail : undefined).toBeUndefined();
+        expect(victim).toMatchObject({ outputs: [path.join(dir, 'out-victim-of-user-files', 'still.png')] });
+        expect((victim as { logs: string[] }).logs).toContain('no pickle5');
+
+        const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+        try {
+          // Its start imports numpy and reads the colour management: a planted copy of either would run or abort here.
+          await server.warm();
+          expect(await server.parentPid()).toBeGreaterThan(0);
+        } finally {
+          await server.stop();
+        }
+        expect(await readdir(markers)).toEqual([]);
+      } finally {
+        // On a machine where the plant reached a shared folder, what it left is removed (it would break every later Blender).
+        for (const place of plantedPaths) await rm(place, { recursive: true, force: true });
+      }
+    },
+  );
 });
