@@ -101,11 +101,16 @@ const CLEAR_LIMIT_MS = 3_000;
  * ends the environment). Never as root: on a machine of many users' processes it would kill theirs.
  * The preview and render functions keep their warm scene servers (`servers`): they are not dumpable, so
  * nothing an invocation ran could trace them or write their memory, and they read nothing from the folder.
+ * A process of this user can still stop one (SIGSTOP: it would hold the next invocation's request) or, given a
+ * capability it should not have, trace it: a server found stopped or traced is ended with the rest (the next request
+ * starts another), never kept.
  */
 export async function clearInvocation(scratch = tmpdir(), servers: number[] = []): Promise<void> {
   if (typeof process.getuid !== 'function' || process.getuid() === 0) throw new Error('clearInvocation runs only as a function\'s own unprivileged user');
+  // Looked at once, before anything is killed: a tracer killed first would leave its tracee looking untouched.
+  const keptServers = await untouchedServers(servers);
   for (const started = Date.now(); ; ) {
-    const left = await otherProcessesOfThisUser(servers);
+    const left = await otherProcessesOfThisUser(keptServers);
     if (left.length === 0) break;
     if (Date.now() - started > CLEAR_LIMIT_MS) throw new Error(`processes left after ${CLEAR_LIMIT_MS} ms: ${left.join(', ')}`);
     for (const pid of left) {
@@ -120,6 +125,20 @@ export async function clearInvocation(scratch = tmpdir(), servers: number[] = []
   await Promise.all((await readdir(scratch)).map((name) => rm(join(scratch, name), { recursive: true, force: true })));
   const kept = await readdir(scratch);
   if (kept.length) throw new Error(`${scratch} still holds ${kept.join(', ')}`);
+}
+
+/** The servers that run as they were started: neither stopped (State T, or t for a tracer's stop) nor traced (a TracerPid). */
+async function untouchedServers(servers: number[]): Promise<number[]> {
+  const untouched: number[] = [];
+  for (const pid of servers) {
+    const [stat, status] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''), readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')]);
+    // The state follows the command's name, which is in parentheses and may itself hold spaces or parentheses.
+    const state = stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ')[0];
+    const tracer = /^TracerPid:\s+(\d+)/m.exec(status)?.[1];
+    if (state && state !== 'T' && state !== 't' && tracer === '0') untouched.push(pid);
+    else if (state) log.error('A kept scene server was stopped or traced: it is ended with the invocation', { pid, state, tracer });
+  }
+  return untouched;
 }
 
 /** Live processes of this user other than this one and those it runs under (a zombie runs nothing and holds nothing). */

@@ -94,3 +94,66 @@ describe.runIf(asRoot)('the render function between invocations', () => {
     expect(answers[1]).toMatchObject({ left: answers[0].left, leftAlive: false, scratch: [] });
   });
 });
+
+/**
+ * The kept warm parents: clearInvocation keeps them only while they run as they were started. A stand-in for each
+ * (a process of the function's user): one untouched, one stopped (SIGSTOP, which any process of the user may send), one
+ * traced (strace's child: a tracer may read and write its memory).
+ */
+const KEPT_ENTRY = `
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { clearInvocation } from ${JSON.stringify(fileURLToPath(new URL('../../render/lambda-runtime.ts', import.meta.url)))};
+
+const status = (pid) => {
+  try {
+    return readFileSync('/proc/' + pid + '/status', 'utf8');
+  } catch {
+    return '';
+  }
+};
+const alive = (pid) => status(pid) !== '' && !/^State:\\s+[ZX]/m.test(status(pid));
+const childOf = (pid) => readdirSync('/proc').filter((name) => /^\\d+$/.test(name)).map(Number).find((child) => new RegExp('^PPid:\\\\s+' + pid + '$', 'm').test(status(child)));
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const untouched = spawn('sleep', ['300'], { stdio: 'ignore' }).pid;
+const stopped = spawn('sleep', ['300'], { stdio: 'ignore' }).pid;
+process.kill(stopped, 'SIGSTOP');
+const tracer = spawn('strace', ['-f', '-o', '/dev/null', 'sleep', '300'], { stdio: 'ignore' }).pid;
+let traced;
+while (!(traced = childOf(tracer)) || /^TracerPid:\\s+0$/m.test(status(traced))) await wait(10);
+for (const pid of [untouched, stopped]) while (!alive(pid)) await wait(10);
+while (!/^State:\\s+T/m.test(status(stopped))) await wait(10);
+const before = { untouched: alive(untouched), stopped: alive(stopped), traced: alive(traced) };
+await clearInvocation(process.env.TMPDIR, [untouched, stopped, traced]);
+await wait(100);
+process.stdout.write(JSON.stringify({ before, after: { untouched: alive(untouched), stopped: alive(stopped), traced: alive(traced) } }) + '\\n');
+process.kill(untouched, 'SIGKILL');
+process.exit(0);
+`;
+
+describe.runIf(asRoot)('the warm parents a function keeps between invocations', () => {
+  it('when a kept parent was stopped or is traced, clearing the invocation ends it and keeps only the untouched one', async () => {
+    const code = join(top, 'kept-code');
+    const scratch = join(top, 'kept-tmp');
+    mkdirSync(code);
+    mkdirSync(scratch);
+    chownSync(scratch, FUNCTION_UID, FUNCTION_UID);
+    writeFileSync(join(code, 'entry.mjs'), KEPT_ENTRY);
+    await build({ entryPoints: [join(code, 'entry.mjs')], bundle: true, platform: 'node', format: 'esm', outfile: join(code, 'function.mjs'), logLevel: 'silent', banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } });
+    chmodSync(top, 0o755);
+    chmodSync(code, 0o755);
+    chmodSync(join(code, 'function.mjs'), 0o644);
+    const output = execFileSync(process.execPath, [join(code, 'function.mjs')], {
+      uid: FUNCTION_UID,
+      gid: FUNCTION_UID,
+      cwd: '/',
+      env: { PATH: process.env.PATH, TMPDIR: scratch, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const report = JSON.parse(output.trim().split('\n').pop()!);
+    expect(report.before).toEqual({ untouched: true, stopped: true, traced: true });
+    expect(report.after).toEqual({ untouched: true, stopped: false, traced: false });
+  });
+});
