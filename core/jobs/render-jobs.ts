@@ -24,9 +24,10 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
-import { headInput, isOwnInputKey, MediaUnreadableError, storedFrames } from '../storage/storage';
+import { headInput, isOwnInputKey, MediaUnreadableError } from '../storage/storage';
 import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
+import { listChunksOfJob } from './chunks';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
 import { addToLogScope } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
@@ -278,12 +279,24 @@ export async function resumePrice(job: JobRecord): Promise<number> {
   const scene = getScene(job.sceneId);
   if (!scene) throw new ConflictError(`Scene ${job.sceneId} is not in the catalogue any more.`);
   const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y, ...(job.fileDuration ? { mediaDurationSeconds: job.fileDuration } : {}) };
-  // What is missing is what storage does not hold, within the job's own frames: the worker's list of
-  // frames (uploaded_frames) is its own word, and a render taken over could name any frame in it.
-  const stored = job.mode === 'animation' ? (await storedFrames(job.userId, job.jobId)).filter((frame) => frame >= 1 && frame <= job.total_frames) : [];
-  const missing = job.total_frames - new Set(stored).size;
+  const missing = job.mode === 'animation' ? await framesNotRecordedRendered(job) : job.total_frames;
   const quote = quoteRemainingFrames(scene, settings, missing).finalPrice;
   return job.estimatedPrice === undefined ? quote : Math.min(quote, job.estimatedPrice);
+}
+
+/**
+ * The frames of a job the server did not record as rendered: every frame but those of its chunks done (a chunk is done only
+ * through the task server, by the worker holding its claim), and all of them before it was planned. A resume renders exactly
+ * these again. Neither the worker's list of frames (uploaded_frames) nor what storage holds counts: the job's own worker and
+ * the tools it runs write both, so a job that stored every frame itself and failed "on our side" would resume for nothing.
+ */
+async function framesNotRecordedRendered(job: JobRecord): Promise<number> {
+  const rendered = new Set<number>();
+  for (const chunk of await listChunksOfJob(job.jobId)) {
+    if (chunk.status !== 'done') continue;
+    for (let frame = Math.max(1, chunk.frameStart); frame <= Math.min(job.total_frames, chunk.frameEnd); frame += 1) rendered.add(frame);
+  }
+  return job.total_frames - rendered.size;
 }
 
 /**

@@ -10,7 +10,6 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ports, s3Client } from '../ports';
 import { getConfig } from '../config';
 import type { UploadTicket } from '#shared/api-types';
-import { frameFile } from '#shared/render-contract';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */
 const UPLOAD_TICKET_SECONDS = 15 * 60;
@@ -78,23 +77,6 @@ export async function listOutputs(userId: string, jobId: string): Promise<Stored
   const prefix = outputPrefix(userId, jobId);
   const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: prefix }));
   return Contents.filter((o) => o.Key && !o.Key.slice(prefix.length).includes('/')).map((o) => ({ key: o.Key!, name: o.Key!.slice(prefix.length), size: o.Size ?? 0 }));
-}
-
-/**
- * The frames of a job stored in its outputs (frames/frame_NNNN.png, not empty), as the server
- * itself lists them: what a resume is priced from, whatever a worker recorded.
- */
-export async function storedFrames(userId: string, jobId: string): Promise<number[]> {
-  const base = outputPrefix(userId, jobId);
-  const frames: number[] = [];
-  for await (const page of outputPagesUnder(userId, jobId, 'frames/')) {
-    for (const object of page) {
-      const name = object.Key!.slice(base.length);
-      const frame = Number(/(\d+)\.png$/.exec(name)?.[1]);
-      if (frame && frameFile(frame) === name && (object.Size ?? 0) > 0) frames.push(frame);
-    }
-  }
-  return frames;
 }
 
 /** A time-limited download link that saves under the file's own name. */

@@ -10,6 +10,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failJob } from '#core/jobs/outcomes';
+import { planOrResumeChunks } from '#core/jobs/chunks';
+import { serveRenderTask } from '#core/jobs/task-server';
+import { DEFAULT_PLAN_SETTINGS } from '#shared/render-plan';
 import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
 import { Transaction } from '#core/db/transaction';
 import { getUser } from '#core/users/users';
@@ -23,6 +26,22 @@ async function storeFrames(job: JobRecord, frames: number[]): Promise<void> {
   writeFileSync(png, Buffer.from('89504e470d0a1a0a', 'hex'));
   for (let i = 0; i < frames.length; i += 20) {
     await Promise.all(frames.slice(i, i + 20).map((frame) => uploadOutput(job.userId, job.jobId, frameFile(frame), png, 'image/png')));
+  }
+}
+
+/**
+ * The job planned in chunks of `size` frames, and the chunks `done` finished through the task server by the worker holding
+ * each: what the server records as rendered, and what a resume is priced from.
+ */
+async function chunksRendered(job: JobRecord, size: number, done: number[]): Promise<void> {
+  const ranges = Array.from({ length: Math.ceil(job.total_frames / size) }, (_, index) => ({ index, frameStart: index * size + 1, frameEnd: Math.min(job.total_frames, (index + 1) * size) }));
+  await planOrResumeChunks(job, DEFAULT_PLAN_SETTINGS, ranges);
+  const ask = (task: string, args: unknown) => serveRenderTask({ jobId: job.jobId, task, args }, { requireTicket: false });
+  for (const index of done) {
+    const { frameStart, frameEnd } = ranges[index];
+    expect(await ask('startChunk', { index, workerId: 'worker' })).toMatchObject({ chunk: { index } });
+    const frameSeconds = Object.fromEntries(Array.from({ length: frameEnd - frameStart + 1 }, (_, i) => [String(frameStart + i), 1]));
+    expect(await ask('finishChunk', { index, workerId: 'worker', frameSeconds })).toBe(true);
   }
 }
 
@@ -88,9 +107,10 @@ describe('a failed paid job and its refund', () => {
   it('when a paid job fails on our side, its final-state effects refund it once, and a resume then pays for the missing frames', async () => {
     const user = await verifiedUser();
     await grantCredits(user, 20);
-    // An animation with most frames already stored: resuming renders 20 of 120.
+    // An animation with most frames rendered (five chunks of 20 done) and stored: resuming renders 20 of 120.
     const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: Array.from({ length: 100 }, (_, i) => i + 1) });
     expect(job.total_frames).toBe(120);
+    await chunksRendered(job, 20, [0, 1, 2, 3, 4]);
     await storeFrames(job, job.uploaded_frames);
     await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
     const failed = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
@@ -109,13 +129,15 @@ describe('a failed paid job and its refund', () => {
     expect(await balanceMatchesLedger(user.userId)).toBe(true);
   });
 
-  it('when a worker recorded frames the job does not have, or frames it never stored, the resume is priced for every frame missing from storage', async () => {
+  it('when the job\'s own worker stored every frame and recorded frames the job does not have, the resume is still priced for every frame of a chunk the server did not record as done', async () => {
     const user = await verifiedUser();
     await grantCredits(user, 40);
-    // A render taken over reports frames 1000001... and frames 21-120 as done; only frames 1-20 are in storage.
+    // A render taken over reports frames 1000001... and frames 21-120 as done, and its scope (which may write the job's
+    // outputs) stores all 120 frames; the server recorded one chunk done, frames 1-20.
     const forged = [...Array.from({ length: 120 }, (_, i) => 1_000_001 + i), ...Array.from({ length: 100 }, (_, i) => 21 + i)];
     const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: forged });
-    await storeFrames(job, Array.from({ length: 20 }, (_, i) => i + 1));
+    await chunksRendered(job, 20, [0]);
+    await storeFrames(job, Array.from({ length: 120 }, (_, i) => i + 1));
     await failJob(job, 'A part of the render failed on every attempt.', 'internal', { whenStatusIn: ['rendering'] });
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
 
