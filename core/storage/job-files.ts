@@ -7,12 +7,15 @@
 import type { Readable } from 'node:stream';
 import type { UploadKind } from '#shared/catalogue';
 import { inspectUploadFile, UploadRefusedError } from '../uploads/upload-inspector';
+import { keepsUploadAfterRender } from '../uploads/upload-retention';
 import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from './storage';
 
 export interface JobFilesScope {
   jobId: string;
   userId: string;
   inputKey?: string;
+  /** A free test keeps its upload for the paid render that follows (keepsUploadAfterRender). */
+  isTest?: boolean;
 }
 
 export function jobFiles(job: JobFilesScope) {
@@ -33,8 +36,8 @@ export function jobFiles(job: JobFilesScope) {
         throw error;
       }
     },
-    /** The upload is no longer needed (the result is stored). */
-    deleteInput: async (): Promise<void> => (inputKey ? deleteInput(inputKey) : undefined),
+    /** The result is stored: a paid render's upload is no longer needed, a free test's is kept. */
+    deleteInput: async (): Promise<void> => (inputKey && !keepsUploadAfterRender(job) ? deleteInput(inputKey) : undefined),
     /** A file the render made, stored under the job's outputs as `name`. */
     store: (name: string, file: string, contentType: string) => uploadOutput(userId, jobId, name, file, contentType),
     /** The same for a large file (a video): a multipart upload. */

@@ -3,7 +3,7 @@
  * left third, the form on the right two thirds. The form's state lives here; the render
  * flow after it (confirm, pay, start) in useRenderSubmission.
  */
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import type { Scene } from '#shared/catalogue';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
@@ -20,6 +20,7 @@ import { ScenePreview } from './ScenePreview';
 import { VerificationNotice } from './VerificationNotice';
 import { buildPreviewRequest, loadFormSettings, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
 import { useRenderSubmission } from './use-render-submission';
+import { keepUpload, takeKeptUpload } from './kept-upload';
 
 export default function CustomizePage() {
   const { sceneId = '' } = useParams();
@@ -43,18 +44,21 @@ function CustomizeScene({ scene }: { scene: Scene }) {
   const navigate = useNavigate();
   const location = useLocation();
   const saved = useMemo(() => loadFormSettings(scene), [scene]);
-  const [state, setState] = useState<FormState>(() => restoreFormState(scene, saved));
+  // A stored upload comes back when the page opens again in this tab (after a free test, say): no second upload.
+  const [state, setState] = useState<FormState>(() => ({ ...restoreFormState(scene, saved), upload: takeKeptUpload(user?.userId, scene.id) }));
   const [lostFile] = useState(() => (saved?.fileInfo && requiredUploadKind(scene) ? saved.fileInfo.name : null));
   const [templateRatio, setTemplateRatio] = useState<number | null>(null);
 
   useEffect(() => saveFormSettings(scene, state), [scene, state]);
+  // The upload and its owner as the page leaves them (the effect below runs once, at the end).
+  const leaving = useRef({ userId: user?.userId, upload: state.upload });
   useEffect(() => {
-    // Object URLs of image previews are released when the page goes away.
-    return () => {
-      if (state.upload?.previewUrl) URL.revokeObjectURL(state.upload.previewUrl);
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    leaving.current = { userId: user?.userId, upload: state.upload };
+  }, [user?.userId, state.upload]);
+  useEffect(() => {
+    // A stored upload is kept for the page's next visit; any other releases its picture's object URL.
+    return () => keepUpload(leaving.current.userId, scene.id, leaving.current.upload);
+  }, [scene.id]);
 
   const quote = quoteFor(scene, state);
   const price = quote.finalPrice;

@@ -15,6 +15,7 @@ import { ApiError } from '../lib/api';
 import { newIdempotencyKey } from '../lib/idempotency';
 import { useSession } from '../lib/session';
 import { buildJobRequest, defaultPaymentMethod, type FormState, type PaymentMethod } from './form-state';
+import { markUploadSpent } from './kept-upload';
 
 export function useRenderSubmission(scene: Scene, state: FormState, update: (changes: Partial<FormState>) => void, price: number, templateRatio: number | null) {
   const { profile, refreshProfile } = useSession();
@@ -32,6 +33,8 @@ export function useRenderSubmission(scene: Scene, state: FormState, update: (cha
   const submissionKey = (paymentMethod: PaymentMethod) => (submissionKeys.current[paymentMethod] ??= newIdempotencyKey());
 
   const started = () => {
+    // A paid render deletes its upload once done; a free test leaves it for the paid render that follows.
+    if (!state.isTest) markUploadSpent(state.upload?.key);
     trackRenderStart(scene.id);
     navigate('/job-history');
   };
