@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
-import { containTools, DEFAULT_TOOL_UID } from '#render/tool-environment';
+import { containTools, DEFAULT_TOOL_UID, TOOL_PROCESS_LIMIT } from '#render/tool-environment';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
 import { asGlb, pngClaiming, texturedCube } from '../upload-fixtures';
@@ -200,4 +200,68 @@ finish()`;
       }
     },
   );
+});
+
+describe('the tools\' process limit', () => {
+  test.runIf(process.getuid?.() === 0)('when a contained tool forks without end, its forks are refused before its user holds TOOL_PROCESS_LIMIT processes', async () => {
+    containTools();
+    // At most the limit and a margin: where no limit holds, the test fails without filling the machine.
+    const { logs } = await inSlot(40, () =>
+      runScript(
+        'fork-bomb',
+        // The forks come from a small Python that Blender starts (it inherits the limit): forking Blender itself is slow.
+        `import resource, subprocess
+soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+protocol.log(f"limit {soft} {hard}")
+bomb = """
+import errno, os, signal, time
+children = []
+try:
+    while len(children) < ${TOOL_PROCESS_LIMIT + 64}:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    print(f"forked {len(children)}")
+except OSError as error:
+    print(f"refused after {len(children)}: {errno.errorcode[error.errno]}")
+finally:
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+    for pid in children:
+        os.waitpid(pid, 0)
+"""
+protocol.log(subprocess.run(["/usr/bin/python3", "-c", bomb], capture_output=True, text=True, timeout=120).stdout.strip())
+finish()`,
+      ),
+    );
+    expect(logs).toContain(`limit ${TOOL_PROCESS_LIMIT} ${TOOL_PROCESS_LIMIT}`);
+    const refused = logs.map((line) => /^refused after (\d+): EAGAIN$/.exec(line)).find(Boolean);
+    expect(refused, logs.join('\n')).toBeTruthy();
+    expect(Number(refused![1])).toBeLessThan(TOOL_PROCESS_LIMIT);
+  });
+
+  test.runIf(process.getuid?.() === 0)('when a warm scene server\'s child has taken its request\'s user, the same limit holds for it', async () => {
+    // A scene script standing for a customer's file that got code running in a warm child: it reports its user and limit.
+    const scenes = path.join(dir, 'limit-scenes');
+    await cp(path.dirname(sceneScriptPath('protocol')), scenes, { recursive: true, filter: (source) => !source.includes('__pycache__') });
+    await writeFile(
+      path.join(scenes, 'report-limit.py'),
+      'import os, resource, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport protocol\nimport building\ndef build(scene, args):\n    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))\n    if not args.custom_text:\n        return None\n    raise protocol.UserError(f"uid {os.getuid()} limit {resource.getrlimit(resource.RLIMIT_NPROC)[0]}")\nprotocol.run(build)\n',
+    );
+    const previous = process.env.RENDER_SCENES_DIR;
+    process.env.RENDER_SCENES_DIR = scenes;
+    const identity = sceneToolIdentity(1)!;
+    const server = new WarmScene({ scene: { id: 1, slug: 'report-limit', optionsConfig: getScene(1)!.optionsConfig }, identity });
+    try {
+      const answer = (await server.render({ sceneId: 1, customText: 'limit?', mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error)) as RenderError;
+      expect(answer).toBeInstanceOf(RenderError);
+      expect(answer.userMessage, JSON.stringify(answer.details)).toBe(`uid ${identity.uid} limit ${TOOL_PROCESS_LIMIT}`);
+    } finally {
+      await server.stop();
+      if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
+      else process.env.RENDER_SCENES_DIR = previous;
+    }
+  });
 });
