@@ -252,25 +252,19 @@ export function holdWorkerToItsJob(jobId: string): void {
   );
 }
 
-/** The job and ticket the render function's environment holds its clients for (serveInvocationJob). */
-let invocationJob: string | undefined;
-
 /**
  * A render function invocation's job: its settings, and table and storage clients with credentials for that job
- * alone, held to its writes as on Batch. The next invocation of the same job and ticket in the same environment
- * keeps them: its chunk asks neither the session broker nor STS again (the credentials are asked for again before
- * they expire). Another job's invocation gets its own.
+ * alone, held to its writes as on Batch. Called in the invocation's own process (render/lambda-runtime.ts,
+ * serveInvocationsApart), which ends with the invocation: the ticket set here, and the credentials the session broker
+ * gives for it, never reach the environment's long-lived process, so the next invocation's tools cannot find them there.
  */
 export function serveInvocationJob(jobId: string, ticket: string | undefined): void {
-  const key = JSON.stringify([jobId, ticket ?? null]);
-  if (key === invocationJob) return;
   process.env.JOB_ID = jobId;
   if (ticket) process.env.WORKER_TICKET = ticket;
   else delete process.env.WORKER_TICKET;
   resetConfig();
   resetClients();
   holdWorkerToItsJob(jobId);
-  invocationJob = key;
 }
 
 /** For tests that change the worker's settings within one process. */

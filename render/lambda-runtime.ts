@@ -4,6 +4,7 @@
  * aws-lambda-ric package would add a native build (node-gyp, install scripts) to the
  * image for the same. The loop never returns; Lambda freezes and ends the process.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,42 +51,183 @@ export function probeRequestOf(event: unknown): ProbeRequest {
   return probeRequest.parse(event);
 }
 
+/** What one invocation came to, as the Runtime API takes it back: its result, or its error. */
+type Outcome = { result: unknown } | { error: { name: string; message: string } };
+
 /**
- * Serves invocations one after another. `between` runs after each, before its answer goes back and
+ * Serves invocations one after another, each in this process. `between` runs after each, before its answer goes back and
  * the next is asked for (the render and probe functions clear what the invocation left: clearInvocation);
  * when it fails, the process ends, and with it the environment, before another invocation reaches it.
+ * The functions themselves serve each invocation in a process of its own (serveInvocationsApart).
  */
 export async function serveInvocations(runtimeApi: string, handle: (event: unknown) => Promise<unknown>, between: () => Promise<void> = async () => {}): Promise<never> {
-  const base = `http://${runtimeApi}/${API_VERSION}/runtime/invocation`;
+  const base = runtimeBase(runtimeApi);
   for (;;) {
-    // Long-polls until Lambda has an invocation: no deadline on purpose, the environment is frozen meanwhile.
-    const next = await fetch(`${base}/next`);
-    const requestId = next.headers.get('lambda-runtime-aws-request-id');
-    if (!requestId) throw new Error(`the Runtime API answered without a request id (${next.status})`);
-    let outcome: { result: unknown } | { error: unknown };
-    try {
-      outcome = { result: await handle(await next.json()) };
-    } catch (error) {
-      outcome = { error };
-    }
-    try {
-      await between();
-    } catch (error) {
-      log.error('The environment could not be cleared after an invocation: it ends here', { requestId, error });
-      process.exit(1);
-    }
-    try {
-      if ('error' in outcome) throw outcome.error;
-      await fetch(`${base}/${requestId}/response`, { method: 'POST', body: JSON.stringify(outcome.result), signal: AbortSignal.timeout(10_000) });
-    } catch (error) {
-      log.error('Render invocation failed', { requestId, error });
-      await fetch(`${base}/${requestId}/error`, {
-        method: 'POST',
-        headers: { 'Lambda-Runtime-Function-Error-Type': 'Unhandled' },
-        body: JSON.stringify({ errorType: (error as Error)?.name ?? 'Error', errorMessage: (error as Error)?.message ?? String(error) }),
-        signal: AbortSignal.timeout(10_000),
-      });
-    }
+    const { requestId, event } = await nextInvocation(base);
+    const outcome = await outcomeOf(() => handle(event));
+    await clearAfter(requestId, between);
+    await answerInvocation(base, requestId, outcome);
+  }
+}
+
+/** The argument a runtime loop starts its invocation's process with (render/worker.ts reads it). */
+export const INVOCATION_PROCESS = 'invocation';
+
+/** How long an invocation's process that has told its outcome may take to exit before it is killed. */
+const INVOCATION_EXIT_MS = 5_000;
+
+/**
+ * Serves invocations one after another, each in a process of its own that ends with it: this program again, started with
+ * INVOCATION_PROCESS, which asks the Runtime API for the invocation itself, handles it (serveOneInvocation) and tells
+ * this process its request id and outcome over the IPC channel. Lambda reuses an environment for anyone's later
+ * invocation, and on Lambda a customer's tools run as this user and may read its processes' memory: an invocation's
+ * secrets (a job's ticket and the scope credentials it buys, a customer's presigned URLs) arrive in that process and
+ * die with it, where a long-lived process would keep them (glibc keeps a replaced environment string, V8 a string until
+ * its page is reused) for the next invocation's tools to find. This process only relays: it never reads an event.
+ * What it keeps between invocations (the warm scene servers) the invocation's process asks for on the same channel
+ * (`serve` binds those answers). The next invocation's process starts once `between` has cleared the last one's.
+ */
+export async function serveInvocationsApart(runtimeApi: string, options: { env?: Record<string, string>; serve?: (child: ChildProcess) => void }, between: () => Promise<void> = async () => {}): Promise<never> {
+  const base = runtimeBase(runtimeApi);
+  for (;;) {
+    const child = fork(process.argv[1], [INVOCATION_PROCESS], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    options.serve?.(child);
+    const { requestId, outcome, ended } = await invocationIn(child);
+    if (!requestId) throw new Error(`The invocation's process ended (${ended}) before it took an invocation`);
+    await clearAfter(requestId, between);
+    await answerInvocation(base, requestId, outcome ?? { error: { name: 'Runtime.ExitError', message: `The invocation's process ended (${ended}) before it answered` } });
+  }
+}
+
+/** What an invocation's process told (its request id once it took one, then its outcome), once it has ended. */
+function invocationIn(child: ChildProcess): Promise<{ requestId?: string; outcome?: Outcome; ended: string }> {
+  return new Promise((resolve) => {
+    let requestId: string | undefined;
+    let outcome: Outcome | undefined;
+    child.on('message', (message: Partial<{ took: string; outcome: Outcome }>) => {
+      if (typeof message?.took === 'string') requestId = message.took;
+      if (message?.outcome) {
+        outcome = message.outcome;
+        // It exits once it has told; one that does not is not waited for (the clearing would kill it on Lambda anyway).
+        setTimeout(() => child.kill('SIGKILL'), INVOCATION_EXIT_MS).unref();
+      }
+    });
+    // 'close', not 'exit': the channel's last messages are in by then.
+    child.once('close', (code, signal) => resolve({ requestId, outcome, ended: String(code ?? signal) }));
+  });
+}
+
+/**
+ * The invocation's process (started by serveInvocationsApart): asks the Runtime API for one invocation, handles it, tells
+ * the runtime loop its request id and outcome, and exits; the loop clears what it left and answers the Runtime API.
+ */
+export async function serveOneInvocation(runtimeApi: string, handle: (event: unknown) => Promise<unknown>): Promise<never> {
+  const tell = (message: object) => new Promise<void>((resolve, reject) => process.send!(message, undefined, undefined, (error) => (error ? reject(error) : resolve())));
+  const { requestId, event } = await nextInvocation(runtimeBase(runtimeApi));
+  await tell({ took: requestId });
+  const outcome = await outcomeOf(() => handle(event));
+  if ('error' in outcome) log.error('The invocation failed', { requestId, error: outcome.error });
+  await tell({ outcome: 'error' in outcome ? { error: { name: outcome.error.name, message: outcome.error.message } } : outcome });
+  process.exit(0);
+}
+
+/** One end of the IPC channel between the runtime loop and an invocation's process. */
+export interface InvocationChannel {
+  send(message: object): void;
+  listen(listener: (message: unknown) => void): () => void;
+  /** Calls `lost` when the other end has gone; returns the way to stop listening. */
+  onLost(lost: () => void): () => void;
+}
+
+/** The invocation's process's end: its runtime loop. */
+export function runtimeLoopChannel(): InvocationChannel {
+  return {
+    send: (message) => void process.send!(message),
+    listen: (listener) => (process.on('message', listener), () => void process.off('message', listener)),
+    onLost: (lost) => (process.once('disconnect', lost), () => void process.off('disconnect', lost)),
+  };
+}
+
+/** The runtime loop's end: its invocation's process. */
+export function invocationChannel(child: ChildProcess): InvocationChannel {
+  return {
+    send: (message) => void (child.connected && child.send(message, () => {})),
+    listen: (listener) => (child.on('message', listener), () => void child.off('message', listener)),
+    onLost: (lost) => (child.once('disconnect', lost), () => void child.off('disconnect', lost)),
+  };
+}
+
+let questionsAsked = 0;
+
+/** A question to the other end ({ asked, question }) and its answer ({ answered, answer } or { answered, failed }, its message). */
+export function askOver(channel: InvocationChannel, question: object): Promise<unknown> {
+  const asked = ++questionsAsked;
+  return new Promise((resolve, reject) => {
+    const end = () => (stopListening(), stopWatching());
+    const stopListening = channel.listen((message) => {
+      const answer = message as Partial<{ answered: number; answer: unknown; failed: string }>;
+      if (answer?.answered !== asked) return;
+      end();
+      if (typeof answer.failed === 'string') reject(new Error(answer.failed));
+      else resolve(answer.answer);
+    });
+    const stopWatching = channel.onLost(() => (end(), reject(new Error('the other end of the invocation\'s channel has gone'))));
+    channel.send({ asked, question });
+  });
+}
+
+/** Answers the other end's questions (askOver) until the returned function is called. */
+export function answerOver(channel: InvocationChannel, answer: (question: unknown) => Promise<unknown>): () => void {
+  return channel.listen((message) => {
+    const { asked, question } = (message ?? {}) as Partial<{ asked: number; question: unknown }>;
+    if (typeof asked !== 'number') return;
+    answer(question).then(
+      (answered) => channel.send({ answered: asked, answer: answered }),
+      (error: unknown) => channel.send({ answered: asked, failed: String((error as Error)?.message ?? error) }),
+    );
+  });
+}
+
+const runtimeBase = (runtimeApi: string) => `http://${runtimeApi}/${API_VERSION}/runtime/invocation`;
+
+/** Long-polls until Lambda has an invocation: no deadline on purpose, the environment is frozen meanwhile. */
+async function nextInvocation(base: string): Promise<{ requestId: string; event: unknown }> {
+  const next = await fetch(`${base}/next`);
+  const requestId = next.headers.get('lambda-runtime-aws-request-id');
+  if (!requestId) throw new Error(`the Runtime API answered without a request id (${next.status})`);
+  return { requestId, event: await next.json() };
+}
+
+async function outcomeOf(handle: () => Promise<unknown>): Promise<{ result: unknown } | { error: Error }> {
+  try {
+    return { result: await handle() };
+  } catch (error) {
+    return { error: error instanceof Error ? error : new Error(String(error)) };
+  }
+}
+
+async function clearAfter(requestId: string, between: () => Promise<void>): Promise<void> {
+  try {
+    await between();
+  } catch (error) {
+    log.error('The environment could not be cleared after an invocation: it ends here', { requestId, error });
+    process.exit(1);
+  }
+}
+
+async function answerInvocation(base: string, requestId: string, outcome: Outcome): Promise<void> {
+  try {
+    if ('error' in outcome) throw outcome.error;
+    await fetch(`${base}/${requestId}/response`, { method: 'POST', body: JSON.stringify(outcome.result), signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    log.error('Render invocation failed', { requestId, error });
+    const { name, message } = error as Partial<Error>;
+    await fetch(`${base}/${requestId}/error`, {
+      method: 'POST',
+      headers: { 'Lambda-Runtime-Function-Error-Type': 'Unhandled' },
+      body: JSON.stringify({ errorType: name ?? 'Error', errorMessage: message ?? String(error) }),
+      signal: AbortSignal.timeout(10_000),
+    });
   }
 }
 

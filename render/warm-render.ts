@@ -9,12 +9,14 @@
  *   that do not fill every core's last round (one frame per chunk on a machine of several cores) start a fresh Blender.
  * A region of a split still starts a fresh Blender: its passes are one file, which a child per core cannot share.
  *
- * Where the servers live: on the render function, in the worker's own process, kept between invocations; on the local
+ * Where the servers live: on the render function, in the runtime loop's process, kept between invocations, which its
+ * invocations' processes ask over their IPC channel (`warmOverIpc`, frames included); on the local
  * stack, in the stack's process, which the pool's workers ask over their IPC channel (`warmOverIpc`) for stills: the
  * live previews' servers for a test still, servers of their own for a paid one, so a paid chunk never holds a preview and
  * two workers never wait for one server. An animation's frames on the local pool start the worker's own Blender: the
  * stack's process, which serves everything else too, would denoise and copy each frame (localWarmRenders).
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { framePreviewFile, STILL_FILE } from '#shared/render-contract';
@@ -122,9 +124,10 @@ export function warmRenderer(render: (request: WarmRequest, hooks: WarmHooks) =>
 }
 
 /**
- * A pool worker's renderer (adapters/local-render-pool.ts): the request ({ id, request }) goes to the stack's process on
- * the IPC channel the pool opened, a stop ({ id, abort }) the same way; the answer ({ id, answer } or { id, failed })
- * comes back there. Undefined when the pool opened none (no servers there).
+ * A pool worker's renderer (adapters/local-render-pool.ts), or a render function invocation's (its runtime loop keeps
+ * the servers: answerWarmRequests): the request ({ id, request }) goes to the process holding the servers on the IPC
+ * channel, a stop ({ id, abort }) the same way; an animation's frames ({ id, frame }) and the answer ({ id, answer } or
+ * { id, failed }) come back there. Undefined when there is no such channel (no servers there).
  */
 export function warmOverIpc(): WarmRenderer | undefined {
   if (!process.send || process.env.WARM_RENDERS !== '1') return undefined;
@@ -139,8 +142,10 @@ export function warmOverIpc(): WarmRenderer | undefined {
           process.off('disconnect', lost);
           hooks.signal?.removeEventListener('abort', abort);
         };
-        const heard = (message: Partial<{ id: number; answer: WarmAnswer; failed: string }>) => {
+        const heard = (message: Partial<{ id: number; frame: number; answer: WarmAnswer; failed: string }>) => {
           if (message?.id !== id) return;
+          // An animation's frame in place (the render function's loop sends them; the local stack renders stills only).
+          if (typeof message.frame === 'number') return hooks.onFrame?.(message.frame);
           end();
           if (message.answer) resolve(message.answer);
           else reject(new Error(message.failed ?? 'no answer'));
@@ -155,6 +160,28 @@ export function warmOverIpc(): WarmRenderer | undefined {
         process.send!({ id, request });
       }),
   );
+}
+
+/**
+ * The other side of warmOverIpc, in the process holding the servers: the render function's runtime loop answers its
+ * invocation's process. A process gone stops what it asked for.
+ */
+export function answerWarmRequests(child: ChildProcess, render: (request: WarmRequest, hooks: WarmHooks) => Promise<WarmAnswer>): void {
+  const stops = new Map<unknown, AbortController>();
+  child.on('message', (message: { id?: unknown; request?: WarmRequest; abort?: unknown }) => {
+    if (message?.abort) return stops.get(message.id)?.abort();
+    if (message?.request === undefined) return;
+    const reply = (answer: object) => child.connected && child.send({ id: message.id, ...answer }, () => {});
+    const stop = new AbortController();
+    stops.set(message.id, stop);
+    render(message.request, { signal: stop.signal, onFrame: (frame) => reply({ frame }) })
+      .then(
+        (answer) => reply({ answer }),
+        (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),
+      )
+      .finally(() => stops.delete(message.id));
+  });
+  child.once('exit', () => stops.forEach((stop) => stop.abort()));
 }
 
 /**

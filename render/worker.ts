@@ -24,12 +24,12 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { runChunk, type ChunkTimings } from './chunk-runner';
 import { runFinishing } from './finish-step';
-import { clearInvocation, invocationOf, serveInvocations } from './lambda-runtime';
+import { answerOver, askOver, clearInvocation, INVOCATION_PROCESS, invocationChannel, invocationOf, runtimeLoopChannel, serveInvocationsApart, serveOneInvocation, type InvocationChannel } from './lambda-runtime';
 import { runProbe } from './probe-step';
 import { sharedDenoiser, type DenoiseQuality } from './denoiser';
-import { previewInvocation } from './preview-step';
+import { previewInvocation, previewJob, renderPreview, type UploadDownload } from './preview-step';
 import { WarmScenes } from './warm-scene';
-import { renderWarm, warmOverIpc, warmRenderer } from './warm-render';
+import { answerWarmRequests, renderWarm, warmOverIpc } from './warm-render';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '#observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
@@ -42,6 +42,9 @@ const INIT_DENOISER_MS = 5_000;
 /** Blender's render threads (RENDER_THREADS); by default all the machine's cores. */
 const threadsOf = () => Number(process.env.RENDER_THREADS) || undefined;
 const threads = threadsOf();
+
+/** The copy of a preview the runtime loop is given: the job, its upload named by its key alone. */
+const previewWithoutUrl = previewJob.extend({ input: previewJob.shape.input.unwrap().omit({ url: true }).optional() });
 
 /** One structured line per chunk (log queries and the farm benchmark read it), and each step's time as a metric (the dashboard's). */
 function onTimings(timings: ChunkTimings): void {
@@ -66,37 +69,58 @@ containTools();
 // In a Lambda environment (Lambda sets AWS_LAMBDA_FUNCTION_NAME; a test's stand-in for the Runtime API does not), its user's
 // processes and its /tmp are its own: what an invocation leaves there is cleared before the next (render/lambda-runtime.ts).
 const betweenInvocations = process.env.AWS_LAMBDA_FUNCTION_NAME ? clearInvocation : undefined;
-// The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
-if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'probe') {
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => runProbe(event, measureUploadHere), betweenInvocations);
+const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
+if (runtimeApi) {
+  // Each invocation runs in a process of its own, started by the environment's runtime loop (render/lambda-runtime.ts):
+  // what it is given (a job's ticket, a customer's presigned URL) and buys with it (the job's credentials) ends with it.
+  await (process.argv[2] === INVOCATION_PROCESS && process.send ? serveTheInvocation(runtimeApi) : serveTheEnvironment(runtimeApi));
 }
-if (process.env.AWS_LAMBDA_RUNTIME_API) {
-  // The denoiser's models are loaded during Init, before the first invocation asks for work: a preview, a test still, a
-  // still's finishing step or a final frame then finds its session ready instead of creating it on the critical path
-  // (0.2-0.3 s here, from a warm disk; longer from an image Lambda loads lazily). The preview function's pictures use
-  // the fast one only. At most INIT_DENOISER_MS of Init's 10 s; a failed load is tried again on first use.
+
+/**
+ * The environment's runtime loop, kept while Lambda keeps the environment: it starts a process per invocation, and holds
+ * what serves them all and holds no customer's secret: on the preview and render functions the warm scene servers, whose
+ * parents hold no customer's file either, so they are the only processes the clearing between invocations keeps.
+ */
+async function serveTheEnvironment(api: string): Promise<never> {
+  // The probe function (RENDER_STEP=probe): the same image measures an upload for the API, with no credentials and no job.
+  if (process.env.RENDER_STEP === 'probe') return serveInvocationsApart(api, {}, betweenInvocations);
+  // The denoiser's models are loaded during Init, before the first invocation asks for work: a preview, a test still or a
+  // final frame by the warm servers then finds its session ready instead of creating it on the critical path (0.2-0.3 s
+  // here, from a warm disk; longer from an image Lambda loads lazily). The preview function's pictures use the fast one
+  // only. At most INIT_DENOISER_MS of Init's 10 s; a failed load is tried again on first use.
   await Promise.race([
     loadDenoisers(process.env.RENDER_STEP === 'preview' ? ['fast'] : ['high', 'fast'], 'during Init'),
     new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
   ]);
-}
-// The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
-if (process.env.AWS_LAMBDA_RUNTIME_API && process.env.RENDER_STEP === 'preview') {
-  const servers = new WarmScenes({ threads });
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, (event) => previewInvocation(event, servers, downloadUpload), betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
-}
-if (process.env.AWS_LAMBDA_RUNTIME_API) {
-  // Chunks are rendered by warm scene servers this environment keeps between invocations (render/warm-render.ts):
-  // the parents hold no customer's file, so they are the only processes the clearing between invocations keeps.
+  // The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
+  if (process.env.RENDER_STEP === 'preview') {
+    const servers = new WarmScenes({ threads });
+    return serveInvocationsApart(api, { serve: (child) => answerOver(invocationChannel(child), (question) => previewForInvocation(question, servers, invocationChannel(child))) }, betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
+  }
+  // Chunks are rendered by warm scene servers this environment keeps between invocations (render/warm-render.ts).
   const servers = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
-  const warm = warmRenderer((request, hooks) => renderWarm(servers, request, hooks));
-  await serveInvocations(process.env.AWS_LAMBDA_RUNTIME_API, async (event) => {
+  return serveInvocationsApart(
+    api,
+    { env: { WARM_RENDERS: '1' }, serve: (child) => answerWarmRequests(child, (request, hooks) => renderWarm(servers, request, hooks)) },
+    betweenInvocations && (() => clearInvocation(undefined, servers.pids())),
+  );
+}
+
+/**
+ * One invocation, in its own process (serveInvocationsApart), which asks its runtime loop for what the environment keeps.
+ */
+async function serveTheInvocation(api: string): Promise<never> {
+  if (process.env.RENDER_STEP === 'probe') return serveOneInvocation(api, (event) => runProbe(event, measureUploadHere));
+  if (process.env.RENDER_STEP === 'preview') return serveOneInvocation(api, (event) => previewApart(event, runtimeLoopChannel()));
+  // A fresh Blender's frames are denoised in this process: its models load while it waits for its invocation.
+  void loadDenoisers(['high', 'fast'], 'before the invocation');
+  const warm = warmOverIpc();
+  return serveOneInvocation(api, async (event) => {
     const work = invocationOf(event);
     // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
     // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
-    // The same job's next chunk in this environment keeps them.
     serveInvocationJob(work.jobId, work.workerTicket);
-    // A new job's credentials come while the chunk is claimed (the same job's next chunk here keeps them).
+    // They come while the chunk is claimed.
     askWorkerCredentialsAhead();
     // Each invocation is its own worker: Lambda's retry of the same event is another attempt.
     const workerId = `function-${randomUUID()}`;
@@ -107,7 +131,41 @@ if (process.env.AWS_LAMBDA_RUNTIME_API) {
     // The last chunk to finish runs the finishing step here (it is skipped while chunks are missing): no second farm job.
     const finished = work.step === 'chunk' && outcome === 'done' ? await withLogScope(scope, () => runFinishing(work.jobId, { workerId })) : undefined;
     return { jobId: work.jobId, step: work.step, outcome, ...(finished ? { finished } : {}) };
-  }, betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
+  });
+}
+
+/**
+ * A preview's invocation process: the runtime loop renders it by its warm servers, from a copy of the job that names the
+ * upload's key alone; the upload's presigned URL stays here, and this process reads the upload into the file the render
+ * asks for. A warm-up names a scene and nothing else: the loop reads it as it comes.
+ */
+async function previewApart(event: unknown, loop: InvocationChannel): Promise<unknown> {
+  if ((event as { step?: unknown } | null)?.step === 'warm') return askOver(loop, { preview: event });
+  const job = previewJob.parse(event);
+  const { input } = job;
+  const stopAnswering = answerOver(loop, async (question) => {
+    const { download } = question as { download: DownloadArguments };
+    if (!input) throw new Error('This preview has no upload to read');
+    await downloadUpload(input, ...download);
+  });
+  try {
+    return await askOver(loop, { preview: { ...job, input: input && { ...input, url: undefined } } });
+  } finally {
+    stopAnswering();
+  }
+}
+
+/** What renderPreview hands its download besides the upload: the file, its most bytes and its deadline. */
+type DownloadArguments = Parameters<UploadDownload> extends [unknown, ...infer Rest] ? Rest : never;
+
+/** The runtime loop's side of previewApart: a warm-up, or a preview whose upload the invocation's process reads. */
+function previewForInvocation(question: unknown, servers: WarmScenes, invocation: InvocationChannel): Promise<unknown> {
+  const { preview } = question as { preview: unknown };
+  const download: UploadDownload = (_upload, ...rest) => askOver(invocation, { download: rest }).then(() => undefined);
+  if ((preview as { step?: unknown } | null)?.step === 'warm') return previewInvocation(preview, servers, download);
+  const job = previewWithoutUrl.parse(preview);
+  // renderPreview hands `input` to the download and reads nothing of it but the key: the URL is the invocation's.
+  return renderPreview({ ...job, input: job.input && { ...job.input, url: '' } }, servers, download);
 }
 
 function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
