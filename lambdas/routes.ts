@@ -49,6 +49,8 @@ export const routes = [
   { method: 'GET', path: '/api/jobs/{jobId}/payment', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs/{jobId}/frames', access: 'user', fn: 'jobs' },
   { method: 'GET', path: '/api/jobs/{jobId}/queue', access: 'user', fn: 'jobs' },
+  // The outcome e-mail's picture link: a mail client's click has no session, its token is checked by the handler.
+  { method: 'GET', path: '/api/jobs/{jobId}/picture', access: 'public', fn: 'jobs' },
 
   { method: 'POST', path: '/api/credits/purchases', access: 'user', fn: 'payments' },
   { method: 'POST', path: '/api/payments/webhook', access: 'public', fn: 'payments' },

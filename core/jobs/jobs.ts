@@ -62,6 +62,8 @@ export interface JobRecord extends JobView {
   /** The outcome ('done#1', 'failed#2': status and attempt) the user was last e-mailed about, so each is e-mailed once. */
   outcomeEmailFor?: string;
   outcomeEmailAt?: string;
+  /** The outcome e-mail's picture link (core/jobs/outcome-mail.ts): the SHA-256 of its token, the frame it shows, until when it opens. */
+  pictureLink?: { tokenHash: string; frame: number; until: string };
 }
 
 /** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */

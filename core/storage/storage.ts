@@ -13,8 +13,13 @@ import type { UploadTicket } from '#shared/api-types';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */
 const UPLOAD_TICKET_SECONDS = 15 * 60;
-/** Download links last 7 days, SigV4's maximum, so a cached output URL stays valid that long. */
-export const DOWNLOAD_URL_SECONDS = 7 * 24 * 3600;
+/**
+ * How long a download link is said to last. A URL presigned on AWS works only while the role session that
+ * signed it lasts (Lambda's credentials are temporary, hours at most), whatever its expiry says, so no link
+ * is promised for days: the pages ask for fresh links on each view, and the outcome e-mail links to the API,
+ * which presigns at the click (core/jobs/outcome-mail.ts).
+ */
+export const DOWNLOAD_URL_SECONDS = 3600;
 
 /** Every input lives under its owner's prefix; the server picks the whole key. */
 export const inputPrefix = (userId: string) => `uploads/${userId}/`;
@@ -225,9 +230,37 @@ export async function presignInline(key: string, contentType: string, expiresIn 
 /** Where a live preview is kept, by the hash of what it shows (a lifecycle rule removes it after a day). */
 const previewKey = (hash: string) => `previews/${hash}.jpg`;
 
-/** A presigned GET of one upload for whoever renders it (the caller checked it is the user's own): that object and nothing else. */
-export function presignInputRead(key: string): Promise<string> {
-  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }), { expiresIn: PROBE_URL_SECONDS });
+/**
+ * A presigned GET of one upload for whoever renders it (the caller checked it is the user's own): that object and nothing else.
+ * Pinned to an ETag, If-Match is one of the signed headers, so the link reads that content only (a form posted again in
+ * between is refused by storage, and by the reader, which compares the answer's ETag).
+ */
+export function presignInputRead(key: string, pin?: { etag: string; seconds: number }): Promise<string> {
+  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key, ...(pin ? { IfMatch: pin.etag } : {}) }), {
+    expiresIn: pin?.seconds ?? PROBE_URL_SECONDS,
+  });
+}
+
+/** The stored upload is no longer the content an ETag named (its upload form was posted again). */
+export class InputChangedError extends Error {}
+
+/**
+ * A copy of one upload's content as its ETag names it: storage refuses another (If-Match), and the answer's own ETag is
+ * compared too, for a store that ignores the condition (the local stack's).
+ */
+export async function downloadInputAt(key: string, etag: string, file: string, abortSignal?: AbortSignal): Promise<void> {
+  let answer;
+  try {
+    answer = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key, IfMatch: etag }), { abortSignal });
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) throw new InputChangedError(`${key} is no longer ${etag}`);
+    throw error;
+  }
+  if (answer.ETag !== etag) {
+    (answer.Body as Readable | undefined)?.destroy();
+    throw new InputChangedError(`${key} is ${answer.ETag}, not ${etag}`);
+  }
+  await pipeline(answer.Body as Readable, createWriteStream(file));
 }
 
 /** A kept preview's JPEG, or undefined. */

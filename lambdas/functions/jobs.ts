@@ -1,6 +1,7 @@
 import { createFunction } from '../lib/http';
 import { abandonJob, jobPayment, createRenderJob, createUpload, getJobDetail, listJobFiles, listJobs, mainOutput, reportProblem, resumeJob, jobFrames, jobQueuePlace } from '../handlers/jobs';
 import { customerPreview } from '../handlers/previews';
+import { mailedPicture } from '../handlers/mail-links';
 import { composeServer } from '#composition/server';
 
 // This module is a Lambda entry point: its adapters are bound here, once.
@@ -20,4 +21,5 @@ export const handler = createFunction('jobs', {
   'GET /api/jobs/{jobId}/payment': jobPayment,
   'GET /api/jobs/{jobId}/frames': jobFrames,
   'GET /api/jobs/{jobId}/queue': jobQueuePlace,
+  'GET /api/jobs/{jobId}/picture': mailedPicture,
 });
