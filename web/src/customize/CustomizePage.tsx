@@ -18,7 +18,7 @@ import { ConfirmRenderModal, RenderPaymentModal, summarizeOptions } from './Rend
 import { RenderSettingsForm } from './RenderSettingsForm';
 import { ScenePreview } from './ScenePreview';
 import { VerificationNotice } from './VerificationNotice';
-import { buildPreviewRequest, loadFormSettings, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
+import { buildPreviewRequest, loadFormSettings, promisedSecondsFor, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
 import { useRenderSubmission } from './use-render-submission';
 import { keepUpload, takeKeptUpload } from './kept-upload';
 
@@ -125,7 +125,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           state={state}
           price={price}
           frames={quote.frames}
-          minutes={quote.estimatedRenderTimeMinutes}
+          readyIn={promisedSecondsFor(scene, state)}
           optionSummary={summarizeOptions(scene, state)}
           onCancel={flow.cancelConfirm}
           onConfirm={flow.confirm}

@@ -60,7 +60,7 @@ export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: Render
   );
 }
 
-/** readyIn: seconds until the result should be stored (shared/fast-path.ts), beside the render time the price is computed from. */
+/** readyIn: seconds until the result should be stored (shared/fast-path.ts), the promise; a paid render's billed minutes beside it. */
 export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: RenderCostResult; frames: number; isTest: boolean; readyIn?: number }) {
   const [open, setOpen] = useState(false);
   return (
@@ -76,8 +76,9 @@ export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: Rende
         )}
       </div>
       <div className="price-meta">
-        <span>≈ {formatMinutes(quote.estimatedRenderTimeMinutes)} render time</span>
         {readyIn !== undefined && <span>ready in {formatReadyIn(readyIn)}</span>}
+        {/* The minutes the price is computed from: a paid render's billing, not a wait (a free test is not billed). */}
+        {!isTest && <span>{formatMinutes(quote.estimatedRenderTimeMinutes)} billed render time</span>}
         <span>
           {frames} frame{frames === 1 ? '' : 's'}
         </span>

@@ -9,10 +9,10 @@ import { AlignmentPreview } from './AlignmentPreview';
 import { OptionsForm, hasOptions } from './OptionsForm';
 import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
-import { readyInSeconds } from '#shared/fast-path';
+import { formatReadyIn } from '#shared/fast-path';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
-import { effectiveOutputFormat, formatMinutes, type FormState, type UploadState } from './form-state';
+import { effectiveOutputFormat, promisedSecondsFor, type FormState, type UploadState } from './form-state';
 
 export interface RenderSettingsFormProps {
   scene: Scene;
@@ -33,6 +33,7 @@ export function RenderSettingsForm({ scene, state, update, quote, errors, signed
   const user = signedIn;
   const price = quote.finalPrice;
   const outputRatio = clampResolution(state.resolutionX) / clampResolution(state.resolutionY);
+  const readyIn = promisedSecondsFor(scene, state);
   return (
         <form className="panel" onSubmit={onSubmit} noValidate aria-label="Render settings">
           {scene.supportsModes.length > 1 && (
@@ -113,7 +114,7 @@ export function RenderSettingsForm({ scene, state, update, quote, errors, signed
               quote={quote}
               frames={quote.frames}
               isTest={state.isTest}
-              readyIn={readyInSeconds({ sceneId: scene.id, resolutionX: clampResolution(state.resolutionX), resolutionY: clampResolution(state.resolutionY), isTest: state.isTest, totalFrames: state.mode === 'still' ? 1 : quote.frames, isStill: state.mode === 'still' })}
+              readyIn={readyIn}
             />
             <label className="checkbox" style={{ marginTop: 14 }}>
               <input type="checkbox" checked={state.isTest} onChange={(event) => update({ isTest: event.target.checked })} />
@@ -153,7 +154,7 @@ export function RenderSettingsForm({ scene, state, update, quote, errors, signed
               {!user ? 'Sign In & Render' : state.isTest ? 'Start Free Test Render' : `Render for ${formatUsd(price)}`}
             </button>
             <p className="hint center">
-              Estimated {formatMinutes(quote.estimatedRenderTimeMinutes)} of rendering · you confirm before paying
+              Ready in {formatReadyIn(readyIn)} · you confirm before {state.isTest ? 'it starts' : 'paying'}
             </p>
           </div>
         </form>

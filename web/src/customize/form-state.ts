@@ -11,6 +11,7 @@ import { ALIGNMENT, aspectMismatch, type BlendMode } from '#shared/alignment';
 import { VERIFY_EMAIL_TO_RENDER } from '#shared/messages';
 import { defaultOptions, parseOptions, serializeOptions, type OptionValues } from '#shared/options';
 import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '#shared/pricing';
+import { readyInSeconds } from '#shared/fast-path';
 import type { CreateJobRequest, PreviewRequest } from '#shared/schemas';
 import { formatsFor, type OutputFormat } from '#shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
@@ -240,6 +241,16 @@ export function renderSettingsOf(scene: Scene, state: FormState): RenderSettings
 /** The quote and frames of what the job will render: a test render's frames are capped as the server caps them. */
 export function quoteFor(scene: Scene, state: FormState) {
   return planRender(scene, renderSettingsOf(scene, state), state.isTest);
+}
+
+/**
+ * The promise for what this render is ("ready in about N s", the server's own figure): a test render's is for its capped
+ * size and frames. The billed minutes are the price's, shown in its breakdown, not a wait.
+ */
+export function promisedSecondsFor(scene: Scene, state: FormState): number {
+  const settings = renderSettingsOf(scene, state);
+  const isStill = state.mode === 'still';
+  return readyInSeconds({ sceneId: scene.id, resolutionX: settings.resolutionX, resolutionY: settings.resolutionY, isTest: state.isTest, totalFrames: isStill ? 1 : quoteFor(scene, state).frames, isStill });
 }
 
 export const CUSTOM_TEXT_REQUIRED = 'Please enter the text to render.'; // ours

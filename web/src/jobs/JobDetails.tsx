@@ -4,6 +4,8 @@ import type { JobView } from '#shared/api-types';
 import { TEST_RENDER_MAX_SIDE, renderedResolution, timeAccuracyColor } from '#shared/render-policy';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { formatUsd } from '#shared/pricing';
+import { formatReadyIn, readyInSeconds } from '#shared/fast-path';
+import { planInputOf } from '#shared/render-plan';
 import { relativeTime } from '../components/ui';
 
 /**
@@ -13,6 +15,14 @@ import { relativeTime } from '../components/ui';
 export function lastActivity(job: Pick<JobView, 'lastActive' | 'lastRenderActivity'>): string {
   if (!job.lastRenderActivity) return job.lastActive;
   return Date.parse(job.lastRenderActivity) > Date.parse(job.lastActive) ? job.lastRenderActivity : job.lastActive;
+}
+
+/** A render's real duration: seconds while that is what it took (a free test's "0.0 min" said nothing), else minutes. */
+export function formatRenderDuration(minutes: number): string {
+  const seconds = minutes * 60;
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  return `${minutes.toFixed(1)} min`;
 }
 
 function Detail({ term, children, mono }: { term: string; children: ReactNode; mono?: boolean }) {
@@ -55,10 +65,11 @@ export function JobDetails({ job, now, frames }: { job: JobView; now: number; fr
         {job.isTest ? 'Free test render' : formatUsd(job.estimatedPrice)}
         {job.paymentMethod !== 'free' && ` · ${job.paymentMethod === 'credits' ? 'credits' : 'card'}`}
       </Detail>
-      <Detail term="Estimated time">{job.estimatedRenderTimeMinutes.toFixed(1)} min</Detail>
+      {/* A free test is promised a wait, not billed minutes (those are the paid resolution's, in its price). */}
+      <Detail term="Estimated time">{job.isTest ? formatReadyIn(readyInSeconds(planInputOf(job))) : `${job.estimatedRenderTimeMinutes.toFixed(1)} min`}</Detail>
       {job.actualRenderTimeMinutes !== undefined && (
         <Detail term="Actual time">
-          {job.actualRenderTimeMinutes.toFixed(1)} min
+          {formatRenderDuration(job.actualRenderTimeMinutes)}
           {job.timeAccuracy !== undefined && (
             <span className={`badge badge-plain badge-${timeAccuracyColor(job.timeAccuracy)}`} style={{ marginLeft: 8 }}>
               ×{job.timeAccuracy.toFixed(2)}
