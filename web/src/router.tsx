@@ -11,6 +11,7 @@ import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
 import { PageLoading } from './components/ui';
 import { CustomizeLoading } from './customize/CustomizeIntro';
+import { JOBS_LOADING_TEXT } from './jobs/loading-text';
 import { FavoritesProvider } from './lib/favorites';
 import { HomePage } from './pages/Home';
 
@@ -79,7 +80,8 @@ export const routes: RouteObject[] = [
           { path: 'reset-password', element: <WaitForSession><Page><ResetPasswordPage /></Page></WaitForSession> },
           { path: 'customize/:sceneId', element: <WaitForSession><Page fallback={<CustomizeLoading />}><CustomizePage /></Page></WaitForSession> },
           { path: 'favorites', element: <RequireVerified><Page><FavoritesPage /></Page></RequireVerified> },
-          { path: 'job-history', element: <RequireVerified><Page><JobHistoryPage /></Page></RequireVerified> },
+          // The page's own loading text while the session, the page's code or its jobs load: one text for one wait.
+          { path: 'job-history', element: <RequireVerified loading={JOBS_LOADING_TEXT}><Page fallback={<PageLoading label={JOBS_LOADING_TEXT} />}><JobHistoryPage /></Page></RequireVerified> },
           { path: 'profile', element: <RequireUser><Page><AccountPage /></Page></RequireUser> },
           { path: 'developers', element: <Page><ApiDocsPage /></Page> },
           { path: 'batch/:sceneId', element: <RequireVerified><Page><BatchPage /></Page></RequireVerified> },

@@ -152,11 +152,11 @@ export function RequireUser({ children }: { children: React.ReactNode }) {
   return <>{children}</>;
 }
 
-/** Verified-only areas: no user goes to /login, an unverified user to /verify-email. */
-export function RequireVerified({ children }: { children: React.ReactNode }) {
+/** Verified-only areas: no user goes to /login, an unverified user to /verify-email. `loading`: the page's own loading text. */
+export function RequireVerified({ children, loading = 'Loading...' }: { children: React.ReactNode; loading?: string }) {
   const { user, emailVerified, ready } = useSession();
   const location = useLocation();
-  if (!ready) return <PageLoading label="Loading..." />;
+  if (!ready) return <PageLoading label={loading} />;
   if (!user) return <Navigate to="/login" replace state={{ from: location.pathname + location.search + location.hash }} />;
   if (!emailVerified) return <Navigate to="/verify-email" replace />;
   return <>{children}</>;

@@ -10,6 +10,7 @@ import { PageLoading, useTimeoutFlag } from '../components/ui';
 import { isActive, useJobs, useTestRenderFirst } from '../data/jobs';
 import { useSession } from '../lib/session';
 import { JobCard } from './JobCard';
+import { JOBS_LOADING_TEXT } from './loading-text';
 import { ReportDialog } from './ReportDialog';
 import { useJobActions } from './job-actions';
 import { BatchLinks } from '../developer/BatchLinks';
@@ -47,7 +48,7 @@ export default function JobHistoryPage() {
       </div>
       <BatchLinks jobs={jobs ?? []} />
       {jobs === null && !timedOut ? (
-        <PageLoading label="Loading your render jobs..." />
+        <PageLoading label={JOBS_LOADING_TEXT} />
       ) : !jobs || jobs.length === 0 ? (
         <EmptyState
           title="No render jobs found."
