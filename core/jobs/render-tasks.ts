@@ -78,9 +78,10 @@ export const renderTasks = {
     return () => clearInterval(timer);
   },
 
-  /** A frame is stored: counted on the job. False when the job stopped rendering meanwhile. */
+  /** A frame of the chunk is stored: counted on the job. False when the chunk is no longer this worker's or the job stopped rendering meanwhile. */
   recordFrame: (task: ChunkTask, frame: number, loggedLines: number): Promise<boolean> =>
-    ask(task.job.jobId, 'recordFrame', { frame, loggedLines: linesShown(loggedLines, task.job.totalLogLines) }),
+    // The chunk as this worker's claim answered it names this worker.
+    ask(task.job.jobId, 'recordFrame', { index: task.chunk.index, workerId: task.chunk.workerId ?? '', frame, loggedLines: linesShown(loggedLines, task.job.totalLogLines) }),
 
   /**
    * The chunk is rendered and its outputs stored (frames, a region or a segment): done, with each frame's seconds and

@@ -105,10 +105,18 @@ const tasks = {
     },
   },
 
-  /** A frame is stored: counted on the job. False when the job stopped rendering meanwhile. */
+  /**
+   * A frame of the chunk this worker holds is stored: counted on the job. False when the chunk is no longer this worker's, the
+   * frame is not the chunk's, or the job stopped rendering meanwhile. The progress a customer sees and the frames a later
+   * attempt skips come from this list, so only the claim holder adds to it, and only its own chunk's frames.
+   */
   recordFrame: {
-    args: z.object({ frame: z.number().int().min(1).max(10_000_000), loggedLines: field.loggedLines }),
-    run: (jobId: string, { frame, loggedLines }: { frame: number; loggedLines: number }): Promise<boolean> => recordRenderedFrame(jobId, frame, loggedLines),
+    args: z.object({ index: field.index, workerId: field.workerId, frame: z.number().int().min(1).max(10_000_000), loggedLines: field.loggedLines }),
+    run: async (jobId: string, { index, workerId, frame, loggedLines }: { index: number; workerId: string; frame: number; loggedLines: number }): Promise<boolean> => {
+      const chunk = await getChunk(jobId, index);
+      if (chunk?.status !== 'rendering' || chunk.workerId !== workerId || frame < chunk.frameStart || frame > chunk.frameEnd) return false;
+      return recordRenderedFrame(jobId, frame, loggedLines);
+    },
   },
 
   /**

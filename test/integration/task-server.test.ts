@@ -137,6 +137,17 @@ describe('a failure on our side is the claim holder\'s to report', () => {
     expect(await getJob(job.jobId)).toMatchObject({ status: 'failed', failureCause: 'internal' });
   });
 
+  it('when someone with the job\'s ticket records a frame of a chunk it does not hold, or the holder a frame outside its chunk, no frame is recorded', async () => {
+    const { job, ask } = await animationOfTwoChunks();
+    await ask('startChunk', { index: 0, workerId: 'worker-1' });
+    expect(await ask('recordFrame', { index: 0, workerId: 'intruder', frame: 1, loggedLines: 0 }), 'a chunk held by another').toBe(false);
+    expect(await ask('recordFrame', { index: 1, workerId: 'intruder', frame: 3, loggedLines: 0 }), 'a pending chunk').toBe(false);
+    expect(await ask('recordFrame', { index: 0, workerId: 'worker-1', frame: 3, loggedLines: 0 }), "another chunk's frame").toBe(false);
+    expect((await getJob(job.jobId))?.uploaded_frames).toEqual([]);
+    expect(await ask('recordFrame', { index: 0, workerId: 'worker-1', frame: 2, loggedLines: 0 })).toBe(true);
+    expect((await getJob(job.jobId))?.uploaded_frames).toEqual([2]);
+  });
+
   it('when someone with the job\'s ticket fails its finishing step without holding it, or without saying who it is, the job is not failed; the holder\'s report fails it', async () => {
     const { job, ask } = await animationOfTwoChunks();
     for (const index of [0, 1]) {
