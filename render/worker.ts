@@ -19,6 +19,8 @@
  * per invocation through a presigned URL (composition/server.ts's measureUploadHere) and renders nothing; with
  * RENDER_STEP=preview it is the preview function: one live preview (or a warm-up) per
  * invocation, from warm scene servers it keeps between invocations (render/preview-step.ts).
+ * On every function, each invocation runs in a process of its own (`worker invocation`, started by the environment's
+ * runtime loop): a job's ticket and credentials, and a customer's presigned URL, end with it.
  */
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
