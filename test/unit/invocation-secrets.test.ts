@@ -9,11 +9,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeSampleImage } from '#render/sample-inputs';
 
 /** Reading another process's memory takes ptrace's rights over it: root's here, as a same-user tool's on Lambda. */
 const asRoot = process.getuid?.() === 0;
@@ -107,10 +110,10 @@ function secretsOf(name: string) {
 
 /**
  * The session broker's Invoke (credentials for a ticket, and the task server's answers: no finishing step to run) and
- * the uploads bucket (every presigned GET refused, so a preview or a probe ends before Blender or ffprobe starts),
- * keeping what each was asked.
+ * the uploads bucket (a presigned GET answers the upload stored for its signature, with its ETag; any other is refused,
+ * so that preview or probe ends before Blender or ffprobe renders anything), keeping what each was asked.
  */
-async function awsDouble(secrets: ReturnType<typeof secretsOf>[]) {
+async function awsDouble(secrets: ReturnType<typeof secretsOf>[], uploads = new Map<string, { bytes: Buffer; etag: string }>()) {
   const brokerAsked: { jobId?: string; ticket?: string; task?: string }[] = [];
   const downloads: string[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -126,7 +129,9 @@ async function awsDouble(secrets: ReturnType<typeof secretsOf>[]) {
         return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       }
       downloads.push(request.url!);
-      response.writeHead(403).end();
+      const upload = uploads.get(new URL(request.url!, 'http://bucket').searchParams.get('X-Amz-Signature') ?? '');
+      if (!upload) return void response.writeHead(403).end();
+      response.writeHead(200, { etag: upload.etag, 'content-type': 'image/png' }).end(upload.bytes);
     });
   });
   await listen(server);
@@ -214,22 +219,27 @@ describe.runIf(asRoot)('the secrets of an invocation', { timeout: 120_000 }, () 
 
   it('when the preview function has served customer A\'s preview and then customer B\'s, its long-lived process holds neither presigned URL', async () => {
     const [a, b] = [secretsOf('a'), secretsOf('b')];
-    const aws = await awsDouble([]);
+    // A's upload is refused (its preview fails after the download), B's is a picture: B's preview is rendered from it.
+    const picture = join(mkdtempSync(join(tmpdir(), 'invocation-secrets-')), 'photo.png');
+    await writeSampleImage(picture, 320, 200);
+    const etag = '"0123456789abcdef"';
+    const aws = await awsDouble([], new Map([[b.signature, { bytes: readFileSync(picture), etag }]]));
+    rmSync(dirname(picture), { recursive: true, force: true });
     const preview = (secret: typeof a) => {
       const key = `uploads/${randomUUID()}/${randomUUID()}/photo.png`;
-      return { step: 'preview', sceneId: 2, options: '', resolutionX: 1920, resolutionY: 1080, deadline: Date.now() + 5 * 60_000, input: { key, url: secret.url(aws.endpoint, key), etag: '"0123456789abcdef"' } };
+      return { step: 'preview', sceneId: 2, options: '', resolutionX: 1920, resolutionY: 1080, deadline: Date.now() + 5 * 60_000, input: { key, url: secret.url(aws.endpoint, key), etag } };
     };
     const api = await runtimeApi([preview(a), preview(b)]);
     const control = `control-${randomUUID()}`;
     try {
       const { output } = startWorker({ AWS_LAMBDA_RUNTIME_API: api.address, RENDER_STEP: 'preview', MEMORY_CONTROL: control });
       const answers = await afterLastInvocation(api, output);
-      // Each preview read its upload through its URL (refused here), and its answer went back as the invocation's error.
+      // Each preview read its upload through its own URL.
       expect(aws.downloads.map((url) => new URL(url, aws.endpoint).searchParams.get('X-Amz-Signature')), output()).toEqual([a.signature, b.signature]);
-      expect(answers.map((answer) => [answer.path, answer.body.errorMessage])).toEqual([
-        ['/2018-06-01/runtime/invocation/req-1/error', 'Reading the upload answered 403'],
-        ['/2018-06-01/runtime/invocation/req-0/error', 'Reading the upload answered 403'],
-      ]);
+      expect(answers[0]).toMatchObject({ path: '/2018-06-01/runtime/invocation/req-1/error', body: { errorMessage: 'Reading the upload answered 403' } });
+      expect(answers[1]).toMatchObject({ path: '/2018-06-01/runtime/invocation/req-0/response' });
+      // B's picture: a JPEG, rendered by the loop's warm server from the file B's invocation process read.
+      expect(Buffer.from(String(answers[1].body.image), 'base64').subarray(0, 3), output()).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
       expect(stringsInMemory(worker!.pid!, [control, a.signature, b.signature])).toEqual([control]);
     } finally {
       api.close();
