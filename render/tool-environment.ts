@@ -24,12 +24,12 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { firstToolUid, slotToolUid } from '#shared/tool-users';
 import { findExecutable } from './blender-install';
 
 const CREDENTIAL_VARIABLES = /^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|AWS_CONTAINER_CREDENTIALS_RELATIVE_URI|AWS_CONTAINER_CREDENTIALS_FULL_URI|AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE)?|AWS_WEB_IDENTITY_TOKEN_FILE|AWS_ROLE_ARN|ECS_CONTAINER_METADATA_URI(_V4)?|WORKER_SCOPE_ROLE_ARN|WORKER_SESSION_FUNCTION|WORKER_TICKET|AWS_LAMBDA_RUNTIME_API)$/;
 
-/** The render image's `render` user (render/Dockerfile); on another machine, a uid no account uses. */
-export const DEFAULT_TOOL_UID = 10001;
+export { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS } from '#shared/tool-users';
 
 export function toolEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLES.test(name)));
@@ -51,9 +51,6 @@ export function containTools(): void {
   contained = true;
 }
 
-/** Workers of the local pool running at once, at most: each slot's tools have a uid of their own. */
-export const MAX_TOOL_SLOTS = 64;
-
 /**
  * The user the tools run as, or undefined when they run as this process's user (not
  * contained, or not root): RENDER_TOOL_UID, plus the local pool's slot (RENDER_TOOL_SLOT),
@@ -67,11 +64,8 @@ export function toolIdentity(env: NodeJS.ProcessEnv = process.env): ToolIdentity
 /** The user a contained worker started with this environment runs its tools as (the local stack asks before it starts one). */
 export function workerToolIdentity(env: NodeJS.ProcessEnv = process.env): ToolIdentity | undefined {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const base = Number(env.RENDER_TOOL_UID ?? DEFAULT_TOOL_UID);
-  if (!Number.isInteger(base) || base <= 0) throw new Error(`RENDER_TOOL_UID must be a user id other than root's, not ${env.RENDER_TOOL_UID}`);
-  const slot = Number(env.RENDER_TOOL_SLOT ?? 0);
-  if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_TOOL_SLOTS) throw new Error(`RENDER_TOOL_SLOT must be 0 to ${MAX_TOOL_SLOTS - 1}, not ${env.RENDER_TOOL_SLOT}`);
-  return { uid: base + slot, gid: base + slot };
+  const uid = slotToolUid(firstToolUid(env.RENDER_TOOL_UID), env.RENDER_TOOL_SLOT);
+  return { uid, gid: uid };
 }
 
 export interface ToolProcess {
@@ -92,11 +86,13 @@ const BLENDER_USER_FOLDERS = ['BLENDER_USER_RESOURCES', 'BLENDER_USER_CONFIG', '
 const SESSION_FOLDERS = /^XDG_(CONFIG_HOME|CACHE_HOME|DATA_HOME|STATE_HOME|RUNTIME_DIR)$/;
 
 interface ToolFolders {
-  /** This process's, owned by its user, 0711: each tool user passes to its own home, none lists the others'. */
-  root: string;
-  /** Empty, 0555, its owner's (root's where tools have a user of their own): Blender's user folders. */
+  /** Empty, 0555, this process's user's (root's where tools have a user of their own): Blender's user folders. */
   empty: string;
-  /** Each tool user's home (undefined: the tools of this process's own user), 0700, with its temporary folder. */
+  /**
+   * Each tool user's home (undefined: the tools of this process's own user), 0700, with its temporary folder; in a
+   * folder of its own (tool-home-<pid>-*), this process's user's, group the tool's, 0710: the tool cannot move its home
+   * away from the removal, and the local pool's sweep of its user (adapters/local-render-pool.ts) finds it.
+   */
   homes: Map<number | undefined, string>;
 }
 
@@ -105,41 +101,97 @@ let removedAtExit = false;
 
 /** The folders the tools are given, made on first use (and again where they were removed: a Lambda invocation's end empties the temporary folder). */
 function toolFolders(): ToolFolders {
-  if (given && existsSync(given.empty)) return given;
-  const root = mkdtempSync(join(tmpdir(), 'tool-folders-'));
-  chmodSync(root, 0o711);
-  const empty = join(root, 'empty');
-  mkdirSync(empty);
-  chmodSync(empty, 0o555);
-  given = { root, empty, homes: new Map() };
+  if (given && isEmptyFolder(given.empty)) return given;
+  given = { empty: emptyFolder(), homes: given?.homes ?? new Map() };
   if (!removedAtExit) {
     removedAtExit = true;
-    // A worker is one process per job step: its end is its tools' end (the local pool sweeps a worker that was killed).
+    // A worker is one process per job step: its end is its tools' end. A process killed before (a signal) leaves its
+    // homes to the next process that makes one here (removeHomesOfEndedProcesses), and to the local pool's sweep.
     process.once('exit', () => {
       try {
-        if (given) removeTree(given.root);
+        endToolRun();
       } catch {
-        // Exiting anyway: the pool's sweep of the tools' user removes what they left.
+        // Exiting anyway.
       }
     });
   }
   return given;
 }
 
+/**
+ * Blender's user folders for every process of this user on the machine: one empty folder in the temporary folder
+ * (0555, its owner's, and the temporary folder's sticky bit keeps anyone else from moving or replacing it), made
+ * once; a new one of a random name where that name is taken by anything else.
+ */
+function emptyFolder(): string {
+  const uid = process.getuid?.() ?? 0;
+  const shared = join(tmpdir(), `cloud-render-empty-${uid}`);
+  if (isEmptyFolder(shared)) return shared;
+  try {
+    mkdirSync(shared);
+    chmodSync(shared, 0o555);
+    if (isEmptyFolder(shared)) return shared;
+  } catch {
+    // Taken: by a file, or a folder that is not this user's empty one.
+  }
+  const own = mkdtempSync(join(tmpdir(), 'cloud-render-empty-'));
+  chmodSync(own, 0o555);
+  return own;
+}
+
+/** A folder (not a link) of this process's user, 0555, with nothing in it. */
+function isEmptyFolder(path: string): boolean {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return !!stats?.isDirectory() && stats.uid === (process.getuid?.() ?? 0) && (stats.mode & 0o7777) === 0o555 && readdirSync(path).length === 0;
+}
+
+let earlierHomesRemoved = false;
+
 /** The private home of a tool user (its temporary folder inside), made on first use for this job. */
 function toolHome(identity: ToolIdentity | undefined): string {
-  const { root, homes } = toolFolders();
+  const { homes } = toolFolders();
   const known = homes.get(identity?.uid);
   if (known && existsSync(known)) return known;
-  const home = join(root, `home-${identity?.uid ?? 'own'}`);
-  // A home left by an earlier job of this process is not reused: what it holds was that job's.
-  removeTree(home);
+  if (!earlierHomesRemoved) {
+    earlierHomesRemoved = true;
+    removeHomesOfEndedProcesses();
+  }
+  const parent = mkdtempSync(join(tmpdir(), `tool-home-${process.pid}-`));
+  if (identity) chownSync(parent, -1, identity.gid);
+  chmodSync(parent, 0o710);
+  const home = join(parent, 'home');
   for (const dir of [home, join(home, 'tmp')]) {
     mkdirSync(dir, { mode: 0o700 });
     if (identity) chownSync(dir, identity.uid, identity.gid);
   }
   homes.set(identity?.uid, home);
   return home;
+}
+
+/** Removes the tool homes that processes of this user left here when they were killed (their exit never ran). */
+function removeHomesOfEndedProcesses(): void {
+  const uid = process.getuid?.() ?? 0;
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^tool-home-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isRunning(pid)) continue;
+    const path = join(tmpdir(), name);
+    if (lstatSync(path, { throwIfNoEntry: false })?.uid !== uid) continue;
+    try {
+      removeTree(path);
+    } catch {
+      // Another process removing it at the same time.
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -149,7 +201,7 @@ function toolHome(identity: ToolIdentity | undefined): string {
  */
 export function endToolRun(): void {
   if (!given) return;
-  for (const home of given.homes.values()) removeTree(home);
+  for (const home of given.homes.values()) removeTree(dirname(home));
   given.homes.clear();
 }
 
@@ -213,14 +265,13 @@ export function toolProcess(command: string, args: string[]): ToolProcess {
 /**
  * How a warm scene server (render/warm-scene.ts) is started: as this process's user, since as
  * root its children take a tool user of their own per request, with the tools' environment (no
- * credentials) and Blender's user folders empty; its HOME is that empty folder too, which no
- * child can write. As root, in a network namespace of its own where the worker may make one,
- * and under the tools' process limit, which its children keep once they take their user (root
- * itself is not held by it).
+ * credentials) and Blender's user folders empty. Its HOME is this process's own private one
+ * (Blender makes a thumbnail cache there as it starts): as root, no child can enter it. As root,
+ * in a network namespace of its own where the worker may make one, and under the tools' process
+ * limit, which its children keep once they take their user (root itself is not held by it).
  */
 export function serverProcess(command: string, args: string[]): ToolProcess {
-  const empty = toolFolders().empty;
-  const env = { ...withoutSessionFolders(toolEnvironment()), HOME: empty, ...blenderUserFolders() };
+  const env = { ...withoutSessionFolders(toolEnvironment()), HOME: toolHome(undefined), ...blenderUserFolders() };
   const found = findExecutable(command);
   const prlimit = findExecutable('prlimit');
   if (process.getuid?.() !== 0 || !found) return { command, args, options: { env } };

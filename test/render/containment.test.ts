@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { RenderError, runScene, sceneScriptPath, type SceneArgs } from '#render/blender';
-import { containTools, DEFAULT_TOOL_UID, TOOL_PROCESS_LIMIT } from '#render/tool-environment';
+import { containTools, DEFAULT_TOOL_UID, endToolRun, TOOL_PROCESS_LIMIT } from '#render/tool-environment';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
 import { asGlb, pngClaiming, texturedCube } from '../upload-fixtures';
@@ -27,7 +27,11 @@ beforeAll(async () => {
   scripts = path.join(dir, 'scripts');
   await cp(path.dirname(sceneScriptPath('protocol')), scripts, { recursive: true });
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  // The tools' homes of this run (a test process may be ended without its exit handlers).
+  endToolRun();
+  await rm(dir, { recursive: true, force: true });
+});
 
 /** Runs a script of the test's own in place of a scene script (it imports the scenes' protocol.py). */
 async function runScript(name: string, body: string, extra: Partial<SceneArgs> = {}) {
