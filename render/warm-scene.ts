@@ -5,7 +5,9 @@
  * scene and renders it.
  *
  * Containment per request, as a fresh Blender's (docs/security.md):
- * - the parent never opens a customer's file: it renders the scene's defaults, then only forks;
+ * - the parent never opens a customer's file nor reads a customer's settings: it renders the scene's defaults, then
+ *   only forks; a request names its folder (and our own choices: steps, bands, frames), where each child reads the
+ *   settings (SETTINGS_FILE) once it has left the parent's user, so no customer's text ever lives in the parent;
  * - where this process is root, the parent runs as root in a network namespace of its own and
  *   each child takes the scene's own tool user before it reads anything of the request; the
  *   request's folder is that user's alone, and every process of that user is killed after it;
@@ -87,6 +89,21 @@ export interface WarmFrames {
   onLog?: (message: string, level: RenderLogLevel) => void;
   /** Stops the children: each ends at its next control line (its channel is closed). */
   signal?: AbortSignal;
+}
+
+/** The request's settings (SceneArgs as a fresh Blender's args.json), in its folder: the children's to read, never the parent's. */
+const SETTINGS_FILE = 'request.json';
+
+/**
+ * What the parent is told of a request: its folder and our own choices, never a customer's setting (the parent would
+ * keep it in its memory for every later child to find). `render` renders the settings (in bands or parts); `save`
+ * saves the frame this process denoised (denoisedFile) as the still; `denoise` has a render write its passes.
+ */
+interface ParentRequest {
+  folder: string;
+  step: 'render' | 'save';
+  denoise: boolean;
+  denoisedFile?: string;
 }
 
 interface Parent {
@@ -174,14 +191,16 @@ export class WarmScene {
         inputFile = path.join(outputDir, `input${path.extname(args.inputFile).toLowerCase()}`);
         await copyFile(args.inputFile, inputFile);
       }
-      await prepareForTool([outputDir], [], this.options.identity);
       const made = scriptArgsOf({ ...args, inputFile, outputDir }, this.options.scene);
       // A Blender whose children cannot write passes (render/scenes/warm.py, serial_exr) makes the picture undenoised.
       const raw = { ...made, scene: { ...made.scene, ...contract }, denoise: made.denoise && parent.passes === true };
+      // Written before the folder is the tool user's (nothing of theirs can be in it yet): only the children read it.
+      await writeFile(path.join(outputDir, SETTINGS_FILE), JSON.stringify(raw));
+      await prepareForTool([outputDir], [], this.options.identity);
       if (frames) {
         if (made.denoise && !raw.denoise) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${this.options.scene.slug} server's children cannot write the passes to denoise`] });
         const parts = await listenToParts(outputDir, { ...raw, outputDir }, frames, this.options.identity);
-        const status = await this.ask(parent, raw, 1, left(), parts.sockets).finally(() => parts.close());
+        const status = await this.ask(parent, { folder: outputDir, step: 'render', denoise: raw.denoise }, 1, left(), parts.sockets).finally(() => parts.close());
         this.served(parent);
         if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
         const missing = frames.parts.flat().filter((frame) => !parts.reported.has(frame));
@@ -195,12 +214,12 @@ export class WarmScene {
         if (status === 'timeout') throw new RenderError('timed-out', renderTimedOut(deadlineMs), { logTail });
         throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}${missing.length ? `, frames not written: ${missing.join(', ')}` : ''}`, ...logTail] });
       }
-      let status = await this.ask(parent, raw, bands, left());
+      let status = await this.ask(parent, { folder: outputDir, step: 'render', denoise: raw.denoise }, bands, left());
       if (status === 'ok' && raw.denoise) {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
         const denoisedFile = path.join(outputDir, DENOISED_FILE);
         await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile, denoiseQualityOf(raw));
-        status = await this.ask(parent, { ...raw, denoise: false, denoisedFile }, 1, left());
+        status = await this.ask(parent, { folder: outputDir, step: 'save', denoise: false, denoisedFile }, 1, left());
       }
       this.served(parent);
       // One child's control lines (control.txt), or each band's and the join's or save's (band-<i>-control.txt, join-control.txt, save-control.txt).
@@ -235,7 +254,7 @@ export class WarmScene {
    * deadline plus ANSWER_GRACE_MS is replaced (with its children) and the request fails as ours: nothing a child can do
    * to its parent (SIGSTOP, where they share a user) holds the caller, or the next request, for longer.
    */
-  private async ask(parent: Parent, args: object, bands: number, deadlineMs: number, parts?: { frames: number[]; socket: string }[]): Promise<string> {
+  private async ask(parent: Parent, request: ParentRequest, bands: number, deadlineMs: number, parts?: { frames: number[]; socket: string }[]): Promise<string> {
     // A parent that has ended answers nothing more (its close already answered what was pending).
     if (parent.ended) return `server ended: ${parent.ended}`;
     const id = randomUUID();
@@ -251,7 +270,7 @@ export class WarmScene {
         resolve(answer);
       });
       const user = this.options.identity ? [this.options.identity.uid, this.options.identity.gid] : null;
-      parent.channel.write(`RENDER ${JSON.stringify({ id, args, deadline: deadlineMs / 1000, user, bands, ...(parts ? { parts } : {}) })}\n`);
+      parent.channel.write(`RENDER ${JSON.stringify({ id, ...request, deadline: deadlineMs / 1000, user, bands, ...(parts ? { parts } : {}) })}\n`);
     });
     if (status === undefined) {
       const seconds = (ms: number) => Math.round(ms / 100) / 10;

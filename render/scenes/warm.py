@@ -10,13 +10,19 @@ customer's file. Then it speaks on file descriptor 3, its only channel:
 
     READY <pid> passes|no-passes       (parent) warmed up, waiting for requests; whether its children can
                                        write a band's passes (serial_exr), which a denoised still needs
-    RENDER <json>                      (worker) {"id", "args", "deadline": seconds, "user": [uid, gid] | null, "bands": n,
-                                       "parts": [{"frames": [...], "socket": path}, ...] (frames only)}
+    RENDER <json>                      (worker) {"id", "folder", "step": "render" | "save", "denoise": bool,
+                                       "denoisedFile": path (save only), "deadline": seconds, "user": [uid, gid] | null,
+                                       "bands": n, "parts": [{"frames": [...], "socket": path}, ...] (frames only)}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
+
+The parent never reads a customer's settings (their text, options, file names): a request names
+only its folder and the worker's own choices. Each child reads the settings from request.json
+in that folder (a fresh Blender's args.json) once it has taken the request's user, so no
+customer's text ever reaches the parent's memory, where a later child could find it.
 
 A denoised still takes two requests in one folder: the first renders its bands' noisy passes
 (band-<i>.exr); the worker stitches and denoises them into a raw frame there; the second
-("denoisedFile") saves that frame through the scene's view transform as the still.
+("save", with "denoisedFile") saves that frame through the scene's view transform as the still.
 
 Each request is rendered by a forked child, which first leaves everything of the parent's:
 a session of its own (the parent kills it whole), the request's user when the parent is
@@ -59,6 +65,8 @@ PR_SET_PDEATHSIG = 1
 SERVER_PID = None
 PR_SET_DUMPABLE = 4
 SWEEP_LIMIT_SECONDS = 2.0
+# The request's settings in its folder, written by the worker (render/warm-scene.ts, SETTINGS_FILE): read by the children only.
+SETTINGS_FILE = "request.json"
 EXIT_USER_ERROR = 2
 
 
@@ -115,6 +123,7 @@ def serve(channel_in, channel_out, build):
         kind, _, body = line.strip().partition(" ")
         if kind != "RENDER":
             raise RuntimeError(f"unexpected request {line[:80]!r}")
+        # Only the folder and the worker's own choices: the customer's settings stay in the folder, for the children.
         request = json.loads(body)
         status = render_in_child(request, channel_in, build)
         channel_out.write(f"DONE {request['id']} {status}\n")
@@ -131,24 +140,25 @@ def render_in_child(request, channel_in, build):
     def forked(work, prefix="", control_socket=None):
         return lambda: child(request, channel_in, work, user, prefix, control_socket)
 
-    def rendering(raw):
-        return lambda: protocol.render_request(protocol.Args(raw), build, empty=True)
+    def rendering(**changes):
+        # The child's own part of the request (its frames, its band), over the settings it read.
+        return lambda settings: protocol.render_request(protocol.Args(dict(settings, **changes)), build, empty=True)
 
     try:
         if request.get("parts"):
-            parts = [(part["frames"], part["socket"]) for part in request["parts"]]
-            return run_children([forked(rendering(dict(request["args"], frames=frames)), f"part-{i}-", path) for i, (frames, path) in enumerate(parts)], deadline)
-        if request["args"].get("denoisedFile"):
-            return run_children([forked(rendering(request["args"]), "save-")], deadline)
-        if request["args"].get("denoise"):
+            parts = [([int(frame) for frame in part["frames"]], part["socket"]) for part in request["parts"]]
+            return run_children([forked(rendering(frames=frames), f"part-{i}-", path) for i, (frames, path) in enumerate(parts)], deadline)
+        if request["step"] == "save":
+            return run_children([forked(rendering(denoise=False, denoisedFile=request["denoisedFile"]), "save-")], deadline)
+        if request.get("denoise"):
             # Each band's passes: the worker stitches and denoises them, then asks for the save (denoisedFile).
-            return run_children([forked(rendering(dict(request["args"], band=[i, bands])), f"band-{i}-") for i in range(bands)], deadline)
+            return run_children([forked(rendering(band=[i, bands]), f"band-{i}-") for i in range(bands)], deadline)
         if bands < 2:
-            return run_children([forked(rendering(request["args"]))], deadline)
-        status = run_children([forked(rendering(dict(request["args"], band=[i, bands])), f"band-{i}-") for i in range(bands)], deadline)
+            return run_children([forked(rendering())], deadline)
+        status = run_children([forked(rendering(band=[i, bands]), f"band-{i}-") for i in range(bands)], deadline)
         if status != "ok":
             return status
-        return run_children([forked(lambda: protocol.join_bands(protocol.Args(request["args"]), bands), "join-")], deadline)
+        return run_children([forked(lambda settings: protocol.join_bands(protocol.Args(settings), bands), "join-")], deadline)
     finally:
         if user:
             sweep_user(user[0])
@@ -194,9 +204,10 @@ def exit_status(code):
 
 
 def child(request, channel_in, work, user, prefix="", control_socket=None):
-    """Never returns: does the request's work and exits with 0, 2 (the user's error) or 1. Its
-    log goes to <prefix>log.txt in the request's folder, its control lines to <prefix>control.txt
-    there, or to the worker's control_socket (a path in that folder), which also answers."""
+    """Never returns: does the request's work on its settings (read from the request's folder once
+    it runs as the request's user) and exits with 0, 2 (the user's error) or 1. Its log goes to
+    <prefix>log.txt in the request's folder, its control lines to <prefix>control.txt there, or to
+    the worker's control_socket (a path in that folder), which also answers."""
     code = 1
     try:
         os.setsid()
@@ -210,7 +221,7 @@ def child(request, channel_in, work, user, prefix="", control_socket=None):
         if os.getppid() != SERVER_PID:
             os._exit(1)
         os.umask(0o077)
-        folder = request["args"]["outputDir"]
+        folder = request["folder"]
         os.chdir(folder)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
         log = os.open(os.path.join(folder, f"{prefix}log.txt"), flags, 0o600)
@@ -231,7 +242,7 @@ def child(request, channel_in, work, user, prefix="", control_socket=None):
         for fd in (null, log, control):
             os.close(fd)
         try:
-            work()
+            work(read_settings(folder))
             code = 0
         except protocol.UserError as error:
             protocol.control("ERROR", error)
@@ -244,6 +255,13 @@ def child(request, channel_in, work, user, prefix="", control_socket=None):
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def read_settings(folder):
+    """The request's settings, read by a child (never the parent) without following a link in its folder."""
+    handle = os.open(os.path.join(folder, SETTINGS_FILE), os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(handle, encoding="utf-8") as settings:
+        return json.load(settings)
 
 
 def kill_group(pid):

@@ -6,7 +6,8 @@
  * neither the parent nor the next customer's picture.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -44,6 +45,33 @@ const childrenOf = (pid: number) =>
       }
     })
     .map(Number);
+/** Whether a process's writable memory (heap, stacks, anonymous and data mappings) holds text: read through /proc, as root. */
+function memoryHolds(pid: number, text: string): boolean {
+  const needle = Buffer.from(text, 'utf8');
+  const memory = openSync(`/proc/${pid}/mem`, 'r');
+  const chunk = Buffer.alloc(16 * 1024 * 1024);
+  try {
+    for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+      const [range, permissions] = line.split(/\s+/);
+      if (!range || !permissions.startsWith('rw')) continue;
+      const [start, end] = range.split('-').map((hex) => parseInt(hex, 16));
+      // Chunks overlap by the needle's length, so a text across two chunks is found too.
+      for (let at = start; at < end; at += chunk.length - needle.length) {
+        let read = 0;
+        try {
+          read = readSync(memory, chunk, 0, Math.min(chunk.length, end - at), at);
+        } catch {
+          break;
+        }
+        if (chunk.subarray(0, read).includes(needle)) return true;
+        if (at + read >= end) break;
+      }
+    }
+    return false;
+  } finally {
+    closeSync(memory);
+  }
+}
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 async function picture(server: WarmScene, args: Parameters<WarmScene['render']>[0], deadlineMs = 30_000, bands = 1): Promise<Buffer> {
@@ -262,6 +290,29 @@ describe('a warm scene server', () => {
       expect(alive(pid)).toBe(false);
     } finally {
       if (pid && alive(pid)) process.kill(pid, 'SIGCONT');
+      await server.stop();
+    }
+  });
+
+  // As root (CI, the render image), this process may read the parent's memory, not dumpable as it is.
+  test.skipIf(process.getuid?.() !== 0)("when a request is served, the parent's memory holds none of the customer's settings", async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    // Distinctive: a text no scene, library or earlier test holds.
+    const text = `Qz${randomBytes(6).toString('hex')}`;
+    const colour = `#${randomBytes(3).toString('hex')}`;
+    try {
+      await server.warm();
+      const pid = (await server.parentPid())!;
+      const render = await server.render({ sceneId: 1, customText: text, options: { textColor: colour }, ...TINY_PREVIEW }, 30_000);
+      const folder = render.folder;
+      await render.done();
+      expect(await server.parentPid()).toBe(pid);
+      // The reading itself works: the request's folder, which the parent is told, is found in the same memory.
+      const told = path.basename(path.dirname(folder));
+      expect(memoryHolds(pid, told), `${told} in the parent's memory`).toBe(true);
+      expect(memoryHolds(pid, text), `${text} in the parent's memory`).toBe(false);
+      expect(memoryHolds(pid, colour), `${colour} in the parent's memory`).toBe(false);
+    } finally {
       await server.stop();
     }
   });
