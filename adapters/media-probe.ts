@@ -26,6 +26,8 @@ export type ProbedDuration = { seconds: number } | { unreadable: string };
 export interface UploadToProbe {
   key: string;
   url: string;
+  /** The content the reader may take (a live preview's upload, as inspected): sent as If-Match, and the answer's ETag compared. */
+  etag?: string;
 }
 
 /**
@@ -73,12 +75,18 @@ function checkedUrl({ key, url }: UploadToProbe): URL {
 
 /**
  * Downloads one upload through its presigned URL into `file`: no redirect followed, at most
- * `maxBytes`, within `deadlineMs`. Whoever reads it needs no storage rights of its own.
+ * `maxBytes`, within `deadlineMs`, and with `etag` that content only. Whoever reads it needs no
+ * storage rights of its own.
  */
 export async function fetchUpload(upload: UploadToProbe, file: string, maxBytes: number, deadlineMs: number, what = 'an upload of its kind'): Promise<void> {
   const url = checkedUrl(upload);
-  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(deadlineMs) });
+  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(deadlineMs), ...(upload.etag ? { headers: { 'if-match': upload.etag } } : {}) });
   if (!response.ok || !response.body) throw new Error(`Reading the upload answered ${response.status}`);
+  // A store that ignores If-Match (the local stack's) still names the content it sent.
+  if (upload.etag && response.headers.get('etag') !== upload.etag) {
+    await response.body.cancel();
+    throw new Error(`The upload is no longer the content inspected (${upload.etag})`);
+  }
   let bytes = 0;
   const capped = new Transform({
     transform(chunk: Buffer, _encoding, done) {

@@ -7,19 +7,50 @@ import { functionInvoker, type FunctionSettings } from './function-invoke';
  * Retry-After (the customer's page keeps its picture and asks again on the next change).
  */
 export const PREVIEW_INVOKE_MS = 5_000;
+/**
+ * How long one invocation may run: the preview function's timeout (infra/constructs/live-previews.ts). Past the API's
+ * wait an invocation goes on (a cold start, a download or a render under way), and the customer's turn is held until
+ * this has passed (core/previews/preview-flights.ts): one account holds one environment at most, not one per request.
+ */
+export const PREVIEW_FUNCTION_TIMEOUT_MS = 20_000;
 
-const previewAnswer = z.union([z.strictObject({ image: z.string().max(1_000_000), renderMs: z.number() }), z.strictObject({ userError: z.string().max(1000) })]);
+const previewAnswer = z.union([
+  z.strictObject({ image: z.string().max(1_000_000), renderMs: z.number() }),
+  z.strictObject({ userError: z.string().max(1000) }),
+  z.strictObject({ notRendered: z.enum(['caller-gone', 'queue-full']) }),
+]);
+
+/** Throttled (the reserved executions are all busy): the invocation never started. */
+const NEVER_STARTED = new Set(['TooManyRequestsException', 'ThrottlingException', 'ResourceNotFoundException', 'AccessDeniedException']);
 
 /**
  * On AWS: renders a live preview in the preview function (the render image with
  * RENDER_STEP=preview, no rights of its own; render/worker.ts serves it) by one synchronous
- * Invoke carrying the settings and the upload's presigned URL (adapters/function-invoke.ts).
+ * Invoke carrying the settings, the caller's deadline and the upload's presigned URL pinned to its
+ * ETag (adapters/function-invoke.ts).
  */
 export function functionPreviewer(settings: FunctionSettings) {
   const previews = functionInvoker(settings, PREVIEW_INVOKE_MS);
   return {
-    render: async (preview: object) => previewAnswer.parse(await previews.call({ step: 'preview', ...preview })),
+    /**
+     * `gone` is not sent: Lambda cannot stop a synchronous invocation, and the event's deadline already tells the
+     * function not to start what nobody waits for.
+     */
+    render: async (preview: object) => {
+      let answer: unknown;
+      try {
+        answer = await previews.call({ step: 'preview', ...preview });
+      } catch (error) {
+        // The function answered its failure (it ended), or was never started: anything else, a timeout above all, may
+        // leave it running.
+        const ended = (error as { name?: string }).name === 'FunctionFailedError' || NEVER_STARTED.has((error as { name?: string }).name ?? '');
+        if (!ended && error && typeof error === 'object') Object.defineProperty(error, 'previewMayRunOn', { value: true });
+        throw error;
+      }
+      return previewAnswer.parse(answer);
+    },
     /** Queued: an environment starts its scene's server while the customer reads the page. */
     warm: (sceneId: number) => previews.queue({ step: 'warm', sceneId }),
+    reachMs: PREVIEW_FUNCTION_TIMEOUT_MS,
   };
 }

@@ -21,7 +21,7 @@ export type paths = {
   "/api/v1/previews": {
     /**
      * A live preview of a render's settings: a small picture of the scene's still, made in about a second; nothing is charged and no render is created
-     * @description A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`). A preview that cannot be made in time answers 503 with `Retry-After`.
+     * @description A preview is rendered for each new set of settings; the same settings asked again by the same account answer the picture kept for them. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`) and has one preview rendering at a time: a newer request replaces the one waiting behind it, which answers 409 (`conflict`). A preview that cannot be made in time answers 503 with `Retry-After`.
      */
     post: operations["createPreview"];
   };
@@ -155,10 +155,6 @@ export type components = {
     Preview: {
       /** @description The picture as a data: URL of a JPEG, at most 320 pixels a side, marked PREVIEW in a corner. */
       image: string;
-      /** @description True when the same settings were previewed before and the kept picture is answered. */
-      cached: boolean;
-      /** @description How long the render took, when one was made. */
-      renderMs?: number;
     };
     Scene: {
       id: number;
@@ -649,7 +645,7 @@ export type operations = {
   };
   /**
    * A live preview of a render's settings: a small picture of the scene's still, made in about a second; nothing is charged and no render is created
-   * @description A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`). A preview that cannot be made in time answers 503 with `Retry-After`.
+   * @description A preview is rendered for each new set of settings; the same settings asked again by the same account answer the picture kept for them. Each account may ask for 60 previews a minute (over it, 429 with `Retry-After`) and has one preview rendering at a time: a newer request replaces the one waiting behind it, which answers 409 (`conflict`). A preview that cannot be made in time answers 503 with `Retry-After`.
    */
   createPreview: {
     requestBody: {
@@ -688,6 +684,20 @@ export type operations = {
       };
       /** @description Missing, unknown, revoked or malformed API key (a web sign-in token is not a key). */
       401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A conflict (code `conflict`): the Idempotency-Key was used before with another body; for a preview, a newer preview of the same account replaced it while it waited. */
+      409: {
+        headers: {
+          /** @description Requests this key may make in the current one-second window. */
+          "RateLimit-Limit"?: number;
+          /** @description Requests left in the current window. */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until the window starts again. */
+          "RateLimit-Reset"?: number;
+        };
         content: {
           "application/json": components["schemas"]["Error"];
         };
@@ -922,7 +932,7 @@ export type operations = {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The Idempotency-Key was used before with another body. */
+      /** @description A conflict (code `conflict`): the Idempotency-Key was used before with another body; for a preview, a newer preview of the same account replaced it while it waited. */
       409: {
         headers: {
           /** @description Requests this key may make in the current one-second window. */

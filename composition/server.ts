@@ -125,10 +125,11 @@ export function measureUploadHere(upload: UploadToMeasure): Promise<MediaDuratio
 
 /**
  * How a live preview reads the customer's upload (render/preview-step.ts, bound by its two entry points,
- * render/worker.ts and infra/local/stack.ts): through the presigned URL the API sent, capped and with a deadline.
+ * render/worker.ts and infra/local/stack.ts): through the presigned URL the API sent, capped, with a deadline, and only
+ * the content of the ETag the API inspected (the link is signed with If-Match, and the answer's ETag is compared).
  * The render image imports no adapter; this is the one it is given.
  */
-export const downloadUpload: (upload: UploadToMeasure, file: string, maxBytes: number, deadlineMs: number) => Promise<void> = fetchUpload;
+export const downloadUpload: (upload: UploadToMeasure & { etag: string }, file: string, maxBytes: number, deadlineMs: number) => Promise<void> = fetchUpload;
 
 /**
  * The health report's questions, for the adapters this configuration binds: the table, the pool and the

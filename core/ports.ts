@@ -154,17 +154,29 @@ export interface PreviewToRender {
   alignment?: Alignment;
   resolutionX: number;
   resolutionY: number;
-  input?: UploadToMeasure;
+  /** The upload's content as inspected: the link is pinned to its ETag, and the reader checks it. */
+  input?: UploadToMeasure & { etag: string };
+  /** When the caller stops waiting (ms since the epoch): work not started by then is dropped. */
+  deadline: number;
 }
 
-/** The picture (base64 JPEG), or why the customer's own input cannot be previewed. */
-export type RenderedPreview = { image: string; renderMs: number } | { userError: string };
+/**
+ * The picture (base64 JPEG), why the customer's own input cannot be previewed, or why it was not
+ * rendered: its caller had gone, or the scene's queue was full.
+ */
+export type RenderedPreview = { image: string; renderMs: number } | { userError: string } | { notRendered: 'caller-gone' | 'queue-full' };
 
 /** Renders live previews: warm scene servers in this process locally, the preview function on AWS. */
 export interface Previewer {
-  render(preview: PreviewToRender): Promise<RenderedPreview>;
+  /** `gone` fires when the caller stops waiting (its deadline, or its client went): queued work is dropped. */
+  render(preview: PreviewToRender, gone: AbortSignal): Promise<RenderedPreview>;
   /** Starts the scene's warm server (or a warm environment of the function) without rendering. */
   warm(sceneId: number): Promise<void>;
+  /**
+   * The longest a render it was given may go on, from the request on, even when its caller stopped
+   * waiting: how long a customer's turn is held when its end cannot be seen (core/previews/preview-flights.ts).
+   */
+  reachMs: number;
 }
 
 /** The parts of the service the health report names. */

@@ -18,6 +18,7 @@ import { readOutput, WarmScenes } from './warm-scene';
 import { sharedDenoiser } from './denoiser';
 import { log } from '#observability/logger';
 import { alignment } from '#shared/schemas';
+import { livePreviewSize } from '#shared/preview-size';
 
 /** The most audio a preview decodes: the still frame of an audio scene needs no more. */
 const PREVIEW_AUDIO_SECONDS = 30;
@@ -35,38 +36,43 @@ export const previewJob = z.strictObject({
   alignment: alignment.optional(),
   resolutionX: z.number().int().positive(),
   resolutionY: z.number().int().positive(),
-  input: z.strictObject({ key: z.string().min(1).max(1024), url: z.string().url() }).optional(),
+  /** The upload as inspected: a presigned GET pinned to its ETag, which the download checks too. */
+  input: z.strictObject({ key: z.string().min(1).max(1024), url: z.string().url(), etag: z.string().min(1).max(200) }).optional(),
+  /** When the API stops waiting (ms since the epoch): a preview not started by then is not rendered. */
+  deadline: z.number().int().positive(),
 });
 export type PreviewJob = z.infer<typeof previewJob>;
 
 /**
- * Reads the customer's upload through the presigned GET the API sent into `file`: no more than `maxBytes`,
- * within `deadlineMs` (the preview holds no storage rights of its own).
+ * Reads the customer's upload through the presigned GET the API sent into `file`: the content its ETag names and no
+ * more than `maxBytes`, within `deadlineMs` (the preview holds no storage rights of its own).
  */
-export type UploadDownload = (upload: { key: string; url: string }, file: string, maxBytes: number, deadlineMs: number) => Promise<void>;
+export type UploadDownload = (upload: { key: string; url: string; etag: string }, file: string, maxBytes: number, deadlineMs: number) => Promise<void>;
 
-/** The picture as base64 JPEG, or the customer's own error (their file cannot be rendered). */
-export type PreviewResult = { image: string; renderMs: number } | { userError: string };
+/** The picture as base64 JPEG, the customer's own error (their file cannot be rendered), or why it was not rendered. */
+export type PreviewResult = { image: string; renderMs: number } | { userError: string } | { notRendered: 'caller-gone' | 'queue-full' };
 
-/** The preview's size: the customer's frame shape, its longer side the live preview's. */
-export function previewSize(resolutionX: number, resolutionY: number): { x: number; y: number } {
-  const factor = LIVE_PREVIEW.maxSide / Math.max(resolutionX, resolutionY);
-  const even = (side: number) => Math.max(16, Math.round((side * Math.min(1, factor)) / 2) * 2);
-  return { x: even(resolutionX), y: even(resolutionY) };
-}
-
-export async function renderPreview(job: PreviewJob, servers: WarmScenes, download: UploadDownload): Promise<PreviewResult> {
+/**
+ * Renders one preview, unless its caller has gone (the API's deadline passed, or `gone` fired): a cold scene's server
+ * is started first (it serves the next request whoever asks), and neither the download nor the render begins past the
+ * deadline, so a late invocation ends soon after it instead of rendering for nobody.
+ */
+export async function renderPreview(job: PreviewJob, servers: WarmScenes, download: UploadDownload, gone?: AbortSignal): Promise<PreviewResult> {
   const scene = getScene(job.sceneId);
   if (!scene) throw new Error(`Unknown scene ${job.sceneId}`);
   const kind = requiredUploadKind(scene);
+  const left = () => (gone?.aborted ? 0 : job.deadline - Date.now());
+  await servers.scene(scene.id).warm();
+  if (left() <= 0) return { notRendered: 'caller-gone' };
   const dir = await mkdtemp(path.join(tmpdir(), 'preview-input-'));
   try {
     let inputFile: string | undefined;
     if (job.input && kind) {
       inputFile = path.join(dir, `input${path.extname(job.input.key).toLowerCase()}`);
-      await download(job.input, inputFile, ACCEPTED_UPLOADS[kind].maxBytes, INPUT_DOWNLOAD_MS);
+      await download(job.input, inputFile, ACCEPTED_UPLOADS[kind].maxBytes, Math.min(INPUT_DOWNLOAD_MS, left()));
+      if (left() <= 0) return { notRendered: 'caller-gone' };
     }
-    const { x, y } = previewSize(job.resolutionX, job.resolutionY);
+    const { x, y } = livePreviewSize(job.resolutionX, job.resolutionY);
     const started = Date.now();
     const render = await servers.scene(scene.id).render(
       {
@@ -129,11 +135,78 @@ export function localWarmScenes(): WarmScenes {
   return new WarmScenes({ bands: Math.min(4, availableParallelism()) });
 }
 
+/** Previews waiting for one scene's server locally, besides the one rendering: more could not be answered within the API's wait anyway. */
+const PREVIEWS_WAITING_PER_SCENE = 4;
+/**
+ * How long a local preview may go on from its request: the API's wait (a render starts before it ends, or not at all),
+ * then a render's own deadline (LIVE_PREVIEW.deadlineMs, twice: the bands, then the denoised picture's save), plus a grace.
+ */
+const LOCAL_PREVIEW_REACH_MS = 5_000 + 2 * LIVE_PREVIEW.deadlineMs + 2_000;
+
+/**
+ * One scene's line of live previews in the local stack. One preview at a time enters the scene's server, whose own
+ * line (render/warm-scene.ts) the free test stills join too: a test still then waits for one preview at most, and a
+ * preview for the test stills already queued (one per pool worker at most), so neither starves the other. A preview
+ * waits here holding nothing (its upload is read once its turn has come); one whose caller has gone leaves the line
+ * at once; a line already PREVIEWS_WAITING_PER_SCENE long turns the next away (a 503: previews are busy).
+ */
+class PreviewLine {
+  private rendering = false;
+  private readonly waiting: { start: () => void; gone: AbortSignal; dropped: () => void }[] = [];
+
+  /** Resolves with the turn's release once it is this request's turn; false when the line is full or the caller went first. */
+  async turn(gone: AbortSignal): Promise<(() => void) | false> {
+    if (gone.aborted) return false;
+    if (this.rendering) {
+      if (this.waiting.length >= PREVIEWS_WAITING_PER_SCENE) return false;
+      const entered = await new Promise<boolean>((resolve) => {
+        const entry = {
+          gone,
+          start: () => {
+            gone.removeEventListener('abort', entry.dropped);
+            resolve(true);
+          },
+          dropped: () => {
+            this.waiting.splice(this.waiting.indexOf(entry), 1);
+            resolve(false);
+          },
+        };
+        this.waiting.push(entry);
+        gone.addEventListener('abort', entry.dropped, { once: true });
+      });
+      if (!entered) return false;
+    }
+    this.rendering = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next.start();
+      else this.rendering = false;
+    };
+  }
+}
+
 /** The local stack's previewer: warm scene servers in its own process (the port's shape, core/ports.ts's Previewer). */
 export function localPreviewer(download: UploadDownload, servers = localWarmScenes()) {
+  const lines = new Map<number, PreviewLine>();
+  const lineOf = (sceneId: number) => lines.get(sceneId) ?? lines.set(sceneId, new PreviewLine()).get(sceneId)!;
   return {
-    render: (preview: Omit<PreviewJob, 'step'>) => renderPreview(previewJob.parse({ step: 'preview', ...preview }), servers, download),
+    render: async (preview: Omit<PreviewJob, 'step'>, gone: AbortSignal): Promise<PreviewResult> => {
+      const job = previewJob.parse({ step: 'preview', ...preview });
+      const line = lineOf(job.sceneId);
+      const waitingBefore = gone.aborted;
+      const release = await line.turn(gone);
+      if (!release) return { notRendered: waitingBefore || gone.aborted ? 'caller-gone' : 'queue-full' };
+      try {
+        return await renderPreview(job, servers, download, gone);
+      } finally {
+        release();
+      }
+    },
     warm: (sceneId: number) => warmPreview(sceneId, servers),
+    reachMs: LOCAL_PREVIEW_REACH_MS,
     stop: () => servers.stop(),
   };
 }

@@ -70,11 +70,11 @@ export interface LedgerEntryView {
 
 /** What POST /api/previews answers: the picture as a data: URL (a JPEG, at most LIVE_PREVIEW.maxSide a side, marked PREVIEW). */
 export interface LivePreview {
+  /**
+   * The picture alone: nothing in the answer says whether it was kept from an earlier request or rendered
+   * now (a kept picture is the asker's own; such a hint would tell what settings were previewed before).
+   */
   image: string;
-  /** True when the same settings were previewed before and the kept picture is answered. */
-  cached: boolean;
-  /** How long the render took, when one was made. */
-  renderMs?: number;
 }
 
 export interface Quote extends RenderCostResult {

@@ -45,7 +45,7 @@ const ERRORS = {
   401: 'Missing, unknown, revoked or malformed API key (a web sign-in token is not a key).',
   402: 'Not enough credits for this render (code `insufficient_credits`); nothing is charged.',
   404: 'Not found; another account\'s render is not found either.',
-  409: 'The Idempotency-Key was used before with another body.',
+  409: 'A conflict (code `conflict`): the Idempotency-Key was used before with another body; for a preview, a newer preview of the same account replaced it while it waited.',
   413: 'The body is larger than 64 KB.',
   415: 'The body is not `application/json`; nothing is charged.',
   429: `Over the key's budget (code \`rate_limited\`): wait \`Retry-After\` seconds. Also the daily free test renders.`,
@@ -193,10 +193,10 @@ export function buildOpenApiDocument({ serverUrl = '/', requestsPerSecond = API_
         post: {
           operationId: 'createPreview',
           summary: 'A live preview of a render\'s settings: a small picture of the scene\'s still, made in about a second; nothing is charged and no render is created',
-          description: `A preview is rendered for each new set of settings; the same settings answer the kept picture. Each account may ask for ${previewsPerMinute} previews a minute (over it, 429 with \`Retry-After\`). A preview that cannot be made in time answers 503 with \`Retry-After\`.`,
+          description: `A preview is rendered for each new set of settings; the same settings asked again by the same account answer the picture kept for them. Each account may ask for ${previewsPerMinute} previews a minute (over it, 429 with \`Retry-After\`) and has one preview rendering at a time: a newer request replaces the one waiting behind it, which answers 409 (\`conflict\`). A preview that cannot be made in time answers 503 with \`Retry-After\`.`,
           security,
           requestBody: jsonBody('PreviewRequest'),
-          responses: { 200: success('The picture', 'Preview'), ...errorResponses([...WITH_BODY, ...ALWAYS]) },
+          responses: { 200: success('The picture', 'Preview'), ...errorResponses([...WITH_BODY, 409, ...ALWAYS]) },
         },
       },
       '/api/v1/renders': {

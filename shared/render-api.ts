@@ -92,8 +92,6 @@ const isoTime = z.string().describe('ISO 8601 time');
 
 export const previewAnswer = z.object({
   image: z.string().describe('The picture as a data: URL of a JPEG, at most 320 pixels a side, marked PREVIEW in a corner.'),
-  cached: z.boolean().describe('True when the same settings were previewed before and the kept picture is answered.'),
-  renderMs: z.number().optional().describe('How long the render took, when one was made.'),
 });
 
 export const errorAnswer = z

@@ -27,6 +27,10 @@ export const keys = {
   rateWindow: (scope: string, subject: string, window: number) => ({ PK: `RATE#${scope}#${subject}`, SK: `WINDOW#${window}` }),
   /** What the media probe measured of one upload's content (its key and ETag: the same key posted again is another content). */
   probedUpload: (key: string, etag: string) => ({ PK: `PROBE#${key}`, SK: `ETAG#${etag}` }),
+  /** What the upload inspector found of one upload's content (its key and ETag), kept so a live preview does not read it again. */
+  inspectedUpload: (key: string, etag: string) => ({ PK: `INSPECTED#${key}`, SK: `ETAG#${etag}` }),
+  /** The live preview one asker (a user, or a visitor's salted address hash) has rendering, and the one waiting behind it. */
+  previewFlight: (subject: string) => ({ PK: `PREVIEW#${subject}`, SK: 'FLIGHT' }),
   /** A client's Idempotency-Key, scoped to its user and to the operation it was sent to. */
   idempotencyKey: (userId: string, scope: string, key: string) => ({ PK: `IDEMPOTENCY#${userId}#${scope}`, SK: `KEY#${key}` }),
 

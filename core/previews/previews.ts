@@ -2,6 +2,10 @@
  * Live previews (POST /api/previews): a small picture of the customer's own settings, rendered
  * by a warm scene server (the previewer port). No job, no ledger entry, no Job History row, no
  * e-mail: only a rate-limit count and the picture kept under the hash of what it shows.
+ *
+ * One account's share of the previewer: one render at a time (core/previews/preview-flights.ts;
+ * a newer request replaces the one waiting behind it), held until the render has surely ended,
+ * not only while the API waits; its requests a minute are the rate limit's.
  */
 import { createHash } from 'node:crypto';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
@@ -13,7 +17,9 @@ import { DomainError, InvalidRequestError, RateLimitedError, ServiceUnavailableE
 import { ports } from '../ports';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPreview } from '../storage/storage';
-import { refuseUnsafeUpload } from '../uploads/stored-upload';
+import { livePreviewSize } from '#shared/preview-size';
+import { refuseUnsafePreviewUpload } from './inspected-upload';
+import { CallerGoneError, takePreviewTurn } from './preview-flights';
 import { UPLOAD_MISSING } from '../jobs/render-jobs';
 import { log } from '#observability/logger';
 import { getConfig } from '../config';
@@ -30,10 +36,19 @@ export type PreviewAsker = { userId: string } | { visitor: string };
 
 const subjectOf = (asker: PreviewAsker) => ('userId' in asker ? `user#${asker.userId}` : `visitor#${asker.visitor}`);
 
-export async function livePreview(asker: PreviewAsker, request: PreviewRequest): Promise<LivePreview> {
+/** How long the preview function may read the upload through its link: its whole run at most (its timeout). */
+const INPUT_LINK_SECONDS = 30;
+
+/**
+ * A live preview of the asker's settings. `callerGone` fires when the HTTP client has gone (locally:
+ * API Gateway does not tell a function): its queued work is dropped, as at the answer's deadline.
+ */
+export async function livePreview(asker: PreviewAsker, request: PreviewRequest, callerGone?: AbortSignal): Promise<LivePreview> {
+  const answerBy = Date.now() + PREVIEW_ANSWER_MS;
   const config = getConfig();
+  const subject = subjectOf(asker);
   const limit = 'userId' in asker ? config.PREVIEWS_PER_MINUTE : config.VISITOR_PREVIEWS_PER_MINUTE;
-  const allowed = await consumeWindow('preview', subjectOf(asker), limit, 60);
+  const allowed = await consumeWindow('preview', subject, limit, 60);
   if (!allowed.allowed) throw new RateLimitedError('Too many previews in the last minute. The picture will update again in a moment.', allowed.resetSeconds);
   const scene = getScene(request.sceneId)!;
   let upload: { key: string; etag: string } | undefined;
@@ -43,31 +58,58 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest):
     if (!head) throw new InvalidRequestError(UPLOAD_MISSING, { field: 'uploadKey' });
     upload = { key: request.uploadKey, etag: head.etag };
   }
+  const size = livePreviewSize(request.resolutionX, request.resolutionY);
+  // Kept per asker and by what is rendered (its size, not the frame's shape): whether a picture was kept tells nobody
+  // what another asker previewed, by its answer or by how soon it comes.
   const hash = createHash('sha256')
-    .update(JSON.stringify([PREVIEW_CACHE_VERSION, scene.id, shapeOf(request), request.customText ?? '', resolveOptions(scene, request.options), request.alignment ?? null, upload ?? null]))
+    .update(JSON.stringify([PREVIEW_CACHE_VERSION, subject, scene.id, size.x, size.y, request.customText ?? '', resolveOptions(scene, request.options), request.alignment ?? null, upload ?? null]))
     .digest('hex');
   const kept = await readKeptPreview(hash);
-  if (kept) return { image: dataUrl(kept), cached: true };
+  if (kept) return { image: dataUrl(kept) };
   const kind = requiredUploadKind(scene);
-  if (upload && kind) await refuseUnsafeUpload(upload.key, kind);
-  const rendered = await withinDeadline(async () =>
-    ports()
-      .previewer()
-      .render({
+  if (upload && kind) await refuseUnsafePreviewUpload(upload, kind);
+
+  const gone = AbortSignal.any([AbortSignal.timeout(Math.max(0, answerBy - Date.now())), ...(callerGone ? [callerGone] : [])]);
+  const previewer = ports().previewer();
+  const rendering = (async () => {
+    const turn = await takePreviewTurn(subject, previewer.reachMs, gone);
+    const rendered = previewer.render(
+      {
         sceneId: scene.id,
         customText: request.customText,
         options: request.options,
         alignment: request.alignment,
         resolutionX: request.resolutionX,
         resolutionY: request.resolutionY,
-        ...(upload ? { input: { key: upload.key, url: await presignInputRead(upload.key) } } : {}),
-      }),
-  );
+        deadline: answerBy,
+        ...(upload ? { input: { ...upload, url: await presignInputRead(upload.key, { etag: upload.etag, seconds: INPUT_LINK_SECONDS }) } } : {}),
+      },
+      gone,
+    );
+    // The turn goes back when the render has ended, answered in time or not; a render that may run on (the function
+    // still running after the API stopped waiting) keeps it until its reach has passed.
+    void rendered.then(
+      () => turn.release(),
+      (error: unknown) => (previewMayRunOn(error) ? undefined : turn.release()),
+    ).catch((error: unknown) => log.warn('A live preview\'s turn was not given back: it ends with its reach', { error }));
+    const answer = await rendered;
+    // Kept even when the caller has gone: the same settings asked again find it.
+    if ('image' in answer) await keepPreview(hash, Buffer.from(answer.image, 'base64'));
+    return answer;
+  })();
+  const rendered = await answerBefore(rendering, gone);
   if ('userError' in rendered) throw new InvalidRequestError(rendered.userError, upload ? { field: 'uploadKey' } : undefined);
-  const jpeg = Buffer.from(rendered.image, 'base64');
-  await keepPreview(hash, jpeg);
-  return { image: dataUrl(jpeg), cached: false, renderMs: rendered.renderMs };
+  if ('notRendered' in rendered) throw rendered.notRendered === 'queue-full' ? busy() : lateAnswer();
+  return { image: dataUrl(Buffer.from(rendered.image, 'base64')) };
 }
+
+/** A render the previewer may still be running after its failure reached the caller: it stopped waiting, not the render (adapters/preview-function.ts marks it). */
+function previewMayRunOn(error: unknown): boolean {
+  return (error as { previewMayRunOn?: boolean } | undefined)?.previewMayRunOn === true;
+}
+
+const lateAnswer = () => new ServiceUnavailableError('farm', 2, 'The preview is taking longer than usual. Your picture will update on your next change.');
+const busy = () => new ServiceUnavailableError('farm', 2, 'Previews are busy right now. Your picture will update on your next change.');
 
 /**
  * A customise page opened: its scene's server is started, so the customer's first change finds it
@@ -76,32 +118,29 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest):
 export async function warmPreviews(asker: PreviewAsker, sceneId: number): Promise<void> {
   const allowed = await consumeWindow('preview-warm-up', subjectOf(asker), WARM_UPS_PER_HOUR, 3600);
   if (!allowed.allowed) throw new RateLimitedError('Too many previews started in the last hour. Please try again later.', allowed.resetSeconds);
-  void withinDeadline(() => ports().previewer().warm(sceneId)).catch(() => {});
+  void answerBefore(ports().previewer().warm(sceneId), AbortSignal.timeout(PREVIEW_ANSWER_MS)).catch(() => {});
 }
-
-/** The frame's shape, which is all a preview keeps of the resolution (its size is the preview's own). */
-function shapeOf({ resolutionX, resolutionY }: PreviewRequest): string {
-  const divisor = gcd(resolutionX, resolutionY);
-  return `${resolutionX / divisor}:${resolutionY / divisor}`;
-}
-
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 const dataUrl = (jpeg: Buffer) => `data:image/jpeg;base64,${jpeg.toString('base64')}`;
 
-/** The previewer's answer within PREVIEW_ANSWER_MS; its failure or silence is a 503 with Retry-After (nothing is charged for a preview anyway). */
-async function withinDeadline<T>(work: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+/** The previewer's answer before `gone` fires (its deadline, or its caller went); its failure or silence is a 503 with Retry-After (nothing is charged for a preview anyway). */
+async function answerBefore<T>(work: Promise<T>, gone: AbortSignal): Promise<T> {
+  let stop: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ServiceUnavailableError('farm', 2, 'The preview is taking longer than usual. Your picture will update on your next change.')), PREVIEW_ANSWER_MS);
+    stop = () => reject(new CallerGoneError('The preview\'s caller stopped waiting'));
+    if (gone.aborted) stop();
+    else gone.addEventListener('abort', stop, { once: true });
   });
   try {
-    return await Promise.race([work(), late]);
+    return await Promise.race([work, late]);
   } catch (error) {
     if (error instanceof DomainError) throw error;
+    if (error instanceof CallerGoneError) throw lateAnswer();
     log.error('A live preview failed', { error });
     throw new ServiceUnavailableError('farm', 2, 'Previews are unavailable right now. Your settings are kept; please try again in a moment.');
   } finally {
-    clearTimeout(timer);
+    if (stop) gone.removeEventListener('abort', stop);
+    // Whatever the work does after the answer went is its own (its failure is logged where it matters, not here).
+    work.catch(() => undefined);
   }
 }

@@ -1,17 +1,21 @@
 /**
  * Live previews through the API (POST /api/previews, /api/visitor-previews, /api/v1/previews),
  * rendered by the local stack's warm scene servers with real Blender: a picture and nothing
- * else (no job, no ledger entry, no history row, no e-mail), kept for identical settings,
- * rate-limited, a customer's own upload only; a previewer that fails or hangs is a 503 with
- * Retry-After within the deadline.
+ * else (no job, no ledger entry, no history row, no e-mail), kept for identical settings of the
+ * same asker at the size rendered, with no hint that it was; rate-limited; one preview of a
+ * customer at a time (a newer one replaces the one waiting); a customer's own upload only, read
+ * as inspected; a previewer that fails or hangs is a 503 with Retry-After within the deadline.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { bindLocalPreviewer } from '#composition/server';
+import { bindLocalPreviewer, downloadUpload } from '#composition/server';
 import { livePreview, PREVIEW_ANSWER_MS } from '#core/previews/previews';
-import { ServiceUnavailableError } from '#core/errors';
+import { ConflictError, ServiceUnavailableError } from '#core/errors';
+import { getItem } from '#core/db/items';
+import { keys } from '#core/db/keys';
+import { headInput, presignInputRead } from '#core/storage/storage';
 import { VISITOR_PREVIEWS_PER_MINUTE } from '#shared/rate-limit';
 import { api, grantCredits, postToStorage, until, verifiedUser } from './helpers';
 import { writeSampleImage } from '#render/sample-inputs';
@@ -38,7 +42,7 @@ describe('live previews', () => {
       return answer;
     }, 60_000);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.cached).toBe(false);
+    expect(Object.keys(first.body)).toEqual(['image']);
     expect(first.body.image).toMatch(/^data:image\/jpeg;base64,/);
     const jpeg = jpegOf(first.body.image);
     expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
@@ -46,8 +50,9 @@ describe('live previews', () => {
     const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
     expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([180, 320]);
 
+    // The same settings again: the kept picture, and nothing in the answer says so.
     const again = await api('/api/previews', { token: user.token, body: textPreview(`Preview ${user.userId.slice(0, 6)}`) });
-    expect(again.body).toMatchObject({ cached: true, image: first.body.image });
+    expect(again.body).toEqual({ image: first.body.image });
 
     expect((await api('/api/jobs', { token: user.token })).body.jobs).toEqual([]);
     const me = (await api('/api/me', { token: user.token })).body;
@@ -124,9 +129,10 @@ describe('live previews', () => {
     const user = await verifiedUser();
     const request = { ...textPreview(`Down ${Date.now()}`), options: '' };
     try {
-      bindLocalPreviewer({ render: () => Promise.reject(new Error('Blender is gone')), warm: async () => {} });
+      // A reach of 1 ms: the hung render's turn does not hold the customer's next preview (the stack's, below).
+      bindLocalPreviewer({ render: () => Promise.reject(new Error('Blender is gone')), warm: async () => {}, reachMs: 1 });
       await expect(livePreview({ userId: user.userId }, request)).rejects.toBeInstanceOf(ServiceUnavailableError);
-      bindLocalPreviewer({ render: () => new Promise(() => {}), warm: async () => {} });
+      bindLocalPreviewer({ render: () => new Promise(() => {}), warm: async () => {}, reachMs: 1 });
       const started = Date.now();
       const hung = await livePreview({ userId: user.userId }, request).catch((error: unknown) => error);
       expect(hung).toBeInstanceOf(ServiceUnavailableError);
@@ -137,6 +143,84 @@ describe('live previews', () => {
     }
     // The stack's own previewer (another process) renders it: nothing was kept by the failures.
     const served = await api('/api/previews', { token: user.token, body: request });
-    expect(served.body.cached).toBe(false);
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+  });
+
+  it('when a customer previews a text at 1024 x 1024 after 128 x 128, each is rendered at its own size and neither answer hints at a kept picture', async () => {
+    const user = await verifiedUser();
+    const square = (side: number) => ({ ...textPreview(`Square ${user.userId.slice(0, 6)}`), resolutionX: side, resolutionY: side });
+    expect((await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).status).toBe(202);
+    const sizeOf = (image: string) => {
+      const jpeg = jpegOf(image);
+      const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+      return [jpeg.readUInt16BE(sof + 7), jpeg.readUInt16BE(sof + 5)];
+    };
+    for (const [side, rendered] of [[128, 128], [1024, 320]]) {
+      const answer = await until(`a ${side}-px preview`, async () => {
+        const asked = await api('/api/previews', { token: user.token, body: square(side) });
+        return asked.status === 503 ? undefined : asked;
+      }, 60_000);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(Object.keys(answer.body)).toEqual(['image']);
+      expect(sizeOf(answer.body.image)).toEqual([rendered, rendered]);
+    }
+  });
+
+  it('when a customer sends a second and a third preview while their first renders, the third replaces the waiting second, which answers 409 at once', async () => {
+    const [user, other] = [await verifiedUser(), await verifiedUser()];
+    // A previewer whose renders end when the test says: the customer's turn, kept in the table, is what is under test.
+    const rendering: { text?: string; finish: () => void }[] = [];
+    const image = Buffer.from('a picture').toString('base64');
+    bindLocalPreviewer({
+      render: (preview) => new Promise((resolve) => rendering.push({ text: preview.customText, finish: () => resolve({ image, renderMs: 1 }) })),
+      warm: async () => {},
+      reachMs: 60_000,
+    });
+    try {
+      const ask = (asker: { userId: string }, text: string) => livePreview(asker, { ...textPreview(`${text} ${Date.now()}`), options: '' });
+      const first = ask({ userId: user.userId }, 'First');
+      await until('the first preview rendering', async () => rendering.length === 1 || undefined, 10_000);
+      const second = ask({ userId: user.userId }, 'Second').catch((error: unknown) => error);
+      await until('the second preview waiting', async () => (await getItem(keys.previewFlight(`user#${user.userId}`), { consistent: true }))?.waiting ?? undefined, 10_000);
+      const third = ask({ userId: user.userId }, 'Third');
+      // Answered while the first still renders: the page's own newer request won.
+      const replaced = await second;
+      expect(replaced).toBeInstanceOf(ConflictError);
+      expect(rendering).toHaveLength(1);
+      // Another customer is not held by this one's turn.
+      const others = ask({ userId: other.userId }, 'Other');
+      await until("the other customer's preview rendering", async () => rendering.length === 2 || undefined, 10_000);
+      expect(rendering[1].text).toMatch(/^Other /);
+      rendering[1].finish();
+      await expect(others).resolves.toEqual({ image: `data:image/jpeg;base64,${image}` });
+      rendering[0].finish();
+      await expect(first).resolves.toEqual({ image: `data:image/jpeg;base64,${image}` });
+      await until('the third preview rendering', async () => rendering.length === 3 || undefined, 10_000);
+      expect(rendering[2].text).toMatch(/^Third /);
+      rendering[2].finish();
+      await expect(third).resolves.toEqual({ image: `data:image/jpeg;base64,${image}` });
+      expect(rendering.map(({ text }) => text?.split(' ')[0])).toEqual(['First', 'Other', 'Third']);
+    } finally {
+      bindLocalPreviewer(undefined);
+    }
+  });
+
+  it("when an upload's form is posted again after it was inspected, the preview's link pinned to the inspected content refuses the new one", async () => {
+    const owner = await verifiedUser();
+    const image = join(inject('dataDir'), `pinned-${owner.userId}.png`);
+    await writeSampleImage(image, 160, 100);
+    const ticket = (await api('/api/uploads', { token: owner.token, body: { sceneId: 2, fileName: 'photo.png', contentType: 'image/png', size: statSync(image).size } })).body;
+    expect((await postToStorage(ticket, readFileSync(image), 'photo.png')).status).toBeLessThan(300);
+    const inspected = (await headInput(ticket.key))!.etag;
+    const url = await presignInputRead(ticket.key, { etag: inspected, seconds: 60 });
+    const dir = mkdtempSync(join(inject('dataDir'), 'pinned-'));
+    await downloadUpload({ key: ticket.key, url, etag: inspected }, join(dir, 'a.png'), 10_000_000, 5_000);
+    expect(readFileSync(join(dir, 'a.png'))).toEqual(readFileSync(image));
+    // The same form, another file.
+    await writeSampleImage(image, 200, 120);
+    expect((await postToStorage(ticket, readFileSync(image), 'photo.png')).status).toBeLessThan(300);
+    expect((await headInput(ticket.key))!.etag).not.toBe(inspected);
+    await expect(downloadUpload({ key: ticket.key, url, etag: inspected }, join(dir, 'b.png'), 10_000_000, 5_000)).rejects.toThrow(/no longer the content inspected/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

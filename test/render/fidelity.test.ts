@@ -25,11 +25,11 @@ afterAll(async () => {
 });
 
 /** The live preview of these settings, as POST /api/previews makes it (a warm scene's child), read back as pixels. */
-async function livePreview(name: string, job: Omit<PreviewJob, 'step'>, inputFile?: string): Promise<Pixels> {
-  const input = inputFile ? { key: `uploads/u/${name}${inputFile.slice(inputFile.lastIndexOf('.'))}`, url: 'http://127.0.0.1:9/unused' } : undefined;
-  // The upload is read from this machine's file where the product reads it through its presigned GET.
-  const result = await renderPreview({ step: 'preview', ...job, ...(input ? { input } : {}) }, servers, async (_upload, file) => copyFile(inputFile!, file));
-  if (!('image' in result)) throw new Error(`the preview failed: ${result.userError}`);
+async function livePreview(name: string, job: Omit<PreviewJob, 'step' | 'deadline'>, inputFile?: string): Promise<Pixels> {
+  const input = inputFile ? { key: `uploads/u/${name}${inputFile.slice(inputFile.lastIndexOf('.'))}`, url: 'http://127.0.0.1:9/unused', etag: '"unused"' } : undefined;
+  // The upload is read from this machine's file where the product reads it through its presigned GET; no API waits here.
+  const result = await renderPreview({ step: 'preview', ...job, deadline: Date.now() + 120_000, ...(input ? { input } : {}) }, servers, async (_upload, file) => copyFile(inputFile!, file));
+  if (!('image' in result)) throw new Error(`the preview failed: ${JSON.stringify(result)}`);
   const file = `${fixtures.dir}/${name}.jpg`;
   await writeFile(file, Buffer.from(result.image, 'base64'));
   return readPixels(file);
@@ -93,5 +93,97 @@ describe('the free test render keeps the middle readable', () => {
     const corner = meanDifference(testPixels, plainPixels, BOTTOM_RIGHT);
     console.log(`free test against the unmarked frame, bottom-right corner: ${corner.toFixed(1)} of 255`);
     expect(corner).toBeGreaterThan(4);
+  });
+});
+
+/** Hue (degrees), saturation and value (0..255) of a colour. */
+function hsv({ r, g, b }: { r: number; g: number; b: number }) {
+  const max = Math.max(r, g, b);
+  const spread = max - Math.min(r, g, b);
+  let sector = 0;
+  if (spread > 0) sector = max === r ? ((g - b) / spread) % 6 : max === g ? (b - r) / spread + 2 : (r - g) / spread + 4;
+  return { hue: (sector * 60 + 360) % 360, saturation: max ? spread / max : 0, value: max };
+}
+
+/**
+ * "As given" for a saturated colour seen through the scene's light and Filmic view: its hue within 20 degrees (the view
+ * moves the poster's orange by about 15) and still saturated (a poster mixed half with the white panel measured 0.3).
+ */
+const HUE_TOLERANCE = 20;
+const hueApart = (a: number, b: number) => Math.min(Math.abs(a - b), 360 - Math.abs(a - b));
+const ORANGE_HUE = hsv({ r: 255, g: 110, b: 0 }).hue;
+const PURPLE_HUE = hsv({ r: 120, g: 0, b: 220 }).hue;
+
+/** The share of a region's pixels that show the hue, saturated and not in shadow. */
+function shareOfHue(pixels: Pixels, region: Region, hue: number): number {
+  let count = 0;
+  let matching = 0;
+  for (let y = Math.floor(region.y0 * pixels.height); y < Math.ceil(region.y1 * pixels.height); y += 1) {
+    for (let x = Math.floor(region.x0 * pixels.width); x < Math.ceil(region.x1 * pixels.width); x += 1) {
+      const i = (y * pixels.width + x) * 3;
+      const colour = hsv({ r: pixels.rgb[i], g: pixels.rgb[i + 1], b: pixels.rgb[i + 2] });
+      count += 1;
+      if (hueApart(colour.hue, hue) <= HUE_TOLERANCE && colour.saturation >= 0.5 && colour.value >= 60) matching += 1;
+    }
+  }
+  return matching / count;
+}
+
+type Output = 'live preview' | 'free test' | 'final render';
+
+/**
+ * The same settings three ways: the live preview (a warm scene's child, 320 px), the free test render (capped to 480 px,
+ * one sample, denoised) and a final render (adaptive sampling and the denoiser of a paid render, at 320 x 180 to keep
+ * the test quick).
+ */
+async function threeWays(name: string, settings: { sceneId: number; customText?: string; options: string; alignment?: PreviewJob['alignment'] }, inputFile?: string) {
+  const args = { ...settings, inputFile: inputFile ?? null, mode: 'still' as const };
+  const final = await render(fixtures.dir, `${name}-final`, { ...args, resolutionX: 320, resolutionY: 180, samples: 16 });
+  const freeTest = await render(fixtures.dir, `${name}-test`, { ...args, isTest: true, resolutionX: 1920, resolutionY: 1080 });
+  const outputs: Record<Output, Pixels> = {
+    'live preview': await livePreview(`${name}-preview`, { ...settings, resolutionX: 1920, resolutionY: 1080 }, inputFile),
+    'free test': await readPixels(freeTest.outputs[0]),
+    'final render': await readPixels(final.outputs[0]),
+  };
+  return Object.entries(outputs) as [Output, Pixels][];
+}
+
+describe('what you gave is what each render shows', () => {
+  /** Where each scene shows the poster's two halves, as fractions of the frame (the scenes' fixed cameras). */
+  const posterHalves = [
+    { sceneId: 6, slug: 'bus-stop', orange: { x0: 0.5, y0: 0.34, x1: 0.6, y1: 0.46 }, purple: { x0: 0.5, y0: 0.56, x1: 0.6, y1: 0.68 } },
+    { sceneId: 2, slug: 'image-visualizer', orange: { x0: 0.42, y0: 0.24, x1: 0.58, y1: 0.44 }, purple: { x0: 0.42, y0: 0.56, x1: 0.58, y1: 0.76 } },
+  ];
+  test.each(posterHalves)('when $slug is given a vivid poster with the page’s default alignment, the live preview, the free test and the final render show its orange and purple', async ({ sceneId, slug, orange, purple }) => {
+    const pageDefault = { scale: 100, x: 0, y: 0, opacity: ALIGNMENT.opacity.defaultValue, blendMode: ALIGNMENT.defaultBlendMode };
+    for (const [output, pixels] of await threeWays(slug, { sceneId, options: '', alignment: pageDefault }, poster)) {
+      for (const [half, region, hue] of [['orange', orange, ORANGE_HUE], ['purple', purple, PURPLE_HUE]] as const) {
+        const seen = hsv(regionStats(pixels, region).mean);
+        const where = `${output}, ${half} half: hue ${seen.hue.toFixed(0)} (given ${hue.toFixed(0)}), saturation ${seen.saturation.toFixed(2)}`;
+        expect(hueApart(seen.hue, hue), where).toBeLessThanOrEqual(HUE_TOLERANCE);
+        expect(seen.saturation, where).toBeGreaterThan(0.6);
+      }
+    }
+  });
+
+  test('when Image Balls is given a vivid poster, each of its renders shows both of the poster’s colours on the balls', async () => {
+    const balls: Region = { x0: 0.1, y0: 0.2, x1: 0.85, y1: 0.8 };
+    for (const [output, pixels] of await threeWays('image-balls', { sceneId: 5, options: '' }, poster)) {
+      // Measured: about 0.22 of the area each, in all three.
+      expect(shareOfHue(pixels, balls, ORANGE_HUE), `${output}, orange`).toBeGreaterThan(0.1);
+      expect(shareOfHue(pixels, balls, PURPLE_HUE), `${output}, purple`).toBeGreaterThan(0.1);
+    }
+  });
+
+  test('when Text Animation is given an orange text, each of its renders shows it in the text’s box, and the mark is outside that box', async () => {
+    const textBox: Region = { x0: 0.1, y0: 0.38, x1: 0.92, y1: 0.62 };
+    // The PREVIEW mark's corner (test/render/scenes.test.ts finds it there): below the text's box.
+    expect(BOTTOM_RIGHT.y0).toBeGreaterThan(textBox.y1);
+    const orangeText = hsv({ r: 255, g: 96, b: 0 }).hue;
+    for (const [output, pixels] of await threeWays('text', { sceneId: 1, customText: 'Free Test QA', options: 'backgroundStyle:cold;textColor:#ff6000' })) {
+      // Measured: 0.30 to 0.34 of the box is the text's orange; none of the sky above it.
+      expect(shareOfHue(pixels, textBox, orangeText), output).toBeGreaterThan(0.15);
+      expect(shareOfHue(pixels, { x0: 0, y0: 0, x1: 1, y1: 0.3 }, orangeText), output).toBeLessThan(0.01);
+    }
   });
 });

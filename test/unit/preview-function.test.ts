@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { functionPreviewer } from '#adapters/preview-function';
+import { functionPreviewer, PREVIEW_FUNCTION_TIMEOUT_MS, PREVIEW_INVOKE_MS } from '#adapters/preview-function';
 import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
 
 describe('the preview function adapter', () => {
   let lambda: Server;
   let endpoint: string;
-  let answer: object | 'crash' = {};
+  let answer: object | 'crash' | 'silent' = {};
   const invocations: { type?: string; body: unknown }[] = [];
 
   beforeAll(async () => {
@@ -25,6 +25,8 @@ describe('the preview function adapter', () => {
         invocations.push({ type: request.headers['x-amz-invocation-type'] as string | undefined, body: JSON.parse(body) });
         if (request.headers['x-amz-invocation-type'] === 'Event') return response.writeHead(202).end();
         if (answer === 'crash') return response.writeHead(200, { 'x-amz-function-error': 'Unhandled' }).end(JSON.stringify({ errorMessage: 'Task timed out' }));
+        // An invocation still running when the API stops waiting (answered long after, or never).
+        if (answer === 'silent') return;
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       });
     });
@@ -38,7 +40,7 @@ describe('the preview function adapter', () => {
   });
 
   const previews = () => functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint });
-  const settings = { sceneId: 1, options: '', resolutionX: 1920, resolutionY: 1080, customText: 'Hi' };
+  const settings = { sceneId: 1, options: '', resolutionX: 1920, resolutionY: 1080, customText: 'Hi', deadline: 1_900_000_000_000 };
 
   it('when a preview is asked, the settings go in one synchronous Invoke and the picture or the customer\'s error comes back', async () => {
     answer = { image: 'AAAA', renderMs: 512 };
@@ -59,5 +61,24 @@ describe('the preview function adapter', () => {
     expect(dependencyFailure(crashed)).toBeInstanceOf(ServiceUnavailableError);
     answer = { image: 'AAAA', renderMs: 1, extra: true };
     await expect(previews().render(settings)).rejects.toThrow();
+  });
+
+  it('when the function answers its failure, its run has ended; when the API stops waiting first, the error says the run may go on, and the turn is held for the function\'s timeout', async () => {
+    answer = 'crash';
+    const crashed = await previews().render(settings).catch((error: unknown) => error);
+    expect((crashed as { previewMayRunOn?: boolean }).previewMayRunOn).toBeUndefined();
+    answer = 'silent';
+    // A wait scaled down from PREVIEW_INVOKE_MS, so the test does not sit through 5 s.
+    const impatient = functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint, calls: { budget: 'request', timeoutScale: 0.05 } });
+    const silent = await impatient.render(settings).catch((error: unknown) => error);
+    expect(dependencyFailure(silent)).toBeInstanceOf(ServiceUnavailableError);
+    expect((silent as { previewMayRunOn?: boolean }).previewMayRunOn).toBe(true);
+    expect(impatient.reachMs).toBe(PREVIEW_FUNCTION_TIMEOUT_MS);
+    expect(PREVIEW_FUNCTION_TIMEOUT_MS).toBeGreaterThan(PREVIEW_INVOKE_MS);
+  });
+
+  it('when the function did not render because its caller had gone or its queue was full, the answer says so', async () => {
+    answer = { notRendered: 'caller-gone' };
+    expect(await previews().render(settings)).toEqual({ notRendered: 'caller-gone' });
   });
 });

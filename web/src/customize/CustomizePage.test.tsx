@@ -21,7 +21,7 @@ vi.mock('../lib/api', () => ({
     jobs: vi.fn(async () => ({ jobs: [] })),
     favorites: vi.fn(async () => ({ favorites: [] })),
     createJob: vi.fn(async () => ({ job: { jobId: 'job-1' } })),
-    livePreview: vi.fn(async () => ({ image: 'data:image/jpeg;base64,', cached: false })),
+    livePreview: vi.fn(async () => ({ image: 'data:image/jpeg;base64,' })),
     warmPreviews: vi.fn(async () => ({ warm: true })),
   },
   uploadToStorage: vi.fn(),

@@ -26,7 +26,7 @@ vi.mock('../lib/api', async (actual) => ({
 const livePreview = vi.mocked(api.livePreview);
 const textScene = getScene(1)!;
 const picture = (name: string) => `data:image/jpeg;base64,${btoa(name)}`;
-const answer = (name: string): LivePreview => ({ image: picture(name), cached: false, renderMs: 600 });
+const answer = (name: string): LivePreview => ({ image: picture(name) });
 
 /** An answer the test sends when it chooses. */
 function later() {
@@ -139,6 +139,14 @@ describe('useLivePreview', () => {
     const request = { sceneId: 6, resolutionX: 1080, resolutionY: 1920, options: '', uploadKey: 'uploads/u1/poster.png' };
     const { result } = renderHook(() => useLivePreview(6, request), { wrapper });
     await waitFor(() => expect(result.current).toEqual({ image: null, status: 'failed', error: message }));
+  });
+
+  it("when a newer preview of the customer's (another window's) replaced this one (409), the note is the server's message, not asked again", async () => {
+    const message = 'A newer preview of your settings replaced this one.';
+    livePreview.mockRejectedValue(new ApiError('conflict', message));
+    const { result } = renderHook(() => useLivePreview(1, { sceneId: 1, resolutionX: 1920, resolutionY: 1080, options: '', customText: 'Hi' }), { wrapper });
+    await waitFor(() => expect(result.current).toEqual({ image: null, status: 'failed', error: message }));
+    expect(livePreview).toHaveBeenCalledTimes(1);
   });
 
   it('when the settings cannot be previewed yet (no text, no stored upload), nothing is asked', async () => {

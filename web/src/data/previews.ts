@@ -3,7 +3,9 @@
  * (POST /api/previews, or /api/visitor-previews before signing in), asked for once the
  * customer pauses. Each picture is kept under the request it answers, so settings seen
  * before come back at once without asking the server. A request overtaken by a newer one
- * is cancelled (its query loses its only observer), so a late answer is never shown.
+ * is cancelled (its query loses its only observer), so a late answer is never shown; the
+ * server, which renders one preview per account at a time, answers a request replaced by
+ * a newer one of the same account 409 (`conflict`).
  */
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -68,9 +70,15 @@ export function useLivePreview(sceneId: number, request: PreviewRequest | null):
   return { image, status: settled && image ? 'ready' : 'loading', error: null };
 }
 
-/** The server's words when the customer's own file cannot be previewed; otherwise a quiet, general note. */
+/**
+ * The server's words when the customer's own file cannot be previewed, or when a newer preview of theirs replaced this
+ * one (the account renders one at a time: another window of theirs asked since; this page's own older requests are
+ * cancelled before they could be answered so); otherwise a quiet, general note.
+ */
 function failureNote(error: unknown): string {
-  return error instanceof ApiError && error.code === 'invalid_request' && error.details.field === 'uploadKey' ? error.message : LIVE_PREVIEW_UNAVAILABLE;
+  if (!(error instanceof ApiError)) return LIVE_PREVIEW_UNAVAILABLE;
+  if (error.code === 'invalid_request' && error.details.field === 'uploadKey') return error.message;
+  return error.code === 'conflict' ? error.message : LIVE_PREVIEW_UNAVAILABLE;
 }
 
 /**
