@@ -70,6 +70,11 @@ export async function startApiServer(options: {
           }
         }
         const event = toEvent(req, url, match.route, match.params, body, claims);
+        // Local only (API Gateway tells a function nothing of its client): a client that closes the connection before
+        // its answer is gone, and a live preview it queued is dropped (lambdas/handlers/previews.ts reads `callerGone`).
+        const callerGone = new AbortController();
+        res.once('close', () => res.writableFinished || callerGone.abort());
+        Object.defineProperty(event, 'callerGone', { value: callerGone.signal });
         const result = await (await handlerFor(match.route.fn))(event);
         // API Gateway names each request in this header; the function's log lines carry the same id.
         send(res, { ...result, headers: { ...result.headers, 'apigw-requestid': event.requestContext.requestId } });

@@ -12,8 +12,11 @@ async function answer(asker: PreviewAsker, event: ApiEvent) {
     await warmPreviews(asker, sceneId);
     return json(202, { warm: true });
   }
-  return livePreview(asker, validate(previewRequest, body));
+  return livePreview(asker, validate(previewRequest, body), callerGoneOf(event));
 }
+
+/** Set by the local API server when the client closes its connection before the answer; API Gateway has no such signal. */
+const callerGoneOf = (event: ApiEvent) => (event as { callerGone?: AbortSignal }).callerGone;
 
 /** POST /api/previews (a signed-in customer) and POST /api/v1/previews (an API key's owner). */
 export const customerPreview = (event: ApiEvent) => answer({ userId: caller(event).userId }, event);

@@ -107,7 +107,7 @@ function hsv({ r, g, b }: { r: number; g: number; b: number }) {
 
 /**
  * "As given" for a saturated colour seen through the scene's light and Filmic view: its hue within 20 degrees (the view
- * moves the poster's orange by about 15) and still saturated (a poster mixed half with the white panel measured 0.3).
+ * moves the poster's orange by about 15) and still saturated (the poster mixed half with the white panel, as the page's default opacity did, measured 0.15).
  */
 const HUE_TOLERANCE = 20;
 const hueApart = (a: number, b: number) => Math.min(Math.abs(a - b), 360 - Math.abs(a - b));

@@ -3,8 +3,14 @@
  * Lambda's Invoke API: a preview is a synchronous Invoke whose answer is checked, a warm-up is
  * queued (an asynchronous Invoke), and a function that fails is the farm being unavailable.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { localPreviewer } from '#render/preview-step';
+import type { WarmScenes } from '#render/warm-scene';
+import { framePreviewFile } from '#shared/render-contract';
 import type { AddressInfo } from 'node:net';
 import { functionPreviewer, PREVIEW_FUNCTION_TIMEOUT_MS, PREVIEW_INVOKE_MS } from '#adapters/preview-function';
 import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
@@ -80,5 +86,75 @@ describe('the preview function adapter', () => {
   it('when the function did not render because its caller had gone or its queue was full, the answer says so', async () => {
     answer = { notRendered: 'caller-gone' };
     expect(await previews().render(settings)).toEqual({ notRendered: 'caller-gone' });
+  });
+});
+
+/**
+ * The local stack's line of previews per scene (render/preview-step.ts, localPreviewer), in front of a stand-in for the
+ * scene's warm server whose renders end when the test says: the line is what is under test, not Blender
+ * (test/integration/live-previews.test.ts renders through it with Blender).
+ */
+describe('the local preview line', () => {
+  const job = (text: string, deadline = Date.now() + 600_000) => ({
+    sceneId: 2,
+    customText: text,
+    options: '',
+    resolutionX: 1920,
+    resolutionY: 1080,
+    deadline,
+    input: { key: `uploads/u/${text}/photo.png`, url: 'http://127.0.0.1:9/unused', etag: '"e"' },
+  });
+
+  function standIn() {
+    const rendering: { text: string; finish: () => void }[] = [];
+    const downloads: { text: string; file: string }[] = [];
+    const servers = {
+      bands: 1,
+      scene: () => ({
+        warm: async () => {},
+        render: (args: { inputFile?: string; customText?: string }) =>
+          new Promise((resolve) => {
+            const folder = mkdtempSync(join(tmpdir(), 'line-test-'));
+            mkdirSync(dirname(join(folder, framePreviewFile(1))), { recursive: true });
+            writeFileSync(join(folder, framePreviewFile(1)), `picture of ${args.customText}`);
+            rendering.push({ text: args.customText!, finish: () => resolve({ folder, log: [], done: async () => rmSync(folder, { recursive: true, force: true }) }) });
+          }),
+      }),
+    } as unknown as WarmScenes;
+    const download = async (upload: { key: string }, file: string) => {
+      writeFileSync(file, 'the upload');
+      downloads.push({ text: upload.key.split('/')[2], file });
+    };
+    return { previewer: localPreviewer(download, servers), rendering, downloads };
+  }
+
+  it('when a preview waits for its scene and its caller goes, it leaves the line at once, its upload never read; a fifth waiting one is turned away', async () => {
+    const { previewer, rendering, downloads } = standIn();
+    const callers = Array.from({ length: 6 }, () => new AbortController());
+    const answers = ['one', 'two', 'three', 'four', 'five', 'six'].map((text, index) => previewer.render(job(text), callers[index].signal));
+    await expect(answers[5]).resolves.toEqual({ notRendered: 'queue-full' });
+    callers[2].abort();
+    await expect(answers[2]).resolves.toEqual({ notRendered: 'caller-gone' });
+    // Both answered while the first still renders; the waiting ones hold nothing.
+    await vi.waitFor(() => expect(rendering.map(({ text }) => text)).toEqual(['one']));
+    expect(downloads.map(({ text }) => text)).toEqual(['one']);
+    for (const [turn, expected] of ['one', 'two', 'four', 'five'].entries()) {
+      await vi.waitFor(() => expect(rendering).toHaveLength(turn + 1));
+      const current = rendering[turn];
+      expect(current.text).toBe(expected);
+      current.finish();
+      const answer = await answers[['one', 'two', 'three', 'four', 'five'].indexOf(expected)];
+      expect(Buffer.from((answer as { image: string }).image, 'base64').toString()).toBe(`picture of ${expected}`);
+      // The upload's copy went with its render.
+      expect(existsSync(downloads.at(-1)!.file)).toBe(false);
+    }
+    expect(downloads.map(({ text }) => text)).toEqual(['one', 'two', 'four', 'five']);
+  });
+
+  it('when a preview comes to its turn after its caller\'s deadline, it is neither downloaded nor rendered', async () => {
+    const { previewer, rendering, downloads } = standIn();
+    expect(await previewer.render(job('late', Date.now() - 1), new AbortController().signal)).toEqual({ notRendered: 'caller-gone' });
+    expect(rendering).toEqual([]);
+    expect(downloads).toEqual([]);
   });
 });
