@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, openSync, closeSync, writeFileSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { lstat, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log } from '#observability/logger';
+import { firstToolUid, poolBlockFirstUid, POOL_BLOCKS, slotToolUid } from '#shared/tool-users';
 
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
@@ -96,6 +98,11 @@ export class LocalRenderPool {
   private readonly slots = new Set<number>();
   /** The worker booted ahead of its task (standby), or being started. */
   private spare: Spare | 'starting' | undefined;
+  /** As root: this pool's block of tool users on the machine (its workers' RENDER_TOOL_UID), claimed before its first worker starts. */
+  private toolUsers: Promise<ToolUsers | undefined> | undefined;
+  private claimed: ToolUsers | undefined;
+  /** Slots whose worker has exited, held while their tool user is swept. */
+  private readonly sweeps = new Map<number, Promise<void>>();
 
   constructor(private readonly options: LocalRenderPoolOptions) {}
 
@@ -114,9 +121,9 @@ export class LocalRenderPool {
     return this.running.size + this.starting.size;
   }
 
-  /** Resolves once nothing is queued or running. */
+  /** Resolves once nothing is queued or running, and every exited worker's tool user is swept. */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && this.busy === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.busy === 0 && this.sweeps.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -129,6 +136,13 @@ export class LocalRenderPool {
     const spare = typeof this.spare === 'object' ? [this.spare.child] : [];
     this.spare = undefined;
     await this.kill([...this.running.keys(), ...spare]);
+    // The workers' exits started their slots' sweeps: the block is given back once they are done.
+    await Promise.all(this.sweeps.values());
+    if (this.claimed && this.busy === 0 && this.sweeps.size === 0 && this.slots.size === 0) {
+      this.claimed.hold.close();
+      this.claimed = undefined;
+      this.toolUsers = undefined;
+    }
   }
 
   /** Drops the job's queued tasks and stops its running workers; their exits queue nothing more for it. */
@@ -186,8 +200,9 @@ export class LocalRenderPool {
   }
 
   private settle(): void {
-    if (this.queue.length === 0 && this.busy === 0) {
-      this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    // Idle once the exited workers' users are swept too: the standby then takes the lowest slot, swept.
+    if (this.queue.length === 0 && this.busy === 0 && this.sweeps.size === 0) {
+      this.idleWaiters.splice(0).forEach((done) => done());
       this.standBy();
     }
   }
@@ -197,10 +212,10 @@ export class LocalRenderPool {
    * the next task's arguments on its IPC channel. Started only when nothing renders, so it never slows a render down.
    */
   standBy(): void {
-    if (!this.options.standby || this.stopping || this.spare || this.busy > 0 || this.queue.length > 0) return;
+    if (!this.options.standby || this.stopping || this.spare || this.busy > 0 || this.queue.length > 0 || this.sweeps.size > 0) return;
     this.spare = 'starting';
-    Promise.resolve(this.options.workerProgram ?? this.workerBundle())
-      .then((bundle) => {
+    Promise.all([this.options.workerProgram ?? this.workerBundle(), this.claimToolUsers()])
+      .then(([bundle]) => {
         if (this.stopping || this.spare !== 'starting') return;
         const slot = this.takeSlot();
         const env = this.workerEnv(slot);
@@ -216,10 +231,10 @@ export class LocalRenderPool {
           settled();
           if (this.spare !== spare) return;
           this.spare = undefined;
-          this.slots.delete(slot);
         };
         child.once('error', gone);
         child.once('exit', gone);
+        this.releaseOnExit(child, slot);
       })
       .catch((error: unknown) => {
         if (this.spare === 'starting') this.spare = undefined;
@@ -239,7 +254,7 @@ export class LocalRenderPool {
     const alive = () => spare.child.exitCode === null && spare.child.signalCode === null && spare.child.connected;
     if (!spare.ready && alive()) await spare.booted;
     if (spare.ready && alive() && !this.stopping && spare.env === JSON.stringify(this.workerEnv(spare.slot))) return spare;
-    this.slots.delete(spare.slot);
+    // Its slot is freed by its exit (releaseOnExit).
     spare.child.kill('SIGTERM');
     return undefined;
   }
@@ -248,7 +263,8 @@ export class LocalRenderPool {
   private workerEnv(slot: number): NodeJS.ProcessEnv {
     return {
       ...(this.options.env ?? process.env),
-      // Each worker running at once has its own tool user (render/tool-environment.ts, as root).
+      // Each worker running at once has its own tool user (render/tool-environment.ts, as root), from this pool's block.
+      ...(this.claimed ? { RENDER_TOOL_UID: String(this.claimed.first) } : {}),
       RENDER_TOOL_SLOT: String(slot),
       CALL_BUDGET: 'worker',
       // The bundle does not sit beside render/scenes/, so the worker is told where the scene scripts are.
@@ -289,7 +305,7 @@ export class LocalRenderPool {
       child.stderr!.pipe(logStream);
       child.send({ args, env: settings });
     } else {
-      const bundle = await (this.options.workerProgram ?? this.workerBundle());
+      const [bundle] = await Promise.all([this.options.workerProgram ?? this.workerBundle(), this.claimToolUsers()]);
       // Stopped while the bundle was being built: the task was dropped with the queue.
       if (this.stopping) return;
       slot = this.takeSlot();
@@ -299,6 +315,7 @@ export class LocalRenderPool {
         stdio: ['ignore', logFile, logFile, ...(warmRenders ? (['ipc'] as const) : [])],
       });
       closeSync(logFile);
+      this.releaseOnExit(child, slot);
     }
     const startedAt = performance.now();
     if (warmRenders) {
@@ -323,13 +340,9 @@ export class LocalRenderPool {
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));
     this.running.set(child, { task, workerId, startedAt });
-    child.once('error', (error) => {
-      this.slots.delete(slot);
-      log.error('Render worker could not start', { jobId: task.jobId, error });
-    });
+    child.once('error', (error) => log.error('Render worker could not start', { jobId: task.jobId, error }));
     child.once('exit', (code, signal) => {
       this.running.delete(child);
-      this.slots.delete(slot);
       this.options.onExit?.(task, code, signal, performance.now() - startedAt);
       this.afterExit(task, workerId, code, signal)
         .catch((error) => log.error('After the render worker', { jobId: task.jobId, chunk: task.kind === 'chunk' ? task.index : undefined, error }))
@@ -367,6 +380,50 @@ export class LocalRenderPool {
   private requeue(task: PoolTask): void {
     // A retried chunk goes first: its job has been running longest.
     if (!this.stopping && !this.cancelled.has(task.jobId)) this.queue.unshift(task);
+  }
+
+  /** Claims this pool's block of tool users once (as root; nothing elsewhere). */
+  private claimToolUsers(): Promise<ToolUsers | undefined> {
+    if (!this.toolUsers) {
+      const claiming = claimToolUsers(this.options.env ?? process.env);
+      this.toolUsers = claiming;
+      claiming.then(
+        (users) => this.toolUsers === claiming && (this.claimed = users),
+        () => this.toolUsers === claiming && (this.toolUsers = undefined),
+      );
+    }
+    return this.toolUsers;
+  }
+
+  /**
+   * Frees a worker's slot once it has exited (or never started), not before: as root, its tool user is swept first
+   * (sweepToolUser), so what the last job's tools left, a process or a file, never meets the next job given that slot.
+   * A slot whose sweep failed stays taken: its user is not given to another job.
+   */
+  private releaseOnExit(child: ChildProcess, slot: number): void {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const uid = this.claimed ? slotToolUid(this.claimed.first, slot) : undefined;
+      if (uid === undefined) {
+        this.slots.delete(slot);
+        return;
+      }
+      const sweep = sweepToolUser(uid, resolvePath(this.options.env?.TMPDIR ?? tmpdir()))
+        .then(
+          () => void this.slots.delete(slot),
+          (error: unknown) => log.error("A render slot's tool user could not be swept: the slot stays unused", { slot, uid, error }),
+        )
+        .finally(() => {
+          this.sweeps.delete(slot);
+          this.settle();
+        });
+      this.sweeps.set(slot, sweep);
+    };
+    child.once('exit', release);
+    // A worker that could not be spawned has no exit to wait for.
+    child.once('error', () => child.pid === undefined && release());
   }
 
   /** The lowest slot no running worker holds. */
@@ -407,6 +464,101 @@ export class LocalRenderPool {
     })();
     this.bundle.catch(() => (this.bundle = undefined));
     return this.bundle;
+  }
+}
+
+/** A pool's block of tool users, held while the pool runs. */
+interface ToolUsers {
+  /** Its first user: slot n's tools run as first + n. */
+  first: number;
+  /** The hold on the block (an abstract Unix socket named after its first user, one per block on this machine). */
+  hold: Server;
+}
+
+/**
+ * A block of MAX_TOOL_SLOTS tool users for one pool, held for it alone on this machine: the pool sweeps a slot's
+ * user when its worker exits, which must never touch another stack's renders (a developer's and a test run's run
+ * side by side). The hold is an abstract Unix socket bound per block: the kernel gives a name to one socket at a
+ * time and frees it when its process ends, however it ends. Undefined where this process is not root (its workers'
+ * tools then run as their own user, and nothing is swept).
+ */
+async function claimToolUsers(env: NodeJS.ProcessEnv): Promise<ToolUsers | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const base = firstToolUid(env.RENDER_TOOL_UID);
+  for (let block = 0; block < POOL_BLOCKS; block++) {
+    const first = poolBlockFirstUid(base, block);
+    const hold = createServer();
+    const held = await new Promise<boolean>((settle) => {
+      hold.once('error', () => settle(false));
+      hold.listen(`\0cloud-render-tool-users-${first}`, () => settle(true));
+    });
+    if (!held) continue;
+    // Held while this process runs, without keeping it running.
+    hold.unref();
+    return { first, hold };
+  }
+  throw new Error(`Every block of render tool users on this machine is held by another local stack (${POOL_BLOCKS} at most): stop one of them.`);
+}
+
+/** How long a sweep may take to see its user's processes gone. */
+const SWEEP_LIMIT_MS = 2_000;
+/** Folders a sweep looks into below each shared temporary folder, at most. */
+const SWEEP_DEPTH = 8;
+
+/**
+ * Sweeps a tool user whose worker has exited: every process of that user is killed, detached ones included, and
+ * everything it owns in the machine's shared temporary folders (the workers' own, /tmp, /var/tmp, /dev/shm) is
+ * removed. Throws when a process of the user is left.
+ */
+export async function sweepToolUser(uid: number, workersTmpdir = tmpdir()): Promise<void> {
+  if (!Number.isInteger(uid) || uid <= 0) throw new Error(`uid ${uid} is no tool user`);
+  for (const started = Date.now(); ; ) {
+    const left = await processesOf(uid);
+    if (left.length === 0) break;
+    if (Date.now() - started > SWEEP_LIMIT_MS) throw new Error(`processes of uid ${uid} left after ${SWEEP_LIMIT_MS} ms: ${left.join(', ')}`);
+    // kill(-1) from a shell of that user signals every process that user has, in one step: a fork loop cannot outrun it.
+    await new Promise<void>((done) => {
+      const killer = spawn('/bin/sh', ['-c', 'kill -KILL -1'], { uid, gid: uid, env: { PATH: '/usr/bin:/bin' }, cwd: '/', stdio: 'ignore' });
+      killer.once('error', () => done());
+      killer.once('close', () => done());
+    });
+    await new Promise((done) => setTimeout(done, 10));
+  }
+  const shared = [...new Set([resolvePath(workersTmpdir), '/tmp', '/var/tmp', '/dev/shm'])];
+  await Promise.all(shared.map((dir) => removeOwnedBy(uid, dir, 0)));
+}
+
+/** Live processes whose real or effective user is uid (a zombie runs nothing and holds nothing). */
+async function processesOf(uid: number): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+    const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!ids || /^State:\s+[ZX]/m.test(status)) continue;
+    if (Number(ids[1]) === uid || Number(ids[2]) === uid) found.push(Number(name));
+  }
+  return found;
+}
+
+/**
+ * Removes what uid owns in dir, and below it wherever that user may have written: folders anyone may write in (such
+ * as /tmp/.X11-unix) and folders of its group (a job's folders on the way to those handed to it, the folder of its
+ * home: render/tool-environment.ts). Nothing is followed through a link. A home's folder, emptied, goes too.
+ */
+async function removeOwnedBy(uid: number, dir: string, depth: number): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const path = join(dir, name);
+    const stats = await lstat(path).catch(() => undefined);
+    if (!stats) continue;
+    if (stats.uid === uid) {
+      await rm(path, { recursive: true, force: true });
+      continue;
+    }
+    if (!stats.isDirectory() || depth >= SWEEP_DEPTH) continue;
+    const itsGroup = stats.gid === uid;
+    if (itsGroup || stats.mode & 0o002) await removeOwnedBy(uid, path, depth + 1);
+    if (itsGroup && name.startsWith('tool-home-') && (await readdir(path).catch(() => ['?'])).length === 0) await rm(path, { recursive: true, force: true });
   }
 }
 

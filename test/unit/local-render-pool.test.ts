@@ -1,13 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { DEFAULT_TOOL_UID, POOL_USERS_FROM } from '#shared/tool-users';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalRenderPool } from '#adapters/local-render-pool';
+import { LocalRenderPool, type LocalRenderPoolOptions } from '#adapters/local-render-pool';
 
 describe('the local render pool', () => {
   const dirs: string[] = [];
   const pools: LocalRenderPool[] = [];
-  const newPool = (options: { workerProgram?: string; standby?: boolean } = {}) => {
+  const newPool = (options: Partial<LocalRenderPoolOptions> = {}) => {
     const dir = mkdtempSync(join(tmpdir(), 'pool-'));
     dirs.push(dir);
     // The table is never reached: the pool is stopped before any worker starts.
@@ -126,4 +127,62 @@ describe('the local render pool', () => {
     });
     expect(() => process.kill(standbyPid, 0)).toThrow();
   }, 60_000);
+
+  it.runIf(process.getuid?.() === 0)(
+    "when a worker exits, its slot's tool user is swept before the slot is given again: a process its tools left is killed and their files in the shared temporary folders are gone; two pools on one machine never share a tool user",
+    async () => {
+      const programDir = mkdtempSync(join(tmpdir(), 'pool-sweep-'));
+      dirs.push(programDir);
+      const notes = join(programDir, 'notes');
+      // A stand-in worker whose tools were taken over: as its slot's user, a detached process and files in /tmp and /dev/shm outlive it.
+      const program = join(programDir, 'worker.mjs');
+      writeFileSync(
+        program,
+        `import { spawn, spawnSync } from 'node:child_process';
+        import { appendFileSync } from 'node:fs';
+        const uid = Number(process.env.RENDER_TOOL_UID ?? ${DEFAULT_TOOL_UID}) + Number(process.env.RENDER_TOOL_SLOT);
+        const tag = process.argv[3];
+        const as = ['--reuid=' + uid, '--regid=' + uid, '--clear-groups', '--'];
+        spawnSync('setpriv', [...as, 'sh', '-c', 'echo left > /tmp/' + tag + ' && mkdir /dev/shm/' + tag + ' && echo left > /dev/shm/' + tag + '/file']);
+        const sleeper = spawn('setpriv', [...as, 'sleep', '300'], { detached: true, stdio: 'ignore' });
+        sleeper.unref();
+        appendFileSync(${JSON.stringify(notes)}, tag + ' ' + uid + ' ' + sleeper.pid + '\\n');`,
+      );
+      const done = { expireChunkLease: async () => false, isChunkFree: async () => false, readyToEncode: async () => false, keepAlive: async () => {} };
+      const tags = [`pool-sweep-a-${process.pid}`, `pool-sweep-b-${process.pid}`];
+      const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      let left: { tag: string; uid: number; pid: number }[] = [];
+      try {
+        const first = newPool({ workerProgram: program, jobs: done }).pool;
+        const second = newPool({ workerProgram: program, jobs: done }).pool;
+        first.submit(tags[0], 'user-a', [0]);
+        second.submit(tags[1], 'user-b', [0]);
+        for (let waited = 0; waited < 20_000 && (!existsSync(notes) || readFileSync(notes, 'utf8').split('\n').filter(Boolean).length < 2); waited += 50) {
+          await new Promise((wake) => setTimeout(wake, 50));
+        }
+        left = readFileSync(notes, 'utf8').split('\n').filter(Boolean).map((line) => {
+          const [tag, uid, pid] = line.split(' ');
+          return { tag, uid: Number(uid), pid: Number(pid) };
+        });
+        expect(left).toHaveLength(2);
+        await Promise.all([first.idle(), second.idle()]);
+
+        // Each pool's slot 0 is a user of its own block, above the other tool users.
+        expect(left[0].uid).not.toBe(left[1].uid);
+        for (const { uid } of left) expect(uid).toBeGreaterThanOrEqual(DEFAULT_TOOL_UID + POOL_USERS_FROM);
+        for (const { tag, pid } of left) {
+          expect(running(pid), `the sleeper of ${tag}`).toBe(false);
+          expect(existsSync(`/tmp/${tag}`)).toBe(false);
+          expect(existsSync(`/dev/shm/${tag}`)).toBe(false);
+        }
+      } finally {
+        for (const { tag, pid } of left) {
+          if (running(pid)) process.kill(pid, 'SIGKILL');
+          rmSync(`/tmp/${tag}`, { force: true });
+          rmSync(`/dev/shm/${tag}`, { recursive: true, force: true });
+        }
+      }
+    },
+    60_000,
+  );
 });
