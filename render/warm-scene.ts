@@ -178,7 +178,16 @@ export class WarmScene {
   private async renderNow(args: Omit<SceneArgs, 'outputDir'>, deadlineMs: number, contract: Partial<SceneContract>, bands: number, frames?: WarmFrames): Promise<WarmRender> {
     if (frames?.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
     clearTimeout(this.idle);
-    const parent = await this.running();
+    let parent = await this.running();
+    // A parent something has stopped or traced since its last request would hold this one, or serve it from a memory
+    // another process may have changed: this request gets a fresh parent instead.
+    const held = heldState(parent.pid);
+    if (held) {
+      log.error(`The ${this.options.scene.slug} scene server was ${held}: replaced`, { pid: parent.pid });
+      this.replace(parent, held);
+      this.parent = undefined;
+      parent = await this.running();
+    }
     const started = Date.now();
     const left = () => Math.max(0, deadlineMs - (Date.now() - started));
     const folder = await mkdtemp(path.join(tmpdir(), 'warm-request-'));
@@ -338,15 +347,20 @@ export class WarmScene {
     const channel = child.stdio[3] as Duplex;
     channel.on('error', () => {});
     const { lines: tail, remember } = keepLogTail();
-    createInterface({ input: child.stdout! }).on('line', remember);
-    createInterface({ input: child.stderr! }).on('line', remember);
+    // readline hands its input's errors on to the interface, where one no listener takes ends this process: a parent
+    // killed with a request still unread resets its channel (ECONNRESET). Its close answers what was pending.
+    const ignore = () => {};
+    createInterface({ input: child.stdout! }).on('line', remember).on('error', ignore);
+    createInterface({ input: child.stderr! }).on('line', remember).on('error', ignore);
     const parent: Parent = { process: child, pid: 0, channel, pending: new Map(), forks: 0, asking: false };
     const ready = new Promise<Parent>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${scene.slug} server did not start in ${START_MS / 1000} s`, ...tail] }));
       }, START_MS);
-      createInterface({ input: channel }).on('line', (line) => {
+      const lines = createInterface({ input: channel });
+      lines.on('error', ignore);
+      lines.on('line', (line) => {
         const [kind, id, ...status] = line.split(' ');
         if (kind === 'READY') {
           clearTimeout(timer);
@@ -384,6 +398,16 @@ export class WarmScene {
     });
     return ready;
   }
+}
+
+/** How a process is held, if it is: stopped (State T, or t for a tracer's stop, in /proc/<pid>/stat) or traced (a TracerPid). */
+function heldState(pid: number): string | undefined {
+  const stat = readFileSafely(`/proc/${pid}/stat`);
+  // The state follows the command's name, which is in parentheses and may itself hold spaces or parentheses.
+  const state = stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ')[0];
+  if (state === 'T' || state === 't') return `stopped (state ${state})`;
+  const tracer = /^TracerPid:\s+(\d+)/m.exec(readFileSafely(`/proc/${pid}/status`))?.[1];
+  return tracer && tracer !== '0' ? `traced (by ${tracer})` : undefined;
 }
 
 /** The processes whose parent is pid (from /proc: a replaced parent's children, read before it is killed). */

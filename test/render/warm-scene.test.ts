@@ -5,7 +5,7 @@
  * customer's child did (their model, a process it started, a look at the parent) reaches
  * neither the parent nor the next customer's picture.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -290,6 +290,36 @@ describe('a warm scene server', () => {
       expect(alive(pid)).toBe(false);
     } finally {
       if (pid && alive(pid)) process.kill(pid, 'SIGCONT');
+      await server.stop();
+    }
+  });
+
+  test('when the parent was stopped or traced between requests, the next request is served by a new parent', async () => {
+    const server = new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1) });
+    const held: number[] = [];
+    let tracer: ChildProcess | undefined;
+    try {
+      await server.warm();
+      held.push((await server.parentPid())!);
+      process.kill(held[0], 'SIGSTOP');
+      // Stopped once the kernel has delivered the signal: then the next request comes.
+      for (let tries = 0; tries < 250 && !/^State:\s+T/m.test(readFileSync(`/proc/${held[0]}/status`, 'utf8')); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await picture(server, { sceneId: 1, customText: 'After stop', ...TINY_PREVIEW })).subarray(0, 2).toString('hex')).toBe('ffd8');
+      held.push((await server.parentPid())!);
+      expect(held[1]).not.toBe(held[0]);
+      expect(alive(held[0])).toBe(false);
+      // A tracer may read and write the parent's memory: as root strace may attach to it, not dumpable as it is.
+      if (process.getuid?.() === 0) {
+        tracer = spawn('strace', ['-p', String(held[1]), '-o', '/dev/null'], { stdio: 'ignore' });
+        for (let tries = 0; tries < 250 && /^TracerPid:\s+0$/m.test(readFileSync(`/proc/${held[1]}/status`, 'utf8')); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(readFileSync(`/proc/${held[1]}/status`, 'utf8')).not.toMatch(/^TracerPid:\s+0$/m);
+        expect((await picture(server, { sceneId: 1, customText: 'After trace', ...TINY_PREVIEW })).subarray(0, 2).toString('hex')).toBe('ffd8');
+        expect(await server.parentPid()).not.toBe(held[1]);
+        expect(server.starts).toBe(3);
+      }
+    } finally {
+      tracer?.kill('SIGKILL');
+      for (const pid of held) if (alive(pid)) process.kill(pid, 'SIGCONT');
       await server.stop();
     }
   });
