@@ -48,9 +48,12 @@ import ctypes
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import socket
+import stat
 import sys
+import tempfile
 import time
 import traceback
 
@@ -65,6 +68,8 @@ PR_SET_PDEATHSIG = 1
 SERVER_PID = None
 PR_SET_DUMPABLE = 4
 SWEEP_LIMIT_SECONDS = 2.0
+# The machine's temporary folders every user may write in (with the worker's own, TMPDIR).
+SHARED_TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
 # The request's settings in its folder, written by the worker (render/warm-scene.ts, SETTINGS_FILE): read by the children only.
 SETTINGS_FILE = "request.json"
 EXIT_USER_ERROR = 2
@@ -162,6 +167,7 @@ def render_in_child(request, channel_in, build):
     finally:
         if user:
             sweep_user(user[0])
+            remove_files_of(user[0])
 
 
 def run_children(starts, deadline):
@@ -286,6 +292,38 @@ def sweep_user(uid):
             except ProcessLookupError:
                 pass
         time.sleep(0.01)
+
+
+def remove_files_of(uid):
+    """Removes what the request's user left in the shared temporary folders (what it owns there, and in their
+    folders anyone may write in): the next request, another customer's, runs as the same user. The request's own
+    folder is the worker's (root's, not one anyone may write in): it is left to the worker."""
+    for folder in {os.path.realpath(tempfile.gettempdir()), *SHARED_TEMPORARY}:
+        remove_owned(uid, folder, 0)
+
+
+def remove_owned(uid, folder, depth):
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_uid == uid:
+            # Neither follows a link: rmtree removes a folder's entries through its descriptors.
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+        elif stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002 and depth < 8:
+            remove_owned(uid, path, depth + 1)
 
 
 def processes():

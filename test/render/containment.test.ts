@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -247,25 +248,58 @@ finish()`,
   });
 
   test.runIf(process.getuid?.() === 0)('when a warm scene server\'s child has taken its request\'s user, the same limit holds for it', async () => {
-    // A scene script standing for a customer's file that got code running in a warm child: it reports its user and limit.
-    const scenes = path.join(dir, 'limit-scenes');
-    await cp(path.dirname(sceneScriptPath('protocol')), scenes, { recursive: true, filter: (source) => !source.includes('__pycache__') });
-    await writeFile(
-      path.join(scenes, 'report-limit.py'),
-      'import os, resource, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport protocol\nimport building\ndef build(scene, args):\n    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))\n    if not args.custom_text:\n        return None\n    raise protocol.UserError(f"uid {os.getuid()} limit {resource.getrlimit(resource.RLIMIT_NPROC)[0]}")\nprotocol.run(build)\n',
-    );
-    const previous = process.env.RENDER_SCENES_DIR;
-    process.env.RENDER_SCENES_DIR = scenes;
     const identity = sceneToolIdentity(1)!;
-    const server = new WarmScene({ scene: { id: 1, slug: 'report-limit', optionsConfig: getScene(1)!.optionsConfig }, identity });
+    const answer = await askHostileWarmChild('report-limit', 'raise protocol.UserError(f"uid {os.getuid()} limit {resource.getrlimit(resource.RLIMIT_NPROC)[0]}")');
+    expect(answer.userMessage, JSON.stringify(answer.details)).toBe(`uid ${identity.uid} limit ${TOOL_PROCESS_LIMIT}`);
+  });
+});
+
+/**
+ * Asks a warm scene server for one preview whose scene script stands for a customer's file that got code running in
+ * the warm child: once the child has its request's settings (it has taken the request's user), it runs `code`, which
+ * ends with the user's error it reports. Its answer, that error.
+ */
+async function askHostileWarmChild(slug: string, code: string): Promise<RenderError> {
+  const scenes = path.join(dir, `${slug}-scenes`);
+  await cp(path.dirname(sceneScriptPath('protocol')), scenes, { recursive: true, filter: (source) => !source.includes('__pycache__') });
+  const build = ['def build(scene, args):', '    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))', '    if not args.custom_text:', '        return None', ...code.split('\n').map((line) => `    ${line}`)];
+  await writeFile(path.join(scenes, `${slug}.py`), ['import os, resource, sys', 'sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))', 'import protocol', 'import building', ...build, 'protocol.run(build)', ''].join('\n'));
+  const previous = process.env.RENDER_SCENES_DIR;
+  process.env.RENDER_SCENES_DIR = scenes;
+  const server = new WarmScene({ scene: { id: 1, slug, optionsConfig: getScene(1)!.optionsConfig }, identity: sceneToolIdentity(1) });
+  try {
+    const answer = await server.render({ sceneId: 1, customText: slug, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error);
+    expect(answer).toBeInstanceOf(RenderError);
+    return answer as RenderError;
+  } finally {
+    await server.stop();
+    if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
+    else process.env.RENDER_SCENES_DIR = previous;
+  }
+}
+
+describe('what a warm child leaves', () => {
+  test.runIf(process.getuid?.() === 0)('when a warm scene server\'s child writes in the machine\'s shared temporary folders, nothing of it is there once its request is answered', async () => {
+    // The next request, another customer's, runs as the same user: a file left here would be theirs to read.
+    const left = ['/tmp', '/dev/shm', '/tmp/.X11-unix'].map((folder) => path.join(folder, `warm-left-${process.pid}`));
     try {
-      const answer = (await server.render({ sceneId: 1, customText: 'limit?', mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error)) as RenderError;
-      expect(answer).toBeInstanceOf(RenderError);
-      expect(answer.userMessage, JSON.stringify(answer.details)).toBe(`uid ${identity.uid} limit ${TOOL_PROCESS_LIMIT}`);
+      const answer = await askHostileWarmChild(
+        'leave-files',
+        `left = []
+for place in ${JSON.stringify(left)}:
+    try:
+        with open(place, "w") as kept:
+            kept.write("the last customer's text")
+        left.append(place)
+    except OSError:
+        pass
+raise protocol.UserError("left " + " ".join(left))`,
+      );
+      // At least /tmp and /dev/shm took a file (where /tmp/.X11-unix is missing, it is skipped).
+      expect(answer.userMessage, JSON.stringify(answer.details)).toMatch(new RegExp(`^left ${left[0]} ${left[1]}`));
+      for (const place of left) expect(existsSync(place), place).toBe(false);
     } finally {
-      await server.stop();
-      if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
-      else process.env.RENDER_SCENES_DIR = previous;
+      for (const place of left) await rm(place, { force: true });
     }
   });
 });
