@@ -1,8 +1,8 @@
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, prepareForTool, toolAccessProblem, toolIdentity } from '#render/tool-environment';
+import { DEFAULT_TOOL_UID, MAX_TOOL_SLOTS, containTools, endToolRun, prepareForTool, serverProcess, toolAccessProblem, toolIdentity, toolProcess } from '#render/tool-environment';
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -52,6 +52,48 @@ describe.runIf(asRoot)('the tools\' own users, when the worker runs as root', ()
       expect(statSync(input).mode & 0o777).toBe(0o640);
     } finally {
       rmSync(job, { recursive: true, force: true });
+    }
+  });
+
+  it("when a slot's tool is started, its HOME and temporary folder are its own (0700, in a folder only its group may pass), Blender's user folders are an empty folder of root's it cannot write, and the run's end removes the home", () => {
+    const previous = process.env.RENDER_TOOL_SLOT;
+    process.env.RENDER_TOOL_SLOT = '7';
+    try {
+      const { env } = toolProcess('/bin/true', []).options;
+      const uid = DEFAULT_TOOL_UID + 7;
+      const home = env.HOME!;
+      for (const dir of [home, env.TMPDIR!]) {
+        expect(statSync(dir), dir).toMatchObject({ uid, gid: uid });
+        expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
+      }
+      expect(dirname(env.TMPDIR!)).toBe(home);
+      // Its folder is root's: the tool can neither move its home away from the removal nor reach another's.
+      expect(statSync(dirname(home))).toMatchObject({ uid: 0, gid: uid });
+      expect(statSync(dirname(home)).mode & 0o777).toBe(0o710);
+
+      const folders = ['BLENDER_USER_RESOURCES', 'BLENDER_USER_CONFIG', 'BLENDER_USER_SCRIPTS', 'BLENDER_USER_DATAFILES'].map((name) => env[name]);
+      expect(new Set(folders).size).toBe(1);
+      const empty = folders[0]!;
+      expect(statSync(empty)).toMatchObject({ uid: 0 });
+      expect(statSync(empty).mode & 0o7777).toBe(0o555);
+      expect(readdirSync(empty)).toEqual([]);
+
+      // The warm parent: the same empty folder, and a HOME of root's that no child can enter.
+      const server = serverProcess('/bin/true', []).options.env;
+      expect(server.BLENDER_USER_SCRIPTS).toBe(empty);
+      expect(statSync(server.HOME!)).toMatchObject({ uid: 0 });
+      expect(statSync(server.HOME!).mode & 0o777).toBe(0o700);
+
+      writeFileSync(join(home, 'left-by-the-tool'), 'x');
+      endToolRun();
+      expect(existsSync(home)).toBe(false);
+      expect(existsSync(dirname(home))).toBe(false);
+      expect(existsSync(server.HOME!)).toBe(false);
+      expect(existsSync(empty)).toBe(true);
+    } finally {
+      if (previous === undefined) delete process.env.RENDER_TOOL_SLOT;
+      else process.env.RENDER_TOOL_SLOT = previous;
+      endToolRun();
     }
   });
 
