@@ -432,14 +432,15 @@ class Resume extends Step {
   async run(model: Model) {
     const jobId = pick(model.jobIds, this.index)!;
     const job = (await getJob(jobId))!;
-    // Paid again (the price was given back, or never paid): the quote for every frame, or the price held if lower.
-    if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {
-      const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y };
-      const priceCents = cents(Math.min(quoteRemainingFrames(getScene(1)!, settings, job.total_frames).finalPrice, job.estimatedPrice));
-      const chargesBefore = (await listAllCreditHistory(model.requester.userId)).filter((e) => e.jobId === jobId && e.type === 'render').length;
-      model.resumes.push({ jobId, priceCents, chargesBefore });
-    }
+    const charges = async () => (await listAllCreditHistory(model.requester.userId)).filter((e) => e.jobId === jobId && e.type === 'render').length;
+    // Paid again (the price was given back, or never paid): the quote for every frame (the model's farm renders no chunk), or the price held if lower.
+    const paidAgain = job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting';
+    const settings = { mode: job.mode, resolutionX: job.resolution_x, resolutionY: job.resolution_y };
+    const priceCents = cents(Math.min(quoteRemainingFrames(getScene(1)!, settings, job.total_frames).finalPrice, job.estimatedPrice));
+    const chargesBefore = paidAgain ? await charges() : 0;
     await refusedOk(() => resumeRenderJob(model.requester, jobId));
+    // A resume refused (a job still awaiting its card payment cannot be resumed) charged nothing: a later one is priced at its own time.
+    if (paidAgain && (await charges()) > chargesBefore) model.resumes.push({ jobId, priceCents, chargesBefore });
   }
   check(model: Readonly<Model>) {
     return model.jobIds.length > 0;
@@ -593,6 +594,10 @@ describe('money invariants', () => {
 
   it('when a charge partly refunded by the owner is disputed and the dispute won, only what the dispute took comes back (the won dispute gave back the refund too)', async () => {
     await runSteps([new BuyCredits(10), new CardCharged(0), new Deliver(0), new DashboardRefund(0, true), new Deliver(0), new DisputeOpened(0), new Deliver(0), new DisputeClosed(0, 'won'), new Deliver(0)]);
+  });
+
+  it('when a resume of a job still awaiting its card payment is refused, and the job is abandoned, repriced and resumed, the resume is charged the price of its own time', async () => {
+    await runSteps([new RenderByCard(), new Resume(0), new Abandon(0), new PriceChange(0.5), new Resume(0)]);
   });
 
   it('when a render that reported every frame and more fails on our side, its resume costs every frame storage lacks (it was priced for none)', async () => {
