@@ -21,7 +21,7 @@ const KEPT_AFTER_SECONDS = 300;
 const PREVIEW_REPLACED_MESSAGE = 'A newer preview of your settings replaced this one.';
 
 /** A request's turn to render: give it back once the render has surely ended. */
-export interface PreviewTurn {
+interface PreviewTurn {
   release(): Promise<void>;
 }
 
