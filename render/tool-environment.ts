@@ -239,14 +239,22 @@ function blenderUserFolders(): NodeJS.ProcessEnv {
 }
 
 /**
+ * The namespaces a tool (or a warm parent) gets of its own where the worker may make them: a network whose
+ * loopback is down, and System V IPC (shared memory, semaphores, message queues), whose objects outlive the
+ * process that made them: a tool's go with its namespace, when its last process ends.
+ */
+const NAMESPACES = ['--net', '--ipc'];
+
+/**
  * How a tool is started: its environment, its user, a private HOME and Blender's user folders
  * empty (environmentOf); and where the worker may switch users (root), started through
  * util-linux's prlimit and setpriv, which exec in the same process: the limit on its user's
  * processes (TOOL_PROCESS_LIMIT), then its user (supplementary groups cleared, no privilege
  * gained from a set-uid program, which would outlive its user's sweep), so signals reach the
- * tool itself. Where the worker may also make one (locally and in CI), in a network namespace
- * of its own, whose loopback is down, so a taken-over tool reaches neither the local stack's
- * services on 127.0.0.1 nor the internet. A command that cannot be found is started as it is,
+ * tool itself. Where the worker may also make them (locally and in CI), in namespaces of its
+ * own (NAMESPACES): a network whose loopback is down, so a taken-over tool reaches neither the
+ * local stack's services on 127.0.0.1 nor the internet, and System V IPC, so no shared memory
+ * segment it made outlives it for the next job of its user. A command that cannot be found is started as it is,
  * so its absence is reported as before (ENOENT).
  */
 export function toolProcess(command: string, args: string[]): ToolProcess {
@@ -259,7 +267,7 @@ export function toolProcess(command: string, args: string[]): ToolProcess {
   if (!found || !prlimit || !setpriv) return { command, args, options: { env, uid: identity.uid, gid: identity.gid } };
   const dropped = [prlimit, `--nproc=${TOOL_PROCESS_LIMIT}`, '--', setpriv, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--no-new-privs', '--', found, ...args];
   if (!canIsolateNetwork()) return { command: dropped[0], args: dropped.slice(1), options: { env } };
-  return { command: 'unshare', args: ['--net', '--', ...dropped], options: { env } };
+  return { command: 'unshare', args: [...NAMESPACES, '--', ...dropped], options: { env } };
 }
 
 /**
@@ -267,7 +275,7 @@ export function toolProcess(command: string, args: string[]): ToolProcess {
  * root its children take a tool user of their own per request, with the tools' environment (no
  * credentials) and Blender's user folders empty. Its HOME is this process's own private one
  * (Blender makes a thumbnail cache there as it starts): as root, no child can enter it. As root,
- * in a network namespace of its own where the worker may make one, and under the tools' process
+ * in namespaces of its own (NAMESPACES) where the worker may make them, and under the tools' process
  * limit, which its children keep once they take their user (root itself is not held by it).
  */
 export function serverProcess(command: string, args: string[]): ToolProcess {
@@ -277,14 +285,14 @@ export function serverProcess(command: string, args: string[]): ToolProcess {
   if (process.getuid?.() !== 0 || !found) return { command, args, options: { env } };
   const limited = prlimit ? [prlimit, `--nproc=${TOOL_PROCESS_LIMIT}`, '--', found, ...args] : [found, ...args];
   if (!canIsolateNetwork()) return { command: limited[0], args: limited.slice(1), options: { env } };
-  return { command: 'unshare', args: ['--net', '--', ...limited], options: { env } };
+  return { command: 'unshare', args: [...NAMESPACES, '--', ...limited], options: { env } };
 }
 
 let networkIsolation: boolean | undefined;
 
 /** Whether this machine lets the worker give a tool a network namespace of its own (asked once; Fargate and Lambda do not). */
 function canIsolateNetwork(): boolean {
-  networkIsolation ??= spawnSync('unshare', ['--net', '--', 'setpriv', '--clear-groups', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  networkIsolation ??= spawnSync('unshare', [...NAMESPACES, '--', 'setpriv', '--clear-groups', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
   return networkIsolation;
 }
 

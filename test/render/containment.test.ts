@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
@@ -300,6 +301,34 @@ raise protocol.UserError("left " + " ".join(left))`,
       for (const place of left) expect(existsSync(place), place).toBe(false);
     } finally {
       for (const place of left) await rm(place, { force: true });
+    }
+  });
+});
+
+/** Python that creates a System V shared memory segment (it outlives its process unless removed) and reports its id. */
+const LEAVE_SEGMENT = `import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+segment = libc.shmget(0, 4096, 0o1000 | 0o600)
+protocol.log(f"segment {segment} of uid {os.getuid()}")`;
+
+/** The System V shared memory segments of uid in this process's IPC namespace (/proc/sysvipc/shm's uid column). */
+async function segmentsOf(uid: number): Promise<string[]> {
+  const [header, ...rows] = (await readFile('/proc/sysvipc/shm', 'utf8')).split('\n').filter((line) => line.trim());
+  const column = header.trim().split(/\s+/).indexOf('uid');
+  return rows.map((row) => row.trim().split(/\s+/)).filter((fields) => Number(fields[column]) === uid).map((fields) => fields[1]);
+}
+
+describe('what a tool leaves in System V IPC', () => {
+  test.runIf(process.getuid?.() === 0)('when a contained tool leaves a shared memory segment, it is gone with the tool: the next job of its user finds none', async () => {
+    containTools();
+    const uid = DEFAULT_TOOL_UID + 41;
+    try {
+      const { logs } = await inSlot(41, () => runScript('leave-segment', `${LEAVE_SEGMENT}\nfinish()`));
+      expect(logs.find((line) => line.startsWith('segment '))).toMatch(new RegExp(`^segment \\d+ of uid ${uid}$`));
+      expect(await segmentsOf(uid)).toEqual([]);
+    } finally {
+      // Where it outlived the tool (the machine's namespace), it is removed here.
+      for (const segment of await segmentsOf(uid)) execFileSync('ipcrm', ['-m', segment]);
     }
   });
 });
