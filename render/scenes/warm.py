@@ -168,6 +168,7 @@ def render_in_child(request, channel_in, build):
         if user:
             sweep_user(user[0])
             remove_files_of(user[0])
+            remove_ipc_of(user[0])
 
 
 def run_children(starts, deadline):
@@ -324,6 +325,31 @@ def remove_owned(uid, folder, depth):
                     pass
         elif stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002 and depth < 8:
             remove_owned(uid, path, depth + 1)
+
+
+IPC_RMID = 0
+
+
+def remove_ipc_of(uid):
+    """Removes the System V IPC objects (shared memory, message queues, semaphores) the request's user made or
+    owns: they outlive their processes, in this server's own IPC namespace (render/tool-environment.ts, NAMESPACES),
+    where the next request's child, of the same user, would find them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    removers = {
+        "shm": lambda ipc_id: libc.shmctl(ipc_id, IPC_RMID, None),
+        "msg": lambda ipc_id: libc.msgctl(ipc_id, IPC_RMID, None),
+        "sem": lambda ipc_id: libc.semctl(ipc_id, 0, IPC_RMID),
+    }
+    for kind, remove in removers.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                header, *rows = [line.split() for line in table if line.strip()]
+        except (OSError, ValueError):
+            continue
+        owners = [header.index("uid"), header.index("cuid")]
+        for row in rows:
+            if any(int(row[column]) == uid for column in owners):
+                remove(int(row[1]))
 
 
 def processes():

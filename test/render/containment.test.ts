@@ -258,9 +258,11 @@ finish()`,
 /**
  * Asks a warm scene server for one preview whose scene script stands for a customer's file that got code running in
  * the warm child: once the child has its request's settings (it has taken the request's user), it runs `code`, which
- * ends with the user's error it reports. Its answer, that error.
+ * ends with the user's error it reports. Its answer, that error (one per text asked, in order, from one server).
  */
-async function askHostileWarmChild(slug: string, code: string): Promise<RenderError> {
+async function askHostileWarmChild(slug: string, code: string): Promise<RenderError>;
+async function askHostileWarmChild(slug: string, code: string, texts: string[]): Promise<RenderError[]>;
+async function askHostileWarmChild(slug: string, code: string, texts?: string[]): Promise<RenderError | RenderError[]> {
   const scenes = path.join(dir, `${slug}-scenes`);
   await cp(path.dirname(sceneScriptPath('protocol')), scenes, { recursive: true, filter: (source) => !source.includes('__pycache__') });
   const build = ['def build(scene, args):', '    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))', '    if not args.custom_text:', '        return None', ...code.split('\n').map((line) => `    ${line}`)];
@@ -269,9 +271,13 @@ async function askHostileWarmChild(slug: string, code: string): Promise<RenderEr
   process.env.RENDER_SCENES_DIR = scenes;
   const server = new WarmScene({ scene: { id: 1, slug, optionsConfig: getScene(1)!.optionsConfig }, identity: sceneToolIdentity(1) });
   try {
-    const answer = await server.render({ sceneId: 1, customText: slug, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error);
-    expect(answer).toBeInstanceOf(RenderError);
-    return answer as RenderError;
+    const answers: RenderError[] = [];
+    for (const customText of texts ?? [slug]) {
+      const answer = await server.render({ sceneId: 1, customText, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error);
+      expect(answer).toBeInstanceOf(RenderError);
+      answers.push(answer as RenderError);
+    }
+    return texts ? answers : answers[0];
   } finally {
     await server.stop();
     if (previous === undefined) delete process.env.RENDER_SCENES_DIR;
@@ -319,6 +325,16 @@ async function segmentsOf(uid: number): Promise<string[]> {
 }
 
 describe('what a tool leaves in System V IPC', () => {
+  test.runIf(process.getuid?.() === 0)("when a warm child leaves a shared memory segment, the next request's child, of the same user, finds none", async () => {
+    const [left, found] = await askHostileWarmChild(
+      'segments',
+      `if args.custom_text == "leave":\n${LEAVE_SEGMENT.replace(/^/gm, '    ')}\n    raise protocol.UserError(f"left {segment}")\nlines = open("/proc/sysvipc/shm").read().split("\\n")\ncolumn = lines[0].split().index("uid")\nmine = [row.split()[1] for row in lines[1:] if row.strip() and int(row.split()[column]) == os.getuid()]\nraise protocol.UserError("found " + " ".join(mine))`,
+      ['leave', 'look'],
+    );
+    expect(left.userMessage, JSON.stringify(left.details)).toMatch(/^left \d+$/);
+    expect(found.userMessage, JSON.stringify(found.details)).toBe('found');
+  });
+
   test.runIf(process.getuid?.() === 0)('when a contained tool leaves a shared memory segment, it is gone with the tool: the next job of its user finds none', async () => {
     containTools();
     const uid = DEFAULT_TOOL_UID + 41;
