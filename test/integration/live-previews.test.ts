@@ -217,6 +217,47 @@ describe('live previews', () => {
     }
   });
 
+  it("when a customer previews one upload again with other settings, it is not read or inspected again; posted again, its new content is, and each preview is given the content inspected", async () => {
+    const owner = await verifiedUser();
+    const image = join(inject('dataDir'), `inspected-${owner.userId}.png`);
+    await writeSampleImage(image, 160, 100);
+    const ticket = (await api('/api/uploads', { token: owner.token, body: { sceneId: 2, fileName: 'photo.png', contentType: 'image/png', size: statSync(image).size } })).body;
+    expect((await postToStorage(ticket, readFileSync(image), 'photo.png')).status).toBeLessThan(300);
+    const given: { etag?: string; url?: string }[] = [];
+    bindLocalPreviewer({ render: async (preview) => (given.push({ ...preview.input }), { image: 'AAAA', renderMs: 1 }), warm: async () => {}, reachMs: 1 });
+    // The upload's reads (GetObject of its key) while each preview is asked.
+    const reads: (string | undefined)[] = [];
+    const name = `count-upload-reads-${Date.now()}`;
+    s3Client().middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as { Key?: string; IfMatch?: string };
+        if (context.commandName === 'GetObjectCommand' && input.Key === ticket.key) reads.push(input.IfMatch);
+        return next(args);
+      },
+      // Past signing (the deserialize step): a presigned link runs the earlier steps too, and is not a read.
+      { step: 'deserialize', name },
+    );
+    try {
+      const preview = (side: number) => livePreview({ userId: owner.userId }, { sceneId: 2, resolutionX: side, resolutionY: side, options: '', uploadKey: ticket.key });
+      const first = (await headInput(ticket.key))!.etag;
+      await preview(512);
+      expect(reads).toEqual([first]);
+      await preview(256);
+      expect(reads).toEqual([first]);
+      await writeSampleImage(image, 200, 120);
+      expect((await postToStorage(ticket, readFileSync(image), 'photo.png')).status).toBeLessThan(300);
+      const second = (await headInput(ticket.key))!.etag;
+      await preview(384);
+      expect(reads).toEqual([first, second]);
+      expect(given.map(({ etag }) => etag)).toEqual([first, first, second]);
+      // Storage itself holds the link to that content: If-Match is one of its signed headers.
+      for (const { url } of given) expect(new URL(url!).searchParams.get('X-Amz-SignedHeaders')).toMatch(/(^|;)if-match(;|$)/);
+    } finally {
+      s3Client().middlewareStack.remove(name);
+      bindLocalPreviewer(undefined);
+    }
+  });
+
   it("when an upload's form is posted again after it was inspected, the preview's link pinned to the inspected content refuses the new one", async () => {
     const owner = await verifiedUser();
     const image = join(inject('dataDir'), `pinned-${owner.userId}.png`);
