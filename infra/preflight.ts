@@ -48,17 +48,68 @@ export type Preflight =
 /** The render image's functions, by their RENDER_STEP. */
 const STEP_LABELS: Record<string, string> = { function: 'the render function (chunks rendering at once)', probe: 'the media probe', preview: 'the live previews' };
 
+/** A function of the synthesised stack: what it reserves (if anything) and its memory. */
+export interface StackFunction {
+  id: string;
+  label: string;
+  reserved?: number;
+  memoryMiB: number;
+  render: boolean;
+}
+
+/** One function from its template properties (or the same properties read off its construct at synth). */
+export function stackFunction(id: string, properties: { ReservedConcurrentExecutions?: unknown; MemorySize?: unknown; Description?: unknown; Environment?: { Variables?: Record<string, unknown> } }): StackFunction {
+  const step = String(properties.Environment?.Variables?.RENDER_STEP ?? '');
+  return {
+    id,
+    label: STEP_LABELS[step] ?? String(properties.Description ?? id),
+    ...(typeof properties.ReservedConcurrentExecutions === 'number' ? { reserved: properties.ReservedConcurrentExecutions } : {}),
+    memoryMiB: Number(properties.MemorySize ?? 128),
+    render: step === 'function',
+  };
+}
+
+const reserving = (functions: StackFunction[]): Reservation[] =>
+  functions.filter((fn) => fn.reserved !== undefined).map((fn) => ({ id: fn.id, label: fn.label, reserved: fn.reserved!, memoryMiB: fn.memoryMiB, render: fn.render }));
+
 /** The functions of a synthesised template (its JSON) that reserve concurrency. */
 export function reservationsOf(template: { Resources?: Record<string, { Type: string; Properties?: Record<string, any> }> }): Reservation[] {
-  return Object.entries(template.Resources ?? {})
-    .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function' && typeof resource.Properties?.ReservedConcurrentExecutions === 'number')
-    .map(([id, { Properties: properties }]) => ({
-      id,
-      label: STEP_LABELS[properties!.Environment?.Variables?.RENDER_STEP] ?? String(properties!.Description ?? id),
-      reserved: properties!.ReservedConcurrentExecutions as number,
-      memoryMiB: Number(properties!.MemorySize ?? 128),
-      render: properties!.Environment?.Variables?.RENDER_STEP === 'function',
-    }));
+  return reserving(
+    Object.entries(template.Resources ?? {})
+      .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+      .map(([id, resource]) => stackFunction(id, resource.Properties ?? {})),
+  );
+}
+
+/** What the deployer states about the account (CDK context accountConcurrency, accountFunctionMemoryMiB), and the Region when known. */
+export interface StatedAccount {
+  region?: string;
+  concurrency: number;
+  functionMemoryMiB: number;
+}
+
+/**
+ * The preflight's checks that need no account, run at synth so that plain `cdk deploy` meets them too: the
+ * reservations against the stated concurrency (the account read as if nothing else reserved any: the same
+ * verdict and message as `npm run deploy` gives for that account), and each function's memory against the
+ * stated cap. Every problem, each a message for the operator; none when the stack fits.
+ */
+export function checkStatedAccount(stated: StatedAccount, functions: StackFunction[]): string[] {
+  const problems: string[] = [];
+  const verdict = checkAccount({ region: stated.region ?? 'the target Region', limit: stated.concurrency, unreserved: stated.concurrency, reservedByStack: 0 }, reserving(functions));
+  if (!verdict.ok) problems.push(verdict.message);
+  // A new account's memory cap is in the verdict's message already.
+  if (stated.concurrency > NEW_ACCOUNT_CONCURRENCY) {
+    for (const fn of functions.filter((candidate) => candidate.memoryMiB > stated.functionMemoryMiB)) {
+      problems.push(
+        `Not deployed: nothing was changed. ${fn.label} needs ${fn.memoryMiB.toLocaleString('en-US')} MB, and this account allows ${stated.functionMemoryMiB.toLocaleString('en-US')} MB a function (accountFunctionMemoryMiB). ` +
+          (fn.render
+            ? 'Ask AWS Support to raise the limit, or deploy without the render function (every render on AWS Batch): npm run deploy -- --batch-only'
+            : 'Ask AWS Support to raise the limit.'),
+      );
+    }
+  }
+  return problems;
 }
 
 /** Whether the stack fits the account as synthesised, sized to fit, or without its render function. */

@@ -17,8 +17,13 @@ export interface DeploySettings {
   certificateArn?: string;
   supportEmail: string;
   ownerEmail: string;
-  /** Sender of the product's e-mails; an SES identity is created for it. */
+  /** Sender of the product's e-mails. */
   mailFrom: string;
+  /**
+   * Whether this stack creates the SES identity for mailFrom. SES identities belong to the account and Region, so a
+   * second stage (or an address verified by hand) must leave it off: creating it again fails with AlreadyExists.
+   */
+  createMailIdentity: boolean;
   /** Send Cognito's e-mails (verification, password reset) through SES from mailFrom, once verified. */
   cognitoEmailViaSes: boolean;
   adminEmails: string[];
@@ -60,6 +65,19 @@ export interface DeploySettings {
    * nothing runs or is billed while idle; each one kept costs its memory's provisioned rate all month.
    */
   previewProvisionedConcurrency: number;
+  /** Executions reserved for the media probe: uploads measured at once, across every user. */
+  probeConcurrency: number;
+  /** Executions reserved for the live previews: previews rendering at once, across every customer. */
+  previewConcurrency: number;
+  /**
+   * The account's Lambda concurrency in the target Region, as the deployer states it (Service Quotas, "Concurrent
+   * executions"); AWS's default quota when not stated. Synth refuses a stack whose reservations do not fit it.
+   */
+  accountConcurrency: number;
+  /** The most memory the account allows a function, as stated (10,240 MB unless the account is new: then about 3,008). */
+  accountFunctionMemoryMiB: number;
+  /** The Region the CLI targets, when it knows it (CDK_DEFAULT_REGION); nothing is looked up. */
+  region?: string;
 }
 
 /** Context keys and their defaults, so `cdk.json` and the README can list them from one place. */
@@ -82,6 +100,12 @@ export const settingDefaults = {
   webDistDir: 'web/dist',
   allowNoWaf: false,
   previewProvisionedConcurrency: 0,
+  createMailIdentity: true,
+  probeConcurrency: 20,
+  previewConcurrency: 20,
+  // AWS's default "Concurrent executions" quota per Region, and Lambda's largest function.
+  accountConcurrency: 1000,
+  accountFunctionMemoryMiB: 10240,
 } as const;
 
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
@@ -152,6 +176,16 @@ export function readSettings(node: Context, region?: string): DeploySettings {
   if (siteDomain && !certificateArn?.startsWith('arn:')) {
     throw new SettingsError('certificateArn', 'must be the ARN of an ACM certificate in us-east-1 covering siteDomain when siteDomain is set');
   }
+  // CloudFront takes certificates from us-east-1 only: another Region's passes synth and fails at CloudFront, mid-deploy.
+  if (siteDomain && certificateArn && !/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    const certificateRegion = /^arn:[\w-]+:acm:([\w-]+):/.exec(certificateArn)?.[1];
+    throw new SettingsError(
+      'certificateArn',
+      certificateRegion && certificateRegion !== 'us-east-1'
+        ? `is an ACM certificate in ${certificateRegion}, but CloudFront uses certificates from us-east-1 only: request or import the certificate for ${siteDomain} in us-east-1 and pass its ARN`
+        : `must be the ARN of an ACM certificate in us-east-1 (arn:aws:acm:us-east-1:<account>:certificate/<id>), got '${certificateArn}'`,
+    );
+  }
 
   const siteGatePasswordHash = text(node, 'siteGatePasswordHash')?.toLowerCase();
   if (siteGatePasswordHash !== undefined && !/^[0-9a-f]{64}$/.test(siteGatePasswordHash)) {
@@ -189,9 +223,21 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     throw new SettingsError('previewProvisionedConcurrency', `must be an integer from 0 to 10, got '${provisioned}'`);
   }
 
+  const previewConcurrency = integer(node, 'previewConcurrency', settingDefaults.previewConcurrency);
+  // Lambda keeps provisioned environments inside the function's reservation.
+  if (previewProvisionedConcurrency > previewConcurrency) {
+    throw new SettingsError('previewProvisionedConcurrency', `must be at most previewConcurrency (${previewConcurrency}), got ${previewProvisionedConcurrency}`);
+  }
+
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
     previewProvisionedConcurrency,
+    probeConcurrency: integer(node, 'probeConcurrency', settingDefaults.probeConcurrency),
+    previewConcurrency,
+    accountConcurrency: integer(node, 'accountConcurrency', settingDefaults.accountConcurrency),
+    accountFunctionMemoryMiB: integer(node, 'accountFunctionMemoryMiB', settingDefaults.accountFunctionMemoryMiB),
+    createMailIdentity: flag(node, 'createMailIdentity', settingDefaults.createMailIdentity),
+    ...(region ? { region } : {}),
     stage,
     stackName: `cloud-render-${stage}`,
     siteDomain,

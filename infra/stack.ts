@@ -1,10 +1,12 @@
 import { Annotations, CfnOutput, Duration, Fn, SecretValue, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { keys } from '#core/db/keys';
 import { functionNames, type FunctionName } from '#lambdas/routes';
 import type { DeploySettings } from './settings';
+import { checkStatedAccount, stackFunction } from './preflight';
 import { Api } from './constructs/api';
 import { Auth } from './constructs/auth';
 import { Mail } from './constructs/mail';
@@ -36,6 +38,14 @@ export class CloudRenderStack extends Stack {
     const { settings } = props;
     Tags.of(this).add('app', 'cloud-render');
     Tags.of(this).add('stage', settings.stage);
+    // The preflight's checks that need no account, at synth: plain `cdk deploy` meets them too, before CloudFormation starts.
+    this.node.addValidation({
+      validate: () =>
+        checkStatedAccount(
+          { region: settings.region, concurrency: settings.accountConcurrency, functionMemoryMiB: settings.accountFunctionMemoryMiB },
+          this.node.findAll().filter((child): child is lambda.CfnFunction => child instanceof lambda.CfnFunction).map((fn) => this.functionOf(fn)),
+        ),
+    });
 
     // The API exists before CloudFront (its /api/* origin), CloudFront before the
     // functions (they need the site's address), the functions before the routes.
@@ -60,7 +70,7 @@ export class CloudRenderStack extends Stack {
     const siteUrl = site.siteUrl;
 
     const storage = new Storage(this, 'Storage', { siteUrl });
-    const mail = new Mail(this, 'Mail', { mailFrom: settings.mailFrom });
+    const mail = new Mail(this, 'Mail', { mailFrom: settings.mailFrom, createIdentity: settings.createMailIdentity });
     const auth = new Auth(this, 'Auth', {
       siteUrl,
       mailFrom: settings.mailFrom,
@@ -163,7 +173,7 @@ export class CloudRenderStack extends Stack {
     table.grantReadWriteData(apiFunctions.accounts.fn);
     // The web app's jobs function and the render API create jobs the same way.
     const jobCreators = [apiFunctions.jobs.fn, apiFunctions.developer.fn];
-    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: worker.image, architecture: worker.architecture });
+    const mediaProbe = new MediaProbe(this, 'MediaProbe', { environment: sharedEnvironment, image: worker.image, architecture: worker.architecture, reservedConcurrency: settings.probeConcurrency });
     for (const creator of jobCreators) {
       table.grantReadWriteData(creator);
       // Presigned POSTs are signed with the function's credentials: they can only
@@ -179,7 +189,13 @@ export class CloudRenderStack extends Stack {
       mediaProbe.grantProbe(creator);
     }
     // Live previews: the customise page's (jobs), the render API's (developer) and a visitor's (analytics, which knows visitors); each keeps the pictures it made under previews/.
-    const previews = new LivePreviews(this, 'LivePreviews', { environment: sharedEnvironment, image: worker.image, architecture: worker.architecture, provisionedConcurrency: settings.previewProvisionedConcurrency });
+    const previews = new LivePreviews(this, 'LivePreviews', {
+      environment: sharedEnvironment,
+      image: worker.image,
+      architecture: worker.architecture,
+      provisionedConcurrency: settings.previewProvisionedConcurrency,
+      reservedConcurrency: settings.previewConcurrency,
+    });
     for (const previewer of [apiFunctions.jobs.fn, apiFunctions.developer.fn, apiFunctions.analytics.fn]) {
       previews.grantPreview(previewer);
       outputsBucket.grantReadWrite(previewer, `${PREVIEWS_PREFIX}*`);
@@ -257,5 +273,16 @@ export class CloudRenderStack extends Stack {
     if (auth.oauth) {
       new CfnOutput(this, 'AuthDomain', { value: auth.oauth.domain, description: "Cognito hosted UI; Google's redirect URI is https://<this>/oauth2/idpresponse" });
     }
+  }
+
+  /** A function as the preflight reads it from the template, read off its construct. */
+  private functionOf(fn: lambda.CfnFunction) {
+    const environment = this.resolve(fn.environment) as { variables?: Record<string, unknown> } | undefined;
+    return stackFunction(this.getLogicalId(fn), {
+      ReservedConcurrentExecutions: fn.reservedConcurrentExecutions,
+      MemorySize: fn.memorySize,
+      Description: fn.description,
+      Environment: { Variables: environment?.variables ?? {} },
+    });
   }
 }

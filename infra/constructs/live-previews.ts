@@ -12,10 +12,10 @@ export interface LivePreviewsProps {
   architecture: lambda.Architecture;
   /** Environments kept initialised (the previewProvisionedConcurrency setting; 0: none, nothing billed while idle). */
   provisionedConcurrency: number;
+  /** Previews rendering at once, across every customer (the previewConcurrency setting). */
+  reservedConcurrency: number;
 }
 
-/** Previews rendering at once, across every customer. */
-export const PREVIEW_CONCURRENCY = 20;
 /**
  * One vCPU's share (Lambda gives 1 vCPU per 1,769 MB): a preview's forked child renders on one
  * core (render/warm-scene.ts); the warm server with one child fits in about 600 MB, and the
@@ -45,7 +45,7 @@ export class LivePreviews extends Construct {
       memorySize: PREVIEW_MEMORY_MB,
       // A cold environment starts Blender and renders the scene's defaults (about 6 s of one vCPU here), then the preview.
       timeout: Duration.seconds(20),
-      reservedConcurrentExecutions: PREVIEW_CONCURRENCY,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       environment: { ...props.environment, RENDER_THREADS: '1' },
       description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
     });

@@ -10,13 +10,19 @@ import { Construct } from 'constructs';
  * delivers only to verified recipients (the README's Deploy section says how).
  */
 export class Mail extends Construct {
-  readonly identity: ses.EmailIdentity;
+  /** The identity this stack made, when it makes one (createMailIdentity). */
+  readonly identity?: ses.EmailIdentity;
   readonly mailFrom: string;
 
-  constructor(scope: Construct, id: string, props: { mailFrom: string }) {
+  /**
+   * SES identities belong to the account and Region, not to a stack: a second stage that made the same
+   * address's identity again would fail with AlreadyExists, so only one stack makes it (`createIdentity`) and
+   * the others send from the identity it verified. The send grant below names identities, not this one.
+   */
+  constructor(scope: Construct, id: string, props: { mailFrom: string; createIdentity: boolean }) {
     super(scope, id);
     this.mailFrom = props.mailFrom;
-    this.identity = new ses.EmailIdentity(this, 'Sender', { identity: ses.Identity.email(props.mailFrom) });
+    if (props.createIdentity) this.identity = new ses.EmailIdentity(this, 'Sender', { identity: ses.Identity.email(props.mailFrom) });
   }
 
   /**

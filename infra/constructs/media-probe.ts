@@ -10,6 +10,8 @@ export interface MediaProbeProps {
   /** The render function's image and processor (RenderFunction.image, .architecture). */
   image: lambda.DockerImageCode;
   architecture: lambda.Architecture;
+  /** Probes running at once, across every user (the probeConcurrency setting). */
+  reservedConcurrency: number;
 }
 
 /**
@@ -23,9 +25,6 @@ export interface MediaProbeProps {
  * probe never holds a job's credentials; and it does not wait behind renders in the render
  * function's reserved concurrency while a user waits for "Create". Nothing runs while idle.
  */
-/** Probes running at once, across every user. */
-export const PROBE_CONCURRENCY = 20;
-
 export class MediaProbe extends Construct {
   readonly fn: lambda.DockerImageFunction;
 
@@ -41,7 +40,7 @@ export class MediaProbe extends Construct {
       timeout: Duration.seconds(15),
       // Its own share of the account's concurrency, and no more: one user's batch of audio rows cannot take the
       // renders' or the API's (the API measures a batch's uploads a few at a time, each upload once).
-      reservedConcurrentExecutions: PROBE_CONCURRENCY,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       environment: props.environment,
       description: "Measures an uploaded audio file's duration with ffprobe, from the render image",
     });

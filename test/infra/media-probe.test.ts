@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeAssembly, type Resource } from './stack-template';
-import { PROBE_CONCURRENCY } from '#infra/constructs/media-probe';
+import { settingDefaults } from '#infra/settings';
 
 let template: Template;
 beforeAll(() => {
@@ -24,7 +24,7 @@ const statementsOf = (roleId: string) =>
 describe('the media probe (uploads measured without an operator\'s layer)', () => {
   it('when the stack is synthesised with no setting at all, the render image also runs as a small probe function with a short deadline, and no layer is asked for', () => {
     const [, probe] = imageFunction('probe');
-    expect(probe.Properties).toMatchObject({ MemorySize: 1024, Timeout: 15, ReservedConcurrentExecutions: PROBE_CONCURRENCY });
+    expect(probe.Properties).toMatchObject({ MemorySize: 1024, Timeout: 15, ReservedConcurrentExecutions: settingDefaults.probeConcurrency });
     expect(probe.Properties.Layers).toBeUndefined();
     for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/developer.ts']) {
       const [, creator] = resourcesOf(template, 'AWS::Lambda::Function').find(([id]) => id === functionIdOf(template, entry))!;
