@@ -526,6 +526,29 @@ export async function sweepToolUser(uid: number, workersTmpdir = tmpdir()): Prom
   }
   const shared = [...new Set([resolvePath(workersTmpdir), '/tmp', '/var/tmp', '/dev/shm'])];
   await Promise.all(shared.map((dir) => removeOwnedBy(uid, dir, 0)));
+  await removeIpcOf(uid);
+}
+
+/** System V IPC objects (shared memory, message queues, semaphores) outlive their processes: ipcrm's flag for each. */
+const IPC_KINDS = { shm: '-m', msg: '-q', sem: '-s' } as const;
+
+/**
+ * Removes the System V IPC objects uid made or owns in this machine's namespace (a tool started where no namespace
+ * of its own could be made leaves them here; render/tool-environment.ts).
+ */
+async function removeIpcOf(uid: number): Promise<void> {
+  for (const [kind, flag] of Object.entries(IPC_KINDS)) {
+    const [header, ...rows] = (await readFile(`/proc/sysvipc/${kind}`, 'utf8').catch(() => '')).split('\n').filter((line) => line.trim()).map((line) => line.trim().split(/\s+/));
+    if (!header) continue;
+    const owners = [header.indexOf('uid'), header.indexOf('cuid')];
+    const ids = rows.filter((row) => owners.some((column) => Number(row[column]) === uid)).map((row) => row[1]);
+    if (ids.length === 0) continue;
+    await new Promise<void>((done, fail) => {
+      const removing = spawn('ipcrm', ids.flatMap((id) => [flag, id]), { stdio: 'ignore' });
+      removing.once('error', fail);
+      removing.once('close', (code) => (code === 0 ? done() : fail(new Error(`ipcrm ${flag} ${ids.join(' ')} ended with ${code}`))));
+    });
+  }
 }
 
 /** Live processes whose real or effective user is uid (a zombie runs nothing and holds nothing). */

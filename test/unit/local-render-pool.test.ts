@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { DEFAULT_TOOL_UID, POOL_USERS_FROM } from '#shared/tool-users';
 import { tmpdir } from 'node:os';
@@ -144,12 +145,18 @@ describe('the local render pool', () => {
         const tag = process.argv[3];
         const as = ['--reuid=' + uid, '--regid=' + uid, '--clear-groups', '--'];
         spawnSync('setpriv', [...as, 'sh', '-c', 'echo left > /tmp/' + tag + ' && mkdir /dev/shm/' + tag + ' && echo left > /dev/shm/' + tag + '/file']);
+        // A System V shared memory segment outlives its process too.
+        spawnSync('setpriv', [...as, '/usr/bin/python3', '-c', 'import ctypes; ctypes.CDLL(None).shmget(0, 4096, 0o1000 | 0o600)']);
         const sleeper = spawn('setpriv', [...as, 'sleep', '300'], { detached: true, stdio: 'ignore' });
         sleeper.unref();
         appendFileSync(${JSON.stringify(notes)}, tag + ' ' + uid + ' ' + sleeper.pid + '\\n');`,
       );
       const done = { expireChunkLease: async () => false, isChunkFree: async () => false, readyToEncode: async () => false, keepAlive: async () => {} };
       const tags = [`pool-sweep-a-${process.pid}`, `pool-sweep-b-${process.pid}`];
+      const segmentsOf = (uid: number) => {
+        const [header, ...rows] = readFileSync('/proc/sysvipc/shm', 'utf8').split('\n').filter((line) => line.trim()).map((line) => line.trim().split(/\s+/));
+        return rows.filter((row) => Number(row[header.indexOf('uid')]) === uid).map((row) => row[1]);
+      };
       const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
       let left: { tag: string; uid: number; pid: number }[] = [];
       try {
@@ -175,8 +182,10 @@ describe('the local render pool', () => {
           expect(existsSync(`/tmp/${tag}`)).toBe(false);
           expect(existsSync(`/dev/shm/${tag}`)).toBe(false);
         }
+        for (const { uid } of left) expect(segmentsOf(uid), `segments of ${uid}`).toEqual([]);
       } finally {
-        for (const { tag, pid } of left) {
+        for (const { tag, pid, uid } of left) {
+          for (const segment of segmentsOf(uid)) execFileSync('ipcrm', ['-m', segment]);
           if (running(pid)) process.kill(pid, 'SIGKILL');
           rmSync(`/tmp/${tag}`, { force: true });
           rmSync(`/dev/shm/${tag}`, { recursive: true, force: true });
