@@ -210,7 +210,8 @@ export class RenderFarm extends Construct {
    * SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more).
    * The launcher tags each job with its jobId at submit (adapters/batch-farm.ts), and Batch authorises tags given
    * at create as batch:TagResource on the new job: without it every submit is refused. The condition keeps that
-   * right to tagging on create: it cannot retag a job that already exists.
+   * right to the one tag the launcher sets (ForAllValues holds when a request names no tag keys at all, so it
+   * can only narrow what is tagged, never refuse a submit).
    */
   grantSubmit(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -223,7 +224,7 @@ export class RenderFarm extends Construct {
       new iam.PolicyStatement({
         actions: ['batch:TagResource'],
         resources: [Stack.of(this).formatArn({ service: 'batch', resource: 'job', resourceName: '*' })],
-        conditions: { StringEquals: { 'batch:CreateAction': 'SubmitJob' } },
+        conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId'] } },
       }),
     );
   }
