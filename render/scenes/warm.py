@@ -149,6 +149,9 @@ def render_in_child(request, channel_in, build):
         # The child's own part of the request (its frames, its band), over the settings it read.
         return lambda settings: protocol.render_request(protocol.Args(dict(settings, **changes)), build, empty=True)
 
+    if user:
+        # Also before: a parent replaced mid-request (killed) never ran its sweep of what that request's children left.
+        remove_files_of(user[0])
     try:
         if request.get("parts"):
             parts = [([int(frame) for frame in part["frames"]], part["socket"]) for part in request["parts"]]

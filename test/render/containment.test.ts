@@ -255,14 +255,20 @@ finish()`,
   });
 });
 
+/** A request whose parent is stopped once stopWhen holds (its child is then at work). */
+interface StoppedRequest {
+  text: string;
+  stopWhen: () => boolean;
+}
+
 /**
  * Asks a warm scene server for one preview whose scene script stands for a customer's file that got code running in
  * the warm child: once the child has its request's settings (it has taken the request's user), it runs `code`, which
  * ends with the user's error it reports. Its answer, that error (one per text asked, in order, from one server).
  */
 async function askHostileWarmChild(slug: string, code: string): Promise<RenderError>;
-async function askHostileWarmChild(slug: string, code: string, texts: string[]): Promise<RenderError[]>;
-async function askHostileWarmChild(slug: string, code: string, texts?: string[]): Promise<RenderError | RenderError[]> {
+async function askHostileWarmChild(slug: string, code: string, texts: (string | StoppedRequest)[]): Promise<RenderError[]>;
+async function askHostileWarmChild(slug: string, code: string, texts?: (string | StoppedRequest)[]): Promise<RenderError | RenderError[]> {
   const scenes = path.join(dir, `${slug}-scenes`);
   await cp(path.dirname(sceneScriptPath('protocol')), scenes, { recursive: true, filter: (source) => !source.includes('__pycache__') });
   const build = ['def build(scene, args):', '    scene.camera = building.add_camera((0, -5, 1), (0, 0, 0))', '    if not args.custom_text:', '        return None', ...code.split('\n').map((line) => `    ${line}`)];
@@ -272,8 +278,15 @@ async function askHostileWarmChild(slug: string, code: string, texts?: string[])
   const server = new WarmScene({ scene: { id: 1, slug, optionsConfig: getScene(1)!.optionsConfig }, identity: sceneToolIdentity(1) });
   try {
     const answers: RenderError[] = [];
-    for (const customText of texts ?? [slug]) {
-      const answer = await server.render({ sceneId: 1, customText, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error);
+    for (const asked of texts ?? [slug]) {
+      const customText = typeof asked === 'string' ? asked : asked.text;
+      const rendering = server.render({ sceneId: 1, customText, mode: 'still', resolutionX: 64, resolutionY: 36, isTest: true, samples: 1, denoise: false }, 30_000).catch((error: unknown) => error);
+      if (typeof asked === 'object') {
+        for (let waited = 0; !asked.stopWhen() && waited < 30_000; waited += 50) await new Promise((wake) => setTimeout(wake, 50));
+        // The parent is replaced mid-request: its end-of-request sweep never runs.
+        await server.stop();
+      }
+      const answer = await rendering;
       expect(answer).toBeInstanceOf(RenderError);
       answers.push(answer as RenderError);
     }
@@ -307,6 +320,20 @@ raise protocol.UserError("left " + " ".join(left))`,
       for (const place of left) expect(existsSync(place), place).toBe(false);
     } finally {
       for (const place of left) await rm(place, { force: true });
+    }
+  });
+
+  test.runIf(process.getuid?.() === 0)("when a warm parent is replaced while its child works, what the child left in /tmp is gone before the next parent's first child runs", async () => {
+    const place = `/tmp/warm-left-replaced-${process.pid}`;
+    try {
+      const [, next] = await askHostileWarmChild(
+        'leave-then-wait',
+        `if args.custom_text == "leave":\n    with open(${JSON.stringify(place)}, "w") as kept:\n        kept.write("the last customer's text")\n    import time\n    time.sleep(60)\nraise protocol.UserError("found" if os.path.exists(${JSON.stringify(place)}) else "none")`,
+        [{ text: 'leave', stopWhen: () => existsSync(place) }, 'look'],
+      );
+      expect(next.userMessage, JSON.stringify(next.details)).toBe('none');
+    } finally {
+      await rm(place, { force: true });
     }
   });
 });
