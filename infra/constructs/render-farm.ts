@@ -209,9 +209,10 @@ export class RenderFarm extends Construct {
   /**
    * SubmitJob to this queue with these two definitions only (array children and dependencies need nothing more).
    * The launcher tags each job with its jobId at submit (adapters/batch-farm.ts), and Batch authorises tags given
-   * at create as batch:TagResource on the new job: without it every submit is refused. The condition keeps that
-   * right to the one tag the launcher sets (ForAllValues holds when a request names no tag keys at all, so it
-   * can only narrow what is tagged, never refuse a submit).
+   * at create as batch:TagResource on the new job: without it every submit is refused. Jobs only, and with no
+   * condition: which tag keys Batch evaluates on a submit (the request's, or also those a definition's
+   * propagateTags brings) is not documented, and a condition that missed one would refuse every submit again.
+   * Tags on jobs decide nothing here but cost reports.
    */
   grantSubmit(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -224,7 +225,6 @@ export class RenderFarm extends Construct {
       new iam.PolicyStatement({
         actions: ['batch:TagResource'],
         resources: [Stack.of(this).formatArn({ service: 'batch', resource: 'job', resourceName: '*' })],
-        conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['jobId'] } },
       }),
     );
   }
