@@ -21,7 +21,7 @@ const KEPT_AFTER_SECONDS = 300;
 const PREVIEW_REPLACED_MESSAGE = 'A newer preview of your settings replaced this one.';
 
 /** A request's turn to render: give it back once the render has surely ended. */
-interface PreviewTurn {
+export interface PreviewTurn {
   release(): Promise<void>;
 }
 
@@ -59,6 +59,38 @@ export async function takePreviewTurn(subject: string, holdMs: number, gone: Abo
   }
 }
 
+/**
+ * Visitors together, whatever their number of addresses, render at most this many previews at once: signed-in
+ * customers keep the rest of the previewer (on AWS 12 of the 20 executions reserved by default; locally more than a
+ * scene's line holds, so it never binds there).
+ */
+export const VISITOR_RENDERS_AT_ONCE = 8;
+
+/**
+ * One of the visitors' places (VISITOR_RENDERS_AT_ONCE items, tried from a random one), held as a turn is: until given
+ * back, or until `holdMs` has passed. Undefined when every place is taken.
+ */
+export async function takeVisitorPlace(holdMs: number): Promise<PreviewTurn | undefined> {
+  const token = randomUUID();
+  const first = Math.floor(Math.random() * VISITOR_RENDERS_AT_ONCE);
+  for (let tried = 0; tried < VISITOR_RENDERS_AT_ONCE; tried += 1) {
+    const key = keys.visitorPreviewPlace((first + tried) % VISITOR_RENDERS_AT_ONCE);
+    const now = Date.now();
+    try {
+      await updateItem({
+        Key: key,
+        UpdateExpression: 'SET running = :token, runningUntil = :until, expiresAt = :expires',
+        ConditionExpression: 'attribute_not_exists(running) OR runningUntil < :now',
+        ExpressionAttributeValues: { ':token': token, ':until': now + holdMs, ':now': now, ':expires': expiresAt(holdMs) },
+      });
+      return { release: () => releaseHeld(key, token) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  return undefined;
+}
+
 const isFree = (flight: Record<string, unknown>) => flight.running === undefined || Number(flight.runningUntil) < Date.now();
 
 const expiresAt = (holdMs: number) => Math.ceil((Date.now() + holdMs) / 1000) + KEPT_AFTER_SECONDS;
@@ -81,9 +113,11 @@ async function claim(subject: string, token: string, holdMs: number, from: 'fres
 }
 
 /** Gives the render back, if this request still holds it. */
-async function release(subject: string, token: string): Promise<void> {
+const release = (subject: string, token: string) => releaseHeld(keys.previewFlight(subject), token);
+
+async function releaseHeld(key: Record<string, string>, token: string): Promise<void> {
   try {
-    await updateItem({ Key: keys.previewFlight(subject), UpdateExpression: 'REMOVE running, runningUntil', ConditionExpression: 'running = :token', ExpressionAttributeValues: { ':token': token } });
+    await updateItem({ Key: key, UpdateExpression: 'REMOVE running, runningUntil', ConditionExpression: 'running = :token', ExpressionAttributeValues: { ':token': token } });
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

@@ -5,7 +5,8 @@
  *
  * One account's share of the previewer: one render at a time (core/previews/preview-flights.ts;
  * a newer request replaces the one waiting behind it), held until the render has surely ended,
- * not only while the API waits; its requests a minute are the rate limit's.
+ * not only while the API waits; its requests a minute are the rate limit's. Visitors, one turn
+ * per address, share VISITOR_RENDERS_AT_ONCE places however many addresses they come from.
  */
 import { createHash } from 'node:crypto';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
@@ -19,7 +20,7 @@ import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPreview } from '../storage/storage';
 import { livePreviewSize } from '#shared/preview-size';
 import { refuseUnsafePreviewUpload } from './inspected-upload';
-import { CallerGoneError, takePreviewTurn } from './preview-flights';
+import { CallerGoneError, takePreviewTurn, takeVisitorPlace } from './preview-flights';
 import { UPLOAD_MISSING } from '../jobs/render-jobs';
 import { log } from '#observability/logger';
 import { getConfig } from '../config';
@@ -71,8 +72,22 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
 
   const gone = AbortSignal.any([AbortSignal.timeout(Math.max(0, answerBy - Date.now())), ...(callerGone ? [callerGone] : [])]);
   const previewer = ports().previewer();
+  const input = upload ? { ...upload, url: await presignInputRead(upload.key, { etag: upload.etag, seconds: INPUT_LINK_SECONDS }) } : undefined;
   const rendering = (async () => {
     const turn = await takePreviewTurn(subject, previewer.reachMs, gone);
+    const turns = [turn];
+    if ('visitor' in asker) {
+      const place = await takeVisitorPlace(previewer.reachMs).catch(async (error: unknown) => {
+        await turn.release();
+        throw error;
+      });
+      if (!place) {
+        await turn.release();
+        return { notRendered: 'queue-full' } as const;
+      }
+      turns.push(place);
+    }
+    const giveBack = () => Promise.all(turns.map((held) => held.release()));
     const rendered = previewer.render(
       {
         sceneId: scene.id,
@@ -82,16 +97,13 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
         resolutionX: request.resolutionX,
         resolutionY: request.resolutionY,
         deadline: answerBy,
-        ...(upload ? { input: { ...upload, url: await presignInputRead(upload.key, { etag: upload.etag, seconds: INPUT_LINK_SECONDS }) } } : {}),
+        ...(input ? { input } : {}),
       },
       gone,
     );
-    // The turn goes back when the render has ended, answered in time or not; a render that may run on (the function
-    // still running after the API stopped waiting) keeps it until its reach has passed.
-    void rendered.then(
-      () => turn.release(),
-      (error: unknown) => (previewMayRunOn(error) ? undefined : turn.release()),
-    ).catch((error: unknown) => log.warn('A live preview\'s turn was not given back: it ends with its reach', { error }));
+    // The turn (and a visitor's place) goes back when the render has ended, answered in time or not; a render that may
+    // run on (the function still running after the API stopped waiting) keeps it until its reach has passed.
+    void rendered.then(giveBack, (error: unknown) => (previewMayRunOn(error) ? undefined : giveBack())).catch((error: unknown) => log.warn('A live preview\'s turn was not given back: it ends with its reach', { error }));
     const answer = await rendered;
     // Kept even when the caller has gone: the same settings asked again find it.
     if ('image' in answer) await keepPreview(hash, Buffer.from(answer.image, 'base64'));

@@ -15,6 +15,7 @@ import { livePreview, PREVIEW_ANSWER_MS } from '#core/previews/previews';
 import { ConflictError, ServiceUnavailableError } from '#core/errors';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getItem } from '#core/db/items';
+import { VISITOR_RENDERS_AT_ONCE } from '#core/previews/preview-flights';
 import { getConfig } from '#core/config';
 import { s3Client } from '#core/ports';
 import { keys } from '#core/db/keys';
@@ -212,6 +213,40 @@ describe('live previews', () => {
       rendering[2].finish();
       await expect(third).resolves.toEqual({ image: `data:image/jpeg;base64,${image}` });
       expect(rendering.map(({ text }) => text?.split(' ')[0])).toEqual(['First', 'Other', 'Third']);
+    } finally {
+      bindLocalPreviewer(undefined);
+    }
+  });
+
+  it('when visitors from as many addresses as their share of the previewer are rendering, the next visitor is told previews are busy, and a signed-in customer still renders', async () => {
+    const user = await verifiedUser();
+    const rendering: { text?: string; finish: () => void }[] = [];
+    bindLocalPreviewer({
+      render: (preview) => new Promise((resolve) => rendering.push({ text: preview.customText, finish: () => resolve({ image: 'AAAA', renderMs: 1 }) })),
+      warm: async () => {},
+      reachMs: 60_000,
+    });
+    const run = `${Date.now()}`;
+    const ask = (asker: { visitor: string } | { userId: string }, text: string) => livePreview(asker, { ...textPreview(`${text} ${run}`), options: '' });
+    try {
+      const visitors = Array.from({ length: VISITOR_RENDERS_AT_ONCE }, (_, index) => ask({ visitor: `share-${run}-${index}` }, `Visitor${index}`));
+      await until('every visitor place rendering', async () => rendering.length === VISITOR_RENDERS_AT_ONCE || undefined, 20_000);
+      const turnedAway = await ask({ visitor: `share-${run}-last` }, 'Last').catch((error: unknown) => error);
+      expect(turnedAway).toBeInstanceOf(ServiceUnavailableError);
+      expect((turnedAway as ServiceUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+      expect((turnedAway as ServiceUnavailableError).message).toMatch(/busy/);
+      // Turned away before the previewer, not timed out in it.
+      expect(rendering).toHaveLength(VISITOR_RENDERS_AT_ONCE);
+      const customer = ask({ userId: user.userId }, 'Customer');
+      await until("the customer's preview rendering", async () => rendering.length === VISITOR_RENDERS_AT_ONCE + 1 || undefined, 20_000);
+      expect(rendering.at(-1)!.text).toMatch(/^Customer /);
+      for (const { finish } of rendering) finish();
+      await Promise.all([...visitors, customer]);
+      // Their places given back, the visitor turned away renders now.
+      const again = ask({ visitor: `share-${run}-last` }, 'Last');
+      await until('the last visitor rendering', async () => rendering.length === VISITOR_RENDERS_AT_ONCE + 2 || undefined, 20_000);
+      rendering.at(-1)!.finish();
+      await expect(again).resolves.toEqual({ image: 'data:image/jpeg;base64,AAAA' });
     } finally {
       bindLocalPreviewer(undefined);
     }
