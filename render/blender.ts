@@ -65,7 +65,7 @@ export interface SceneArgs {
   alignment?: Alignment | null;
   /** Test render: longer side capped (the manifest's test size), few samples, PREVIEW watermark. */
   isTest?: boolean;
-  /** A live preview: its PREVIEW mark in a corner instead of across the picture. */
+  /** A live preview, not a free test render: only its time-limit message differs (every test render has its PREVIEW mark in a corner). */
   cornerMark?: boolean;
   /** Cycles samples (the maximum, with adaptive sampling); default from the render manifest. */
   samples?: number;

@@ -18,7 +18,7 @@ export function lastActivity(job: Pick<JobView, 'lastActive' | 'lastRenderActivi
 }
 
 /** A render's real duration: seconds while that is what it took (a free test's "0.0 min" said nothing), else minutes. */
-export function formatRenderDuration(minutes: number): string {
+function formatRenderDuration(minutes: number): string {
   const seconds = minutes * 60;
   if (seconds < 10) return `${seconds.toFixed(1)} s`;
   if (seconds < 90) return `${Math.round(seconds)} s`;
