@@ -70,6 +70,8 @@ PR_SET_DUMPABLE = 4
 SWEEP_LIMIT_SECONDS = 2.0
 # The machine's temporary folders every user may write in (with the worker's own, TMPDIR).
 SHARED_TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
+# The users whose requests' leftovers this parent has removed after a request (render_in_child).
+SWEPT_USERS = set()
 # The request's settings in its folder, written by the worker (render/warm-scene.ts, SETTINGS_FILE): read by the children only.
 SETTINGS_FILE = "request.json"
 EXIT_USER_ERROR = 2
@@ -149,8 +151,9 @@ def render_in_child(request, channel_in, build):
         # The child's own part of the request (its frames, its band), over the settings it read.
         return lambda settings: protocol.render_request(protocol.Args(dict(settings, **changes)), build, empty=True)
 
-    if user:
-        # Also before: a parent replaced mid-request (killed) never ran its sweep of what that request's children left.
+    if user and user[0] not in SWEPT_USERS:
+        # Also before this parent's first request of a user: a parent replaced mid-request (killed) never ran its
+        # sweep of what that request's children left.
         remove_files_of(user[0])
     try:
         if request.get("parts"):
@@ -172,6 +175,7 @@ def render_in_child(request, channel_in, build):
             sweep_user(user[0])
             remove_files_of(user[0])
             remove_ipc_of(user[0])
+            SWEPT_USERS.add(user[0])
 
 
 def run_children(starts, deadline):
