@@ -18,6 +18,12 @@
  *   puts on Python's path, the colour management it reads first) are an empty folder no
  *   tool can write, for the tools and the warm parent alike. With HOME=/tmp, a module
  *   planted by one tool user in /tmp/.config/blender ran as root in the next warm parent.
+ * - Nothing else a tool writes outside its job's folder outlives the job: System V IPC
+ *   is a namespace of the tool's own (where root may make one); as root, the local pool
+ *   sweeps a slot's user when its worker exits (adapters/local-render-pool.ts), and a
+ *   warm server its request's user after each request (render/scenes/warm.py): their
+ *   processes, their files in the shared temporary folders, their IPC objects. A tool
+ *   user holds at most TOOL_PROCESS_LIMIT processes (RLIMIT_NPROC, set before the switch).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
