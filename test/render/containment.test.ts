@@ -3,6 +3,10 @@
  * in a model that holds a forged control line is only a log line, a control request
  * for files outside the frame is refused, and Blender runs as a user that cannot
  * read the worker's environment (when the worker may switch users: it runs as root).
+ * As root, what a tool leaves (in its home, where Blender looks for user scripts and
+ * colour management, in the shared temporary folders, in System V IPC) reaches no other
+ * user's Blender, no warm parent and no later request, and a tool's user holds a bounded
+ * number of processes.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
