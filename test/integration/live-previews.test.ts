@@ -218,6 +218,30 @@ describe('live previews', () => {
     }
   });
 
+  it("when a waiting preview's caller goes (its connection closed), it leaves its place at once, while the one before it still renders", async () => {
+    const user = await verifiedUser();
+    const rendering: { finish: () => void }[] = [];
+    bindLocalPreviewer({ render: () => new Promise((resolve) => rendering.push({ finish: () => resolve({ image: 'AAAA', renderMs: 1 }) })), warm: async () => {}, reachMs: 60_000 });
+    const flight = () => getItem(keys.previewFlight(`user#${user.userId}`), { consistent: true });
+    try {
+      const first = livePreview({ userId: user.userId }, { ...textPreview(`Stays ${Date.now()}`), options: '' });
+      await until('the first preview rendering', async () => rendering.length === 1 || undefined, 10_000);
+      const caller = new AbortController();
+      const second = livePreview({ userId: user.userId }, { ...textPreview(`Leaves ${Date.now()}`), options: '' }, caller.signal).catch((error: unknown) => error);
+      await until('the second preview waiting', async () => (await flight())?.waiting ?? undefined, 10_000);
+      caller.abort();
+      expect(await second).toBeInstanceOf(ServiceUnavailableError);
+      // Its place is given up right after its answer (the answer does not wait for the table).
+      await until('the waiting place given up', async () => ((await flight())?.waiting === undefined) || undefined, 10_000);
+      expect(rendering).toHaveLength(1);
+      rendering[0].finish();
+      await expect(first).resolves.toEqual({ image: 'data:image/jpeg;base64,AAAA' });
+      expect(rendering).toHaveLength(1);
+    } finally {
+      bindLocalPreviewer(undefined);
+    }
+  });
+
   it('when visitors from as many addresses as their share of the previewer are rendering, the next visitor is told previews are busy, and a signed-in customer still renders', async () => {
     const user = await verifiedUser();
     const rendering: { text?: string; finish: () => void }[] = [];
