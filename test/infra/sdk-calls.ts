@@ -48,6 +48,8 @@ const ACTIONS: Record<string, string[]> = {
   GetObjectCommand: ['s3:GetObject'],
   HeadObjectCommand: ['s3:GetObject'],
   PutObjectCommand: ['s3:PutObject'],
+  // A copy reads its source and writes its target (here the same bucket).
+  CopyObjectCommand: ['s3:GetObject', 's3:PutObject'],
   DeleteObjectCommand: ['s3:DeleteObject'],
   DeleteObjectsCommand: ['s3:DeleteObject'],
   ListObjectsV2Command: ['s3:ListBucket'],
@@ -82,6 +84,14 @@ function argumentsAt(code: string, open: number): string {
   return code.slice(open);
 }
 
+/** Where the top-level declaration holding a position starts: the last line before it that begins in the first column. */
+function declarationStart(code: string, position: number): number {
+  for (let line = code.lastIndexOf('\n', position - 1); line >= 0; line = code.lastIndexOf('\n', line - 1)) {
+    if (/\S/.test(code[line + 1] ?? '')) return line + 1;
+  }
+  return 0;
+}
+
 /**
  * The calls written in a piece of bundled code. `invokes` names the setting of the function an
  * InvokeCommand reaches (the adapter's), `buckets` the buckets a call that names none reaches.
@@ -91,15 +101,20 @@ export function callsIn(code: string, from: string, context: { invokes?: string;
   // esbuild renames an import that collides with another (GetObjectCommand2): the digits go.
   for (const match of code.matchAll(/\b(?:new\s+)?([A-Z]\w*?Command|Upload|createPresignedPost)\d*\(/g)) {
     const name = match[1];
-    const actions = ACTIONS[name];
-    if (!actions) continue;
     if (!match[0].startsWith('new') && name !== 'createPresignedPost') continue;
+    const actions = ACTIONS[name];
+    // A command the table does not know would be a call no grant is checked for: the test stops instead.
+    if (!actions) throw new Error(`${from}: ${name} is sent, and the grant test does not know its IAM actions: add it to ACTIONS in test/infra/sdk-calls.ts`);
     const args = argumentsAt(code, match.index! + match[0].length - 1);
+    // A bucket named before the call (const bucket = getConfig().UPLOADS_BUCKET): the enclosing top-level
+    // declaration, which esbuild starts at the line's first column, up to the call.
+    const declaration = code.slice(declarationStart(code, match.index!), match.index! + match[0].length - 1 + args.length);
     for (const action of actions) {
       const service = action.split(':')[0];
       let resources: string[];
       if (service === 's3') {
-        const named = BUCKETS.filter((bucket) => args.includes(bucket));
+        const inArgs = BUCKETS.filter((bucket) => args.includes(bucket));
+        const named = inArgs.length > 0 ? inArgs : BUCKETS.filter((bucket) => declaration.includes(bucket));
         resources = (named.length > 0 ? named : (context.buckets ?? [])).map((bucket) => `env:${bucket}`);
         if (resources.length === 0) throw new Error(`${from}: ${name} names no bucket the test knows (${args.slice(0, 120)})`);
       } else if (action === 'lambda:InvokeFunction') {
