@@ -24,12 +24,12 @@ import { openPayment, reopenPayment } from '../payments/open-payment';
 import { getPayment } from '../payments/payments';
 import { once, recordAnswerItem, requestFingerprint, type IdempotentRequest } from '../idempotency/idempotency';
 import { consumeWindow, returnToWindow } from '../rate-limits/rate-limits';
-import { headInput, isOwnInputKey, MediaUnreadableError } from '../storage/storage';
+import { headInput, isOwnInputKey, MediaUnreadableError, renewInput } from '../storage/storage';
 import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { listChunksOfJob } from './chunks';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
-import { addToLogScope } from '#observability/logger';
+import { addToLogScope, log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
 
 /** Free test renders are cheap but not free to us: a few per user per day. */
@@ -111,11 +111,11 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
   // The schema has checked the scene, the mode, the options and that an upload is given when the scene needs one.
   const scene = getScene(request.sceneId)!;
   let inputName: string | undefined;
+  let stored: { contentType: string } | undefined;
   if (request.uploadKey) {
     // Only the caller's own uploads can be rendered: another prefix is as good as missing.
-    if (!isOwnInputKey(requester.userId, request.uploadKey) || !(await headInput(request.uploadKey))) {
-      throw new InvalidRequestError(UPLOAD_MISSING);
-    }
+    stored = isOwnInputKey(requester.userId, request.uploadKey) ? await headInput(request.uploadKey) : undefined;
+    if (!stored) throw new InvalidRequestError(UPLOAD_MISSING);
     inputName = request.uploadKey.split('/').pop();
   }
 
@@ -185,6 +185,9 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
   if (request.isTest) {
     await withKey.add(createJobItem(job), counterIncrement(now, { renders_started: 1 })).commit();
     businessMetrics.renderQueued(job.sceneId, job.mode);
+    // The test keeps its upload for the paid render that follows, a day from now (core/uploads/upload-retention.ts);
+    // a renewal that fails only leaves the upload its first day.
+    if (request.uploadKey && stored) await renewInput(request.uploadKey, stored.contentType).catch((error) => log.warn('Upload not renewed', { jobId: job.jobId, error }));
     await launchRender(job.jobId);
     return { job };
   }

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { openToRead } from './no-follow';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -66,6 +66,25 @@ export async function headInput(key: string): Promise<{ size: number; contentTyp
     if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
     throw error;
   }
+}
+
+/**
+ * Gives an upload another day: the uploads bucket's lifecycle counts a day from an object's creation, and a copy onto
+ * itself (the same bytes and type, so the same ETag) is a new creation. A free test uses it (core/uploads/upload-retention.ts).
+ */
+export async function renewInput(key: string, contentType: string): Promise<void> {
+  const bucket = getConfig().UPLOADS_BUCKET;
+  await s3Client().send(
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      CopySource: `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+      // S3 refuses a copy onto itself that changes nothing; the new metadata is that change.
+      MetadataDirective: 'REPLACE',
+      ContentType: contentType,
+      Metadata: { 'last-used': new Date().toISOString() },
+    }),
+  );
 }
 
 export async function deleteInput(key: string): Promise<void> {

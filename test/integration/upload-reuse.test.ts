@@ -1,10 +1,13 @@
 /**
  * One upload for the free test, the live preview and the paid render of the same file: a free test keeps the
- * customer's upload, the paid render deletes it once its result is stored.
+ * customer's upload (and gives it another day), the paid render deletes it once its result is stored.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { getConfig } from '#core/config';
+import { s3Client } from '#core/ports';
 import { headInput } from '#core/storage/storage';
 import { UPLOAD_MISSING } from '#core/jobs/render-jobs';
 import { writeSampleImage } from '#render/sample-inputs';
@@ -30,10 +33,14 @@ describe('one upload for the free test, the preview and the paid render', () => 
     expect((await postToStorage(ticket.body, readFileSync(image), 'poster.png')).status).toBeLessThan(300);
     const settings = { sceneId: BUS_STOP, mode: 'still', resolutionX: 256, resolutionY: 144, options: '', uploadKey: ticket.body.key, alignment: { scale: 100, x: 0, y: 0, opacity: 50, blendMode: 'normal' } };
 
+    const uploaded = (await headInput(ticket.body.key))!;
     const test = await api('/api/jobs', { token: user.token, body: { ...settings, isTest: true, paymentMethod: 'credits' } });
     expect(test.status, JSON.stringify(test.body)).toBe(200);
     expect(await waitForJob(user, test.body.job.jobId)).toMatchObject({ status: 'done' });
-    expect(await headInput(ticket.body.key)).toBeDefined();
+    const kept = await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: ticket.body.key }));
+    // The test gave the upload another day (a copy onto itself, which the bucket's lifecycle counts from), the same bytes and type.
+    expect(kept.Metadata?.['last-used']).toBeDefined();
+    expect(kept).toMatchObject({ ContentType: 'image/png', ContentLength: statSync(image).size, ETag: uploaded.etag });
 
     // The live preview of the same upload: the scene's server may be cold, a 503 meanwhile is asked again.
     const { mode: _mode, ...previewSettings } = settings;
