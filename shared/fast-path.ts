@@ -506,13 +506,83 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   return { steps, finishing, chunks, waves, chunkSeconds, totalSeconds: sum(steps), billedSeconds };
 }
 
+// ---------------------------------------------------------------- the promise, learnt from production
+
+/**
+ * The steps of a chunk that production measures (the worker's figures, sent with the chunk's completion and kept per
+ * scene by core/analytics/step-figures.ts), each in seconds, and the render against the model: the chunk's render
+ * seconds over what the typical band gives the same frames (modelledChunkRenderSeconds), so a test still and a Full-HD
+ * region of one scene measure the same speed.
+ */
+export const MEASURED_CHUNK_STEPS = ['claim', 'setup', 'input', 'build', 'store'] as const;
+export type MeasuredChunkStep = (typeof MEASURED_CHUNK_STEPS)[number];
+
+/** A figure's median and 90th percentile over the window. */
+export interface Percentiles {
+  p50: number;
+  p90: number;
+}
+
+/** A scene's chunks measured in production over the last days (the recalibration rollup's item). */
+export interface SceneStepFigures {
+  sceneId: number;
+  /** Chunks measured in the window. */
+  chunks: number;
+  /** Seconds per step. */
+  steps: Record<MeasuredChunkStep, Percentiles>;
+  /** The render step against the model's (1: as modelled). */
+  renderAgainstModel: Percentiles;
+}
+
+/** A scene's promise follows production once this many of its chunks were measured (in the rollup's window); the bench's figures until then. */
+export const CALIBRATION_MIN_CHUNKS = 50;
+
+/**
+ * Which step of the model's slowest chunk each measured step stands for. The claim holds the claim's question to the
+ * task server and what the credentials asked beside it leave; setup is Blender found and the tools checked (the
+ * version probe); build is Blender's start and the scene's build. The segment's encode and upload and the chunk's
+ * last questions happen after the figures are sent, so they stay the model's.
+ */
+const MODEL_STEP_OF: Record<MeasuredChunkStep, keyof DeliverySteps> = { claim: 'credentials', setup: 'versionProbes', input: 'input', build: 'blenderStart', store: 'store' };
+
+/**
+ * The model's render step for `frames` of a job's chunk (a still: its one chunk, or one of its regions), in the
+ * promised band: what a measured chunk's render is set against. The job's own plan on the function
+ * (planForFastPath), so a region's share and an animation chunk's frames are counted as the promise counts them.
+ */
+export function modelledChunkRenderSeconds(input: PlanInput, frames: number, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
+  const render = deliveryBands(input, concurrency)[PROMISED_BAND].steps.render;
+  if (input.isStill) return render;
+  const longest = Math.max(...planForFastPath(input, concurrency).chunks.map((chunk) => framesOf(chunk).length));
+  return (render / longest) * frames;
+}
+
+/**
+ * The promise's steps: the bench's (the promised band of the delivery model) until production measured enough of the
+ * scene's chunks, then each measured step's median in place of the step it stands for, and the render (with the
+ * straggler on it) scaled by the median of the measured renders against the model's. What no chunk measures (dispatch,
+ * cold start, page-in, waiting for a slot, the segment's encode, the finishing step) stays the model's.
+ */
+export function promisedDelivery(bench: DeliveryEstimate, measured: SceneStepFigures | null | undefined, stragglerShare: number): { steps: DeliverySteps; totalSeconds: number; basis: 'production' | 'bench' } {
+  if (!measured || measured.chunks < CALIBRATION_MIN_CHUNKS) return { steps: bench.steps, totalSeconds: bench.totalSeconds, basis: 'bench' };
+  const steps = { ...bench.steps };
+  for (const step of MEASURED_CHUNK_STEPS) steps[MODEL_STEP_OF[step]] = measured.steps[step].p50;
+  // The claim step holds one of the chunk's questions to the task server.
+  steps.taskServer = (bench.steps.taskServer * (CHUNK_TASK_QUESTIONS - 1)) / CHUNK_TASK_QUESTIONS;
+  steps.render = bench.steps.render * measured.renderAgainstModel.p50;
+  steps.straggler = steps.render * stragglerShare;
+  return { steps, totalSeconds: sum(steps), basis: 'production' };
+}
+
 /**
  * When a render on the fast path should be ready: the promised band (PROMISED_BAND, the typical one) of the delivery
- * model (deliveryBands), rounded up. What the customise page shows beside the estimated render time (the pricing
- * input), and what a job is promised (promisedSeconds).
+ * model (deliveryBands), learnt from production once the scene has enough measured chunks (promisedDelivery), rounded
+ * up. What the customise page shows beside the estimated render time (the pricing input; it has no production figures,
+ * so it shows the bench's), and what a job is promised (promisedSeconds, with the scene's stored figures).
  */
-export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY): number {
-  return Math.ceil(deliveryBands(input, concurrency)[PROMISED_BAND].totalSeconds);
+export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, measured?: SceneStepFigures | null): number {
+  const bench = deliveryBands(input, concurrency)[PROMISED_BAND];
+  return Math.ceil(promisedDelivery(bench, measured, input.isStill ? 0 : assumptionsOf(PROMISED_BAND, input.sceneId).stragglerShare).totalSeconds);
 }
 
 /** "about 40 s", "about 3 min". */
