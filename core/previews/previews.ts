@@ -14,7 +14,7 @@ import { resolveOptions } from '#shared/options';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import type { PreviewRequest } from '#shared/schemas';
 import type { LivePreview } from '#shared/api-types';
-import { DomainError, InvalidRequestError, RateLimitedError, ServiceUnavailableError } from '../errors';
+import { DomainError, dependencyFailure, InvalidRequestError, RateLimitedError, ServiceUnavailableError } from '../errors';
 import { ports } from '../ports';
 import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPreview } from '../storage/storage';
@@ -148,6 +148,9 @@ async function answerBefore<T>(work: Promise<T>, gone: AbortSignal): Promise<T> 
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (error instanceof CallerGoneError) throw lateAnswer();
+    // The table or storage failing around the render (a turn, the kept picture) is named as itself, not as the farm.
+    const ours = dependencyFailure(error);
+    if (ours && ours.dependency !== 'farm') throw ours;
     log.error('A live preview failed', { error });
     throw new ServiceUnavailableError('farm', 2, 'Previews are unavailable right now. Your settings are kept; please try again in a moment.');
   } finally {
