@@ -45,6 +45,17 @@ export function queuedJob(overrides: Partial<JobRecord> = {}): JobRecord {
  * asked for that frame crashes instead, as a broken machine would. With BLENDER_HANG
  * set, a run records its frames and then renders nothing until it is stopped.
  */
+/**
+ * The file a recording Blender appends to. Workers running at once run their tools as different users
+ * (a uid per pool slot), so it is writable by each; it is made here, owned by the test's user, because
+ * the pool sweeps what a slot's user owns in the shared temporary folders when its worker exits.
+ */
+export function callsLog(path: string): string {
+  writeFileSync(path, '');
+  chmodSync(path, 0o666);
+  return path;
+}
+
 export function recordingBlender(dir: string, realBlender: string): string {
   const file = join(dir, 'blender');
   writeFileSync(
@@ -56,9 +67,8 @@ const args = process.argv.slice(2);
 const last = args[args.length - 1] ?? '';
 if (last.endsWith('.json')) {
   const { frames, mode } = JSON.parse(readFileSync(last, 'utf8'));
-  // Workers running at once run their tools as different users (a uid per pool slot): the shared log is writable by each.
-  process.umask(0);
-  appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n', { mode: 0o666 });
+  // The log is made by callsLog, so this only appends (whichever slot's user runs this).
+  appendFileSync(process.env.BLENDER_CALLS_LOG, JSON.stringify({ frames: frames ?? null, mode }) + '\\n');
   if (process.env.BLENDER_FAIL_FRAME && (frames ?? []).includes(Number(process.env.BLENDER_FAIL_FRAME))) process.exit(1);
 }
 if (process.env.BLENDER_HANG && last.endsWith('.json')) {

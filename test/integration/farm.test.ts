@@ -21,7 +21,7 @@ import { resetConfig } from '#core/config';
 import { localPool, resetClients } from '#composition/server';
 import { farmJobState } from '#core/jobs/launch';
 import { freePort } from '#infra/local/ports';
-import { blenderCalls, queuedJob, recordingBlender } from './farm-helpers';
+import { blenderCalls, callsLog, queuedJob, recordingBlender } from './farm-helpers';
 import { framePreviewFile, segmentFile } from '#shared/render-contract';
 import { FPS } from '#shared/frames';
 import { deleteOutputsUnder, downloadOutput } from '#core/storage/storage';
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 /** A pool of this test's own, its Blender recording the frames asked for. */
 function pool(name: string, extraEnv: Record<string, string> = {}, onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null) => void, warmRenders?: LocalRenderPoolOptions['warmRenders']) {
-  const log = join(dir, `${name}.calls`);
+  const log = callsLog(join(dir, `${name}.calls`));
   const workers = new LocalRenderPool({
     jobs: farmJobState,
     workers: 2,
@@ -329,7 +329,7 @@ describe('the local render farm', () => {
     const missing = chunks.filter((chunk) => chunk.status !== 'done').flatMap((chunk) => range(chunk.frameStart, chunk.frameEnd));
 
     // The resume goes through the same path as the API: the launcher plans (keeping done chunks) and hands them to the local pool.
-    const calls = join(dir, 'resume.calls');
+    const calls = callsLog(join(dir, 'resume.calls'));
     const previous = { BLENDER_PATH: process.env.BLENDER_PATH, BLENDER_CALLS_LOG: process.env.BLENDER_CALLS_LOG, LOCAL_JOBS_DIR: process.env.LOCAL_JOBS_DIR };
     Object.assign(process.env, { BLENDER_PATH: blender, BLENDER_CALLS_LOG: calls, LOCAL_JOBS_DIR: join(dir, 'jobs') });
     try {
@@ -355,7 +355,7 @@ describe('the local render farm', () => {
     process.on('unhandledRejection', onUnhandled);
     const previous = { S3_ENDPOINT: process.env.S3_ENDPOINT, BLENDER_PATH: process.env.BLENDER_PATH, BLENDER_CALLS_LOG: process.env.BLENDER_CALLS_LOG };
     // Nothing listens on this port: every upload fails as if storage were down.
-    Object.assign(process.env, { S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, BLENDER_PATH: blender, BLENDER_CALLS_LOG: join(dir, 'storage-down.calls') });
+    Object.assign(process.env, { S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, BLENDER_PATH: blender, BLENDER_CALLS_LOG: callsLog(join(dir, 'storage-down.calls')) });
     resetConfig();
     resetClients();
     let outcome: string;
