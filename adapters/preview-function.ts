@@ -7,12 +7,6 @@ import { functionInvoker, type FunctionSettings } from './function-invoke';
  * Retry-After (the customer's page keeps its picture and asks again on the next change).
  */
 export const PREVIEW_INVOKE_MS = 5_000;
-/**
- * How long one invocation may run: the preview function's timeout (infra/constructs/live-previews.ts). Past the API's
- * wait an invocation goes on (a cold start, a download or a render under way), and the customer's turn is held until
- * this has passed (core/previews/preview-flights.ts): one account holds one environment at most, not one per request.
- */
-export const PREVIEW_FUNCTION_TIMEOUT_MS = 20_000;
 
 const previewAnswer = z.union([
   z.strictObject({ image: z.string().max(1_000_000), renderMs: z.number() }),
@@ -29,7 +23,7 @@ const NEVER_STARTED = new Set(['TooManyRequestsException', 'ThrottlingException'
  * Invoke carrying the settings, the caller's deadline and the upload's presigned URL pinned to its
  * ETag (adapters/function-invoke.ts).
  */
-export function functionPreviewer(settings: FunctionSettings) {
+export function functionPreviewer(settings: FunctionSettings & { timeoutMs: number }) {
   const previews = functionInvoker(settings, PREVIEW_INVOKE_MS);
   return {
     /**
@@ -51,6 +45,11 @@ export function functionPreviewer(settings: FunctionSettings) {
     },
     /** Queued: an environment starts its scene's server while the customer reads the page. */
     warm: (sceneId: number) => previews.queue({ step: 'warm', sceneId }),
-    reachMs: PREVIEW_FUNCTION_TIMEOUT_MS,
+    /**
+     * How long one invocation may run: the function's timeout (PREVIEW_TIMEOUT_SECONDS, from infra/constructs/live-previews.ts).
+     * Past the API's wait an invocation goes on (a cold start, a download or a render under way), and the customer's
+     * turn is held until this has passed (core/previews/preview-flights.ts): one account holds one environment at most.
+     */
+    reachMs: settings.timeoutMs,
   };
 }

@@ -94,7 +94,14 @@ export function composeServer(): void {
       const adapters = current();
       const { config } = adapters;
       if (config.PREVIEW_FUNCTION) {
-        return (adapters.previewer ??= functionPreviewer({ region: config.AWS_REGION, functionName: config.PREVIEW_FUNCTION, calls: callSettings(config), endpoint: config.LAMBDA_ENDPOINT }));
+        if (!config.PREVIEW_TIMEOUT_SECONDS) throw new Error('PREVIEW_TIMEOUT_SECONDS must be set when PREVIEW_FUNCTION is');
+        return (adapters.previewer ??= functionPreviewer({
+          region: config.AWS_REGION,
+          functionName: config.PREVIEW_FUNCTION,
+          timeoutMs: config.PREVIEW_TIMEOUT_SECONDS * 1000,
+          calls: callSettings(config),
+          endpoint: config.LAMBDA_ENDPOINT,
+        }));
       }
       if (!localPreviews) throw Object.defineProperty(new Error('No previewer: PREVIEW_FUNCTION is not set and no local one is bound'), 'dependency', { value: 'farm' });
       return localPreviews;

@@ -61,6 +61,9 @@ const configSchema = z.object({
   MEDIA_PROBE_FUNCTION: z.string().optional(),
   /** On AWS: the preview function (the render image, RENDER_STEP=preview); locally previews render in the API's process. */
   PREVIEW_FUNCTION: z.string().optional(),
+  /** With PREVIEW_FUNCTION: its timeout (how long a customer's turn is held when the API stopped waiting) and its reserved executions (the visitors' share is counted from them). */
+  PREVIEW_TIMEOUT_SECONDS: z.coerce.number().int().min(1).optional(),
+  PREVIEW_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   // On AWS, the worker session broker only: the role it takes for one job; the job (and its owner and input,
   // from the job item) become session tags and a session policy that narrow the role to them.
   WORKER_SCOPE_ROLE_ARN: z.string().optional(),

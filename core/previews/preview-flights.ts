@@ -60,21 +60,27 @@ export async function takePreviewTurn(subject: string, holdMs: number, gone: Abo
 }
 
 /**
- * Visitors together, whatever their number of addresses, render at most this many previews at once: signed-in
- * customers keep the rest of the previewer (on AWS 12 of the 20 executions reserved by default; locally more than a
- * scene's line holds, so it never binds there).
+ * Visitors together, whatever their number of addresses, render at most this share of the previewer at once (on AWS
+ * its reserved executions, PREVIEW_CONCURRENCY): signed-in customers keep the rest, 12 of the 20 reserved by default.
  */
-export const VISITOR_RENDERS_AT_ONCE = 8;
+const VISITORS_SHARE = 0.4;
+/** Where the previewer is no fixed pool (the local stack: a line per scene), more than a scene's line holds, so it never binds. */
+export const LOCAL_VISITOR_RENDERS_AT_ONCE = 8;
+
+/** How many previews visitors together may render at once, from the previewer's executions when known. */
+export function visitorRendersAtOnce(previewConcurrency: number | undefined): number {
+  return previewConcurrency === undefined ? LOCAL_VISITOR_RENDERS_AT_ONCE : Math.max(1, Math.floor(previewConcurrency * VISITORS_SHARE));
+}
 
 /**
- * One of the visitors' places (VISITOR_RENDERS_AT_ONCE items, tried from a random one), held as a turn is: until given
- * back, or until `holdMs` has passed. Undefined when every place is taken.
+ * One of the visitors' `places` (items in the table, tried from a random one), held as a turn is: until given back, or
+ * until `holdMs` has passed. Undefined when every place is taken.
  */
-export async function takeVisitorPlace(holdMs: number): Promise<PreviewTurn | undefined> {
+export async function takeVisitorPlace(places: number, holdMs: number): Promise<PreviewTurn | undefined> {
   const token = randomUUID();
-  const first = Math.floor(Math.random() * VISITOR_RENDERS_AT_ONCE);
-  for (let tried = 0; tried < VISITOR_RENDERS_AT_ONCE; tried += 1) {
-    const key = keys.visitorPreviewPlace((first + tried) % VISITOR_RENDERS_AT_ONCE);
+  const first = Math.floor(Math.random() * places);
+  for (let tried = 0; tried < places; tried += 1) {
+    const key = keys.visitorPreviewPlace((first + tried) % places);
     const now = Date.now();
     try {
       await updateItem({

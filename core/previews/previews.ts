@@ -6,7 +6,7 @@
  * One account's share of the previewer: one render at a time (core/previews/preview-flights.ts;
  * a newer request replaces the one waiting behind it), held until the render has surely ended,
  * not only while the API waits; its requests a minute are the rate limit's. Visitors, one turn
- * per address, share VISITOR_RENDERS_AT_ONCE places however many addresses they come from.
+ * per address, share 40 % of the previewer's executions however many addresses they come from.
  */
 import { createHash } from 'node:crypto';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
@@ -20,7 +20,7 @@ import { consumeWindow } from '../rate-limits/rate-limits';
 import { headInput, isOwnInputKey, keepPreview, presignInputRead, readKeptPreview } from '../storage/storage';
 import { livePreviewSize } from '#shared/preview-size';
 import { refuseUnsafePreviewUpload } from './inspected-upload';
-import { CallerGoneError, takePreviewTurn, takeVisitorPlace } from './preview-flights';
+import { CallerGoneError, takePreviewTurn, takeVisitorPlace, visitorRendersAtOnce } from './preview-flights';
 import { UPLOAD_MISSING } from '../jobs/render-jobs';
 import { log } from '#observability/logger';
 import { getConfig } from '../config';
@@ -77,7 +77,7 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
     const turn = await takePreviewTurn(subject, previewer.reachMs, gone);
     const turns = [turn];
     if ('visitor' in asker) {
-      const place = await takeVisitorPlace(previewer.reachMs).catch(async (error: unknown) => {
+      const place = await takeVisitorPlace(visitorRendersAtOnce(config.PREVIEW_CONCURRENCY), previewer.reachMs).catch(async (error: unknown) => {
         await turn.release();
         throw error;
       });

@@ -17,6 +17,13 @@ export interface LivePreviewsProps {
 }
 
 /**
+ * One invocation's limit: a cold environment starts Blender and renders the scene's defaults (about 6 s of one vCPU
+ * here), then the preview. The API holds a customer's turn this long when it stopped waiting for an invocation
+ * (core/previews/preview-flights.ts): it is told the figure (grantPreview), so the two cannot drift.
+ */
+export const PREVIEW_TIMEOUT_SECONDS = 20;
+
+/**
  * One vCPU's share (Lambda gives 1 vCPU per 1,769 MB): a preview's forked child renders on one
  * core (render/warm-scene.ts); the warm server with one child fits in about 600 MB, and the
  * denoiser (loaded during Init) takes about 240 MB more for a preview's frame (measured).
@@ -36,15 +43,18 @@ export class LivePreviews extends Construct {
   /** What the API invokes: the function, or its alias with provisioned concurrency. */
   readonly target: lambda.IFunction;
 
+  /** Previews rendering at once, across every customer (the function's reserved executions). */
+  private readonly reservedConcurrency: number;
+
   constructor(scope: Construct, id: string, props: LivePreviewsProps) {
     super(scope, id);
+    this.reservedConcurrency = props.reservedConcurrency;
     this.fn = renderImageFunction(this, {
       image: props.image,
       architecture: props.architecture,
       step: 'preview',
       memorySize: PREVIEW_MEMORY_MB,
-      // A cold environment starts Blender and renders the scene's defaults (about 6 s of one vCPU here), then the preview.
-      timeout: Duration.seconds(20),
+      timeout: Duration.seconds(PREVIEW_TIMEOUT_SECONDS),
       reservedConcurrentExecutions: props.reservedConcurrency,
       environment: { ...props.environment, RENDER_THREADS: '1' },
       description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
@@ -54,9 +64,14 @@ export class LivePreviews extends Construct {
       : this.fn;
   }
 
-  /** Invoking the previews, and where they are (core/config.ts: PREVIEW_FUNCTION). */
+  /**
+   * Invoking the previews, where they are, and what the API shares out (core/config.ts: PREVIEW_FUNCTION, and
+   * PREVIEW_TIMEOUT_SECONDS and PREVIEW_CONCURRENCY, from which it holds turns and counts the visitors' share).
+   */
   grantPreview(grantee: iam.IGrantable & { addEnvironment(key: string, value: string): unknown }): void {
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.target.functionArn] }));
     grantee.addEnvironment('PREVIEW_FUNCTION', this.target.functionArn);
+    grantee.addEnvironment('PREVIEW_TIMEOUT_SECONDS', String(PREVIEW_TIMEOUT_SECONDS));
+    grantee.addEnvironment('PREVIEW_CONCURRENCY', String(this.reservedConcurrency));
   }
 }

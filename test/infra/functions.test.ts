@@ -72,9 +72,15 @@ describe('Lambda functions', () => {
       // The functions that answer live previews (the customer's, the render API's, a visitor's) name the preview function.
       const previewer = creator || entry === 'lambdas/functions/analytics.ts';
       expect(Object.keys(variables).sort(), entry).toEqual(
-        [...SERVER_ENVIRONMENT, 'NODE_OPTIONS', ...(background ? ['CALL_BUDGET'] : []), ...(creator ? ['MEDIA_PROBE_FUNCTION'] : []), ...(previewer ? ['PREVIEW_FUNCTION'] : [])].sort(),
+        [...SERVER_ENVIRONMENT, 'NODE_OPTIONS', ...(background ? ['CALL_BUDGET'] : []), ...(creator ? ['MEDIA_PROBE_FUNCTION'] : []), ...(previewer ? ['PREVIEW_CONCURRENCY', 'PREVIEW_FUNCTION', 'PREVIEW_TIMEOUT_SECONDS'] : [])].sort(),
       );
       if (background) expect(variables.CALL_BUDGET, entry).toBe('background');
+      if (previewer) {
+        // What the API holds a customer's preview turn for, and counts the visitors' share from, is the preview function's own.
+        const previews = resourcesOf(template, 'AWS::Lambda::Function').map(([, fn]) => fn).find((fn) => String(fn.Properties.Description).startsWith('Live previews'))!;
+        expect(Number(variables.PREVIEW_TIMEOUT_SECONDS), entry).toBe(previews.Properties.Timeout);
+        expect(Number(variables.PREVIEW_CONCURRENCY), entry).toBe(previews.Properties.ReservedConcurrentExecutions);
+      }
       expect(variables.MAIL_MODE).toBe('ses');
       expect(variables.PAYMENTS_MODE).toBe('stripe');
       expect(variables.RENDER_MODE).toBe('batch');

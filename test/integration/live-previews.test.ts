@@ -15,7 +15,7 @@ import { livePreview, PREVIEW_ANSWER_MS } from '#core/previews/previews';
 import { ConflictError, ServiceUnavailableError } from '#core/errors';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getItem } from '#core/db/items';
-import { VISITOR_RENDERS_AT_ONCE } from '#core/previews/preview-flights';
+import { LOCAL_VISITOR_RENDERS_AT_ONCE as VISITOR_RENDERS_AT_ONCE } from '#core/previews/preview-flights';
 import { getConfig } from '#core/config';
 import { s3Client } from '#core/ports';
 import { keys } from '#core/db/keys';

@@ -9,10 +9,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { localPreviewer } from '#render/preview-step';
+import { LOCAL_VISITOR_RENDERS_AT_ONCE, visitorRendersAtOnce } from '#core/previews/preview-flights';
 import type { WarmScenes } from '#render/warm-scene';
 import { framePreviewFile } from '#shared/render-contract';
 import type { AddressInfo } from 'node:net';
-import { functionPreviewer, PREVIEW_FUNCTION_TIMEOUT_MS, PREVIEW_INVOKE_MS } from '#adapters/preview-function';
+import { functionPreviewer, PREVIEW_INVOKE_MS } from '#adapters/preview-function';
 import { dependencyFailure, ServiceUnavailableError } from '#core/errors';
 
 describe('the preview function adapter', () => {
@@ -45,7 +46,7 @@ describe('the preview function adapter', () => {
     lambda.close();
   });
 
-  const previews = () => functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint });
+  const previews = () => functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint, timeoutMs: 20_000 });
   const settings = { sceneId: 1, options: '', resolutionX: 1920, resolutionY: 1080, customText: 'Hi', deadline: 1_900_000_000_000 };
 
   it('when a preview is asked, the settings go in one synchronous Invoke and the picture or the customer\'s error comes back', async () => {
@@ -75,17 +76,25 @@ describe('the preview function adapter', () => {
     expect((crashed as { previewMayRunOn?: boolean }).previewMayRunOn).toBeUndefined();
     answer = 'silent';
     // A wait scaled down from PREVIEW_INVOKE_MS, so the test does not sit through 5 s.
-    const impatient = functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint, calls: { budget: 'request', timeoutScale: 0.05 } });
+    const impatient = functionPreviewer({ region: 'eu-west-1', functionName: 'previews', endpoint, timeoutMs: 20_000, calls: { budget: 'request', timeoutScale: 0.05 } });
     const silent = await impatient.render(settings).catch((error: unknown) => error);
     expect(dependencyFailure(silent)).toBeInstanceOf(ServiceUnavailableError);
     expect((silent as { previewMayRunOn?: boolean }).previewMayRunOn).toBe(true);
-    expect(impatient.reachMs).toBe(PREVIEW_FUNCTION_TIMEOUT_MS);
-    expect(PREVIEW_FUNCTION_TIMEOUT_MS).toBeGreaterThan(PREVIEW_INVOKE_MS);
+    // The turn is held for the function's own timeout, which its construct tells the API (PREVIEW_TIMEOUT_SECONDS).
+    expect(impatient.reachMs).toBe(20_000);
+    expect(impatient.reachMs).toBeGreaterThan(PREVIEW_INVOKE_MS);
   });
 
   it('when the function did not render because its caller had gone or its queue was full, the answer says so', async () => {
     answer = { notRendered: 'caller-gone' };
     expect(await previews().render(settings)).toEqual({ notRendered: 'caller-gone' });
+  });
+});
+
+describe("the visitors' share of the previewer", () => {
+  it('when the preview function reserves executions, visitors together get 40 % of them (at least one); where it has no fixed number, 8', () => {
+    expect([20, 5, 2, 1].map((reserved) => visitorRendersAtOnce(reserved))).toEqual([8, 2, 1, 1]);
+    expect(visitorRendersAtOnce(undefined)).toBe(LOCAL_VISITOR_RENDERS_AT_ONCE);
   });
 });
 
