@@ -185,7 +185,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     }
     if (stop.signal.aborted) return await renderTasks.giveBackChunk(task, options.workerId, stoppedBySignal);
 
-    const finished = () => renderTasks.finishChunk(task, options.workerId, frameSeconds);
+    // The steps so far go with the chunk's completion: production's figures, which the customer's promise learns from.
+    const finished = () => renderTasks.finishChunk(task, options.workerId, frameSeconds, undefined, steps);
     if (region) {
       // The finishing step stitches the regions and denoises the frame once every region is stored.
       await jobFiles(job).store(regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
@@ -194,7 +195,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     if (job.isStillRender) return (await deliverStill(job, outputDir, finished)) ? 'done' : 'stopped';
     const segment = await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     // The chunk's record names its segment: the finishing step joins the recorded segments without asking the bucket.
-    return (await renderTasks.finishChunk(task, options.workerId, frameSeconds, segment)) ? 'done' : 'stopped';
+    return (await renderTasks.finishChunk(task, options.workerId, frameSeconds, segment, steps)) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
     const storeError = stores ? await stores.finished().then(() => undefined, (e: unknown) => e) : undefined;

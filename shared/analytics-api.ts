@@ -86,6 +86,33 @@ export type RollupResult =
   | { kind: 'daily'; days: number }
   | { [K in MetricKind]: { kind: K; record: MetricRecords[K] } }[MetricKind];
 
+/** A median and 90th percentile. */
+export interface P50P90 {
+  p50: number;
+  p90: number;
+}
+
+/**
+ * One scene's deliveries over the recalibration's last 7 days (core/analytics/delivery-figures.ts): what renders
+ * were promised against what their customers waited (payment to result, seconds), and the chunks production measured,
+ * which the promise follows from 50 on (shared/fast-path.ts, CALIBRATION_MIN_CHUNKS).
+ */
+export interface SceneDeliveryRow {
+  scene_id: number;
+  scene_name: string;
+  /** The window's first and last UTC day. */
+  from: string;
+  to: string;
+  measured_chunks: number;
+  /** The measured render against the model's (1: as modelled); null with no chunk measured. */
+  render_against_model: P50P90 | null;
+  /** Renders finished with a promise, and those ready within it. */
+  renders: number;
+  on_time: number;
+  promised_seconds: P50P90 | null;
+  actual_seconds: P50P90 | null;
+}
+
 /** GET /api/admin/analytics?days=7|30|90 */
 export interface AnalyticsOverview {
   days: number;
@@ -102,6 +129,8 @@ export interface AnalyticsOverview {
   system: MetricRecords['system'] | null;
   revenue: MetricRecords['revenue'] | null;
   scenes: MetricRecords['scenes'] | null;
+  /** Promised against actual per scene, as of the last recalibration (its own 7-day window, whatever the range). */
+  delivery: SceneDeliveryRow[];
 }
 
 /** GET /api/admin/client-analytics?days=1|7|30|90: figures over the newest 1000 sessions of the range. */

@@ -68,6 +68,17 @@ export const keys = {
   visitorOfDay: (date: string, visitorHash: string) => ({ PK: `VISITORS#${date}`, SK: `V#${visitorHash}` }),
   visitorsOfDay: (date: string) => `VISITORS#${date}`,
   clientSessionsOfDay: (day: string) => `SESSIONS#${day}`,
+  /**
+   * What production measured of one scene's deliveries on one UTC day (core/analytics/step-figures.ts): its chunks'
+   * steps and its renders' promised and actual waits, as counts per bucket. One item per scene and day, so the
+   * recalibration reads at most 7 items a scene however many chunks rendered.
+   */
+  deliveryFiguresOfDay: (sceneId: number, date: string) => ({ PK: `ANALYTICS#DELIVERY#${sceneId}`, SK: `DATE#${date}` }),
+  deliveryFiguresPartition: (sceneId: number) => `ANALYTICS#DELIVERY#${sceneId}`,
+  deliveryFiguresSortKey: (date: string) => `DATE#${date}`,
+  /** The recalibration's figures of one scene (7-day percentiles), which the promise reads; all scenes in one partition for the dashboard. */
+  sceneDeliveryFigures: (sceneId: number) => ({ PK: 'ANALYTICS#SCENE_DELIVERY', SK: `SCENE#${String(sceneId).padStart(4, '0')}` }),
+  sceneDeliveryFiguresPartition: 'ANALYTICS#SCENE_DELIVERY',
   /** Where a session's record lives (its day and created_at), so later flushes update the same item. */
   clientSessionPointer: (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'POINTER' }),
 } as const;

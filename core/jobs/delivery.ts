@@ -1,16 +1,29 @@
 /**
- * What a finished job delivers: its stored outputs with time-limited download links, and the one a job card shows
+ * When a job will be delivered, and what a finished job delivers: its stored outputs with time-limited download links, and the one a job card shows
  * (the image of a still, the video of an animation). A job whose price was given back, or whose card payment was taken
  * back, delivers nothing: the refund and the chargeback are the server's own records, never the worker's word.
  */
+import { readyInSeconds } from '#shared/fast-path';
 import { isImageFile, isVideoFile } from '#shared/files';
+import type { PlanInput } from '#shared/render-plan';
 import { outputsAvailable } from '#shared/jobs';
 import * as messages from '#shared/messages';
 import type { MainOutput, OutputFileView } from '#shared/api-types';
+import { getConfig } from '../config';
 import { NotFoundError, PaymentRequiredError } from '../errors';
+import { sceneStepFigures } from '../analytics/delivery-figures';
 import { renderPaymentTakenBack } from '../payments/chargebacks';
 import { DOWNLOAD_URL_SECONDS, listOutputs, presignDownload } from '../storage/storage';
 import type { JobRecord } from './jobs';
+
+/**
+ * The seconds a new job is promised (readyInSeconds): the delivery model's typical band, learnt from production's
+ * measured chunks of the scene once the last recalibration counted enough of them (core/analytics/delivery-figures.ts),
+ * the bench's figures until then. Planned with the deployment's concurrency, as the launch plans the job.
+ */
+export async function promisedSecondsFor(input: PlanInput): Promise<number> {
+  return readyInSeconds(input, getConfig().RENDER_FUNCTION_CONCURRENCY, await sceneStepFigures(input.sceneId));
+}
 
 /** The job's stored outputs, each with a download link; none while it is not done. */
 export async function deliveredFiles(job: JobRecord): Promise<OutputFileView[]> {

@@ -17,6 +17,7 @@ import { streamImage } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
+import { recordPromiseOutcome } from '../analytics/delivery-figures';
 import { refundFailedJob } from '../payments/fulfilment';
 import { jobFromItem, updateJobAndRead, type JobRecord } from './jobs';
 import { sendJobReport } from './reports';
@@ -55,7 +56,7 @@ async function runEffects(job: JobRecord, now: Date): Promise<void> {
     await reportFailure(job, now);
   } else if (job.status === 'done') {
     await releaseRenderSlotOf(job);
-    if (await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now)) measureDone(job);
+    if (await countOutcome(job, { renders_completed: 1, total_render_time_minutes: job.actualRenderTimeMinutes ?? 0 }, now)) await measureDone(job, now);
     await reportTimeAccuracy(job, now);
   } else {
     return;
@@ -65,12 +66,18 @@ async function runEffects(job: JobRecord, now: Date): Promise<void> {
   await notifyJobOutcome(job).catch((error) => log.error('Webhook not sent', error));
 }
 
-/** A finished render's metrics: the count, and for a paid one the customer's wait from payment to result. */
-function measureDone(job: JobRecord): void {
+/**
+ * A finished render's metrics: the count, for a paid one the customer's wait from payment to result, and for one with a
+ * promise that wait against it (the admin dashboard's promised against actual, core/analytics/delivery-figures.ts).
+ */
+async function measureDone(job: JobRecord, now: Date): Promise<void> {
   businessMetrics.renderDone(job.sceneId, job.mode);
   const paidAt = Date.parse(job.paymentTimestamp ?? '');
   const doneAt = Date.parse(job.completionTime ?? '');
   if (!job.isTest && Number.isFinite(paidAt) && Number.isFinite(doneAt)) businessMetrics.paymentToResult(Math.max(0, (doneAt - paidAt) / 1000), job.sceneId, job.mode);
+  // Waited as the time accuracy counts it (shared/render-policy.ts): from payment, or from creation for a free test.
+  const waitedFrom = Date.parse(job.paymentTimestamp ?? job.created_at);
+  if (Number.isFinite(waitedFrom) && Number.isFinite(doneAt)) await recordPromiseOutcome(job, Math.max(0, (doneAt - waitedFrom) / 1000), now);
 }
 
 /** The day's counters move once per outcome: the increment and the outcome's mark are one transaction. */

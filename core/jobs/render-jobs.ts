@@ -10,12 +10,12 @@ import { FPS, MAX_MEDIA_DURATION_SECONDS } from '#shared/frames';
 import { resolveOptions, serializeOptions } from '#shared/options';
 import { canAbandon, canResume } from '#shared/jobs';
 import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '#shared/output-formats';
-import { readyInSeconds } from '#shared/fast-path';
 import { planInputOf } from '#shared/render-plan';
 import * as messages from '#shared/messages';
 import type { PaymentTicket } from '#shared/api-types';
 import type { CreateJobRequest } from '#shared/schemas';
 import { cancelRender, launchRender, releaseRenderSlotOf } from './launch';
+import { promisedSecondsFor } from './delivery';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement } from '../analytics/counters';
@@ -164,7 +164,7 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
     loggedLines: 0,
     estimatedPrice: price,
     estimatedRenderTimeMinutes: quote.estimatedRenderTimeMinutes,
-    promisedSeconds: readyInSeconds(planInputOf({ sceneId: scene.id, resolution_x: request.resolutionX, resolution_y: request.resolutionY, isTest: request.isTest, total_frames: quote.frames, isStillRender: request.mode === 'still' })),
+    promisedSeconds: await promisedSecondsFor(planInputOf({ sceneId: scene.id, resolution_x: request.resolutionX, resolution_y: request.resolutionY, isTest: request.isTest, total_frames: quote.frames, isStillRender: request.mode === 'still' })),
     totalBillableTimeMinutes: quote.totalBillableTimeMinutes,
     estimatedCloudRunCost: quote.cloudRunCost,
     priceBreakdown: JSON.stringify(quote.breakdown),

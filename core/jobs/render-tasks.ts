@@ -8,6 +8,7 @@
  */
 import { ports } from '../ports';
 import { log } from '#observability/logger';
+import type { ChunkStep } from '#observability/metrics';
 import type { ChunkRecord } from './chunks';
 import type { JobRecord } from './jobs';
 import { REASON_MAX_CHARS, type ChunkStart, type FinishingTask, type JobOutputs, type RenderTaskAnswer, type RenderTaskArgs, type RenderTaskName, type TaskOutcome } from './task-server';
@@ -87,8 +88,8 @@ export const renderTasks = {
    * The chunk is rendered and its outputs stored (frames, a region or a segment): done, with each frame's seconds and
    * the segment an animation's chunk stored, which the finishing step joins. False when it was no longer this worker's.
    */
-  finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>, segment?: string): Promise<boolean> =>
-    ask(task.job.jobId, 'finishChunk', { index: task.chunk.index, workerId, frameSeconds, ...(segment ? { segment } : {}) }),
+  finishChunk: (task: ChunkTask, workerId: string, frameSeconds: Record<string, number>, segment?: string, stepsMs?: Partial<Record<ChunkStep, number>>): Promise<boolean> =>
+    ask(task.job.jobId, 'finishChunk', { index: task.chunk.index, workerId, frameSeconds, ...(segment ? { segment } : {}), ...(stepsMs ? { stepsMs } : {}) }),
 
   /**
    * The chunk this worker holds cannot succeed on another attempt (the customer's file, or a machine that cannot render): the job

@@ -10,9 +10,10 @@
  * guard that holds its table client to nothing (composition/server.ts).
  */
 import { z } from 'zod';
-import { businessMetrics } from '#observability/metrics';
+import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
 import { hasFinishingStep } from '#shared/render-plan';
 import { segmentFirstFrame } from '#shared/render-contract';
+import { recordChunkSteps } from '../analytics/delivery-figures';
 import { outputPrefix } from '../storage/storage';
 import { claimChunk, claimEncode, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease, type ChunkRecord } from './chunks';
 import { changeJob, getJob, recordRenderedFrame, type JobRecord } from './jobs';
@@ -121,7 +122,8 @@ const tasks = {
 
   /**
    * The chunk is rendered and its outputs stored: done, with each frame's seconds and an animation's segment (its name,
-   * which must be this chunk's). False when it was no longer this worker's.
+   * which must be this chunk's). False when it was no longer this worker's. The chunk's steps so far (milliseconds), when
+   * sent, are kept on its scene's figures for the day (core/analytics/delivery-figures.ts), which the promise learns from.
    */
   finishChunk: {
     args: z.object({
@@ -129,9 +131,16 @@ const tasks = {
       workerId: field.workerId,
       frameSeconds: z.record(z.string().regex(/^\d{1,8}$/), z.number().min(0).max(1e7)).refine((seconds) => Object.keys(seconds).length <= 100_000),
       segment: z.string().max(100).refine((name) => segmentFirstFrame(name) !== undefined, 'is not a segment name').optional(),
+      stepsMs: z.partialRecord(z.enum(CHUNK_STEPS), z.number().min(0).max(1e8)).optional(),
     }),
-    run: (jobId: string, { index, workerId, frameSeconds, segment }: { index: number; workerId: string; frameSeconds: Record<string, number>; segment?: string }): Promise<boolean> =>
-      finishChunk(jobId, index, workerId, frameSeconds, segment),
+    run: async (
+      jobId: string,
+      { index, workerId, frameSeconds, segment, stepsMs }: { index: number; workerId: string; frameSeconds: Record<string, number>; segment?: string; stepsMs?: Record<string, number> },
+    ): Promise<boolean> => {
+      const done = await finishChunk(jobId, index, workerId, frameSeconds, segment);
+      if (done && stepsMs) await withJob(jobId, undefined, (job) => recordChunkSteps(job, Object.keys(frameSeconds).length, stepsMs));
+      return done;
+    },
   },
 
   /**

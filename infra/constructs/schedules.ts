@@ -44,6 +44,15 @@ export const scheduledJobs = [
     sendsMail: false,
   },
   {
+    id: 'DeliveryRecalibration',
+    entry: 'lambdas/scheduled/delivery-recalibration.ts',
+    description: "Hourly recalibration of the delivery promise from production's measured chunks",
+    // Hourly: a scene that passes its 50 measured chunks is promised from them within the hour; a run reads 7 items a scene.
+    schedule: events.Schedule.rate(Duration.hours(1)),
+    timeout: Duration.minutes(2),
+    sendsMail: false,
+  },
+  {
     id: 'Reconciliation',
     entry: 'lambdas/scheduled/reconciliation.ts',
     description: 'Daily credit reconciliation, e-mailed to the owner',

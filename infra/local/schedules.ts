@@ -1,6 +1,7 @@
 import { sweepStaleJobs } from '#core/jobs/stale-sweep';
 import { reconcileCredits } from '#core/credits/reconciliation';
 import { runDailyRollup } from '#core/analytics/rollup';
+import { recalibrateDelivery } from '#core/analytics/delivery-figures';
 import { applyRetention } from '#core/analytics/retention';
 import { retryDueWebhooks } from '#core/webhooks/webhooks';
 import { log, withLogScope } from '#observability/logger';
@@ -32,6 +33,7 @@ export function startSchedules(): () => void {
     every(day, 'credit reconciliation', () => reconcileCredits(), true),
     every(day, 'analytics rollup', () => runDailyRollup(), true),
     every(day, 'retention', () => applyRetention(), true),
+    every(3600_000, 'delivery recalibration', () => recalibrateDelivery(), true),
   ];
   return () => timers.forEach(clearInterval);
 }

@@ -24,6 +24,7 @@ import { dayOf, listDailyCounters, recordPageView, visitorKeyOf, type DailyStats
 import { clearAnalyticsKind, latestMetricInRange, type MetricKind } from '#core/analytics/metrics';
 import { listSessionsNewestFirst, saveSession, type SaveOutcome } from '#core/analytics/sessions';
 import { runRollup } from '#core/analytics/rollup';
+import { listSceneDeliveryRows } from '#core/analytics/delivery-figures';
 import type { AnalyticsOverview, ClearResponse, ClientAnalyticsView, ImportResponse } from '#shared/analytics-api';
 
 
@@ -122,18 +123,19 @@ export async function adminAnalytics(event: ApiEvent): Promise<AnalyticsOverview
   const previousFrom = dayOf(new Date(now.getTime() - (2 * days - 1) * DAY_MS));
   const to = dayOf(now);
   const latest = <K extends MetricKind>(kind: K) => latestMetricInRange(kind, from, to);
-  const [counters, renders, users, system, revenue, scenes] = await Promise.all([
+  const [counters, renders, users, system, revenue, scenes, delivery] = await Promise.all([
     listDailyCounters(previousFrom, to),
     latest('renders'),
     latest('users'),
     latest('system'),
     latest('revenue'),
     latest('scenes'),
+    listSceneDeliveryRows(),
   ]);
   const daily = counters.filter((stats) => stats.date >= from);
   const started = (list: readonly DailyStats[]) => list.reduce((sum, stats) => sum + stats.renders_started, 0);
   const rendersGrowth = rangeGrowth(started(daily), started(counters.filter((stats) => stats.date < from)));
-  return { days, from, to, daily, rendersGrowth, renders, users, system, revenue, scenes };
+  return { days, from, to, daily, rendersGrowth, renders, users, system, revenue, scenes, delivery };
 }
 
 /**

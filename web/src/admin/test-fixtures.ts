@@ -32,6 +32,7 @@ export function overviewFixture(overrides: Partial<AnalyticsOverview> = {}): Ana
         { scene_id: 99, scene_name: 'Unknown', usage_count: 1 },
       ],
     },
+    delivery: [],
     ...overrides,
   };
 }
