@@ -5,7 +5,10 @@
  * image for the same. The loop never returns; Lambda freezes and ends the process.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -87,16 +90,98 @@ const INVOCATION_EXIT_MS = 5_000;
  * What it keeps between invocations (the warm scene servers) the invocation's process asks for on the same channel
  * (`serve` binds those answers). The next invocation's process starts once `between` has cleared the last one's.
  */
-export async function serveInvocationsApart(runtimeApi: string, options: { env?: Record<string, string>; serve?: (child: ChildProcess) => void }, between: () => Promise<void> = async () => {}): Promise<never> {
+export async function serveInvocationsApart(
+  runtimeApi: string,
+  options: { env?: Record<string, string>; serve?: (child: ChildProcess) => void; restore?: RestoreHooks },
+  between: () => Promise<void> = async () => {},
+): Promise<never> {
+  await restoreLifecycle(runtimeApi, options.restore ?? {});
   const base = runtimeBase(runtimeApi);
   for (;;) {
-    const child = fork(process.argv[1], [INVOCATION_PROCESS], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(process.argv[1], [INVOCATION_PROCESS], { env: { ...process.env, ...options.env }, execArgv: invocationExecArgv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     options.serve?.(child);
     const { requestId, outcome, ended } = await invocationIn(child);
     if (!requestId) throw new Error(`The invocation's process ended (${ended}) before it took an invocation`);
     await clearAfter(requestId, between);
     await answerInvocation(base, requestId, outcome ?? { error: { name: 'Runtime.ExitError', message: `The invocation's process ended (${ended}) before it answered` } });
   }
+}
+
+/**
+ * SnapStart's lifecycle for a runtime of one's own (Lambda developer guide, "Implementing SnapStart hooks for container
+ * images"): a version published with SnapStart runs Init once, with AWS_LAMBDA_INITIALIZATION_TYPE=snap-start; its
+ * last step runs the before-snapshot hooks and asks `/runtime/restore/next`, which Lambda answers only in each
+ * environment it restores from the snapshot; the after-restore hooks run there, before the first `/invocation/next`.
+ * Whatever Init made (random state, ids, connections, credentials) is in every environment restored from that one
+ * snapshot ("Handling uniqueness with Lambda SnapStart"): the hooks make it each environment's own again.
+ */
+export interface RestoreHooks {
+  /** Init's last step, before the snapshot is taken. */
+  beforeSnapshot?: () => Promise<void>;
+  /** In each restored environment, before its first invocation is asked for. */
+  afterRestore?: () => Promise<void>;
+}
+
+/** Whether this Init is the one a snapshot is taken of (a version published with SnapStart on). */
+export const isSnapStartInit = () => process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'snap-start';
+
+/**
+ * Runs the restore lifecycle when this Init is SnapStart's (nothing otherwise): returns in a restored environment once
+ * its after-restore hooks have run. A hook that fails is reported to `/runtime/restore/error` and ends the process:
+ * an environment that could not be made its own must not serve.
+ */
+export async function restoreLifecycle(runtimeApi: string, hooks: RestoreHooks): Promise<void> {
+  if (!isSnapStartInit()) return;
+  await hooks.beforeSnapshot?.();
+  // On a connection of its own, closed once answered, not one of fetch's kept-alive pool: no connection opened before
+  // the snapshot is used after it.
+  const status = await restoreRequest(runtimeApi, 'GET', 'next');
+  if (status !== 200) throw new Error(`the Runtime API answered ${status} to /runtime/restore/next`);
+  try {
+    await hooks.afterRestore?.();
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    log.error('The after-restore hooks failed: the environment ends', { error });
+    await restoreRequest(runtimeApi, 'POST', 'error', JSON.stringify({ errorType: name, errorMessage: message }), { 'Lambda-Runtime-Function-Error-Type': `Runtime.${name}` }).catch(() => {});
+    process.exit(1);
+  }
+}
+
+function restoreRequest(runtimeApi: string, method: 'GET' | 'POST', step: 'next' | 'error', body?: string, headers: Record<string, string> = {}): Promise<number> {
+  const [host, port] = runtimeApi.split(':');
+  return new Promise((resolve, reject) => {
+    const sent = request({ host, port: Number(port || 80), method, path: `/${API_VERSION}/runtime/restore/${step}`, agent: false, headers }, (answer) => {
+      answer.resume();
+      answer.once('end', () => resolve(answer.statusCode ?? 0));
+    });
+    sent.once('error', reject);
+    sent.end(body);
+  });
+}
+
+/**
+ * Fresh random bytes for a seed: the kernel's, hashed with this moment's high-resolution clock. Not OpenSSL's generator
+ * in this process, whose state a snapshot holds as Init left it in every restored environment; and should the kernel's
+ * pool too be restored as it was, two restores do not happen at the same nanosecond.
+ */
+export function freshSeed(): Buffer {
+  const bytes = Buffer.alloc(32);
+  const urandom = openSync('/dev/urandom', 'r');
+  try {
+    readSync(urandom, bytes, 0, bytes.length, null);
+  } finally {
+    closeSync(urandom);
+  }
+  return createHash('sha256').update(bytes).update(String(process.hrtime.bigint())).update(String(Date.now())).digest();
+}
+
+/**
+ * An invocation's process starts with its own seed for V8's Math.random, drawn as it starts (freshSeed), in place of any
+ * the runtime loop itself was given: V8 takes its seed only at start, and a fork inherits the parent's options.
+ */
+function invocationExecArgv(): string[] {
+  const seed = freshSeed().readInt32LE(0) || 1;
+  return [...process.execArgv.filter((option) => !/^--random[-_]seed/.test(option)), `--random-seed=${seed}`];
 }
 
 /** What an invocation's process told (its request id once it took one, then its outcome), once it has ended. */

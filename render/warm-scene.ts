@@ -44,6 +44,8 @@ import { log } from '#observability/logger';
 export const MAX_FORKS = 200;
 /** A server with no request for this long is stopped (its memory goes back to the machine). */
 export const IDLE_MS = 10 * 60_000;
+/** How long a parent may take to seed its generators again after a restore (a few milliseconds: no render runs). */
+const RESEED_MS = 5_000;
 /** Blender's start and the defaults' first render, at most. */
 const START_MS = 60_000;
 /**
@@ -291,6 +293,31 @@ export class WarmScene {
     }
     parent.asking = false;
     return status;
+  }
+
+  /**
+   * After a restore from a snapshot (render/worker.ts): the running parent seeds Python's and numpy's generators again
+   * from `seed` (render/scenes/warm.py, RESEED), in line after any request. Resolves with a digest of their new states,
+   * or undefined when no parent runs (the next one starts after the restore and seeds its own). A parent that does not
+   * take its seed within RESEED_MS is ended: it must not fork a child with the snapshot's state.
+   */
+  async reseed(seed: Buffer): Promise<string | undefined> {
+    const turn = this.line.then(async () => {
+      const parent = await this.parent?.catch(() => undefined);
+      if (!parent || parent.ended) return undefined;
+      const id = randomUUID();
+      const status = await new Promise<string>((resolve) => {
+        const timer = setTimeout(() => (parent.pending.delete(id), resolve('no answer')), RESEED_MS);
+        parent.pending.set(id, (answer) => (clearTimeout(timer), resolve(answer)));
+        parent.channel.write(`RESEED ${JSON.stringify({ id, seed: seed.toString('hex') })}\n`);
+      });
+      const digest = /^ok ([0-9a-f]+)$/.exec(status)?.[1];
+      if (digest) return digest;
+      this.replace(parent, `did not take its seed after a restore (${status})`);
+      return undefined;
+    });
+    this.line = turn.catch(() => {});
+    return turn;
   }
 
   /** Stops the parent (the next request starts another). */
@@ -620,6 +647,16 @@ export class WarmScenes {
 
   async stop(): Promise<void> {
     await Promise.all([...this.servers.values()].map((server) => server.stop()));
+  }
+
+  /** Starts the parents of these scenes now, together (a function's Init, before its snapshot). */
+  async warm(sceneIds: number[]): Promise<void> {
+    await Promise.all(sceneIds.map((sceneId) => this.scene(sceneId).warm()));
+  }
+
+  /** Each running parent takes a seed of its own (`seedOf`, called once per parent): after a restore from a snapshot. */
+  async reseed(seedOf: () => Buffer): Promise<(string | undefined)[]> {
+    return Promise.all([...this.servers.values()].map((server) => server.reseed(seedOf())));
   }
 
   /**

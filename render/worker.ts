@@ -26,11 +26,13 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { runChunk, type ChunkTimings } from './chunk-runner';
 import { runFinishing } from './finish-step';
-import { answerOver, askOver, clearInvocation, INVOCATION_PROCESS, invocationChannel, invocationOf, runtimeLoopChannel, serveInvocationsApart, serveOneInvocation, type InvocationChannel } from './lambda-runtime';
+import { answerOver, askOver, clearInvocation, freshSeed, INVOCATION_PROCESS, invocationChannel, invocationOf, isSnapStartInit, runtimeLoopChannel, serveInvocationsApart, serveOneInvocation, type InvocationChannel, type RestoreHooks } from './lambda-runtime';
 import { runProbe } from './probe-step';
 import { sharedDenoiser, type DenoiseQuality } from './denoiser';
 import { previewInvocation, previewJob, renderPreview, type UploadDownload } from './preview-step';
 import { WarmScenes } from './warm-scene';
+import { findBlender } from './blender-install';
+import { scenes } from '#shared/catalogue';
 import { answerWarmRequests, renderWarm, warmOverIpc } from './warm-render';
 import { containTools } from './tool-environment';
 import { log, withLogScope } from '#observability/logger';
@@ -90,22 +92,43 @@ async function serveTheEnvironment(api: string): Promise<never> {
   // final frame by the warm servers then finds its session ready instead of creating it on the critical path (0.2-0.3 s
   // here, from a warm disk; longer from an image Lambda loads lazily). The preview function's pictures use the fast one
   // only. At most INIT_DENOISER_MS of Init's 10 s; a failed load is tried again on first use.
-  await Promise.race([
-    loadDenoisers(process.env.RENDER_STEP === 'preview' ? ['fast'] : ['high', 'fast'], 'during Init'),
-    new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref()),
-  ]);
+  // A SnapStart version's Init runs when the version is published, not on a customer's path: it waits for the whole load.
+  const denoisers = loadDenoisers(process.env.RENDER_STEP === 'preview' ? ['fast'] : ['high', 'fast'], 'during Init');
+  await (isSnapStartInit() ? denoisers : Promise.race([denoisers, new Promise((resolve) => setTimeout(resolve, INIT_DENOISER_MS).unref())]));
   // The preview function (RENDER_STEP=preview): warm scene servers, kept between invocations, render live previews for the API.
-  if (process.env.RENDER_STEP === 'preview') {
-    const servers = new WarmScenes({ threads });
-    return serveInvocationsApart(api, { serve: (child) => answerOver(invocationChannel(child), (question) => previewForInvocation(question, servers, invocationChannel(child))) }, betweenInvocations && (() => clearInvocation(undefined, servers.pids())));
-  }
   // Chunks are rendered by warm scene servers this environment keeps between invocations (render/warm-render.ts).
-  const servers = new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
-  return serveInvocationsApart(
-    api,
-    { env: { WARM_RENDERS: '1' }, serve: (child) => answerWarmRequests(child, (request, hooks) => renderWarm(servers, request, hooks)) },
-    betweenInvocations && (() => clearInvocation(undefined, servers.pids())),
-  );
+  const preview = process.env.RENDER_STEP === 'preview';
+  const servers = preview ? new WarmScenes({ threads }) : new WarmScenes({ threads, bands: Math.min(8, availableParallelism()) });
+  const clear = betweenInvocations && (() => clearInvocation(undefined, servers.pids()));
+  const restore = await snapshotOf(servers, clear);
+  if (preview) return serveInvocationsApart(api, { restore, serve: (child) => answerOver(invocationChannel(child), (question) => previewForInvocation(question, servers, invocationChannel(child))) }, clear);
+  return serveInvocationsApart(api, { restore, env: { WARM_RENDERS: '1' }, serve: (child) => answerWarmRequests(child, (request, hooks) => renderWarm(servers, request, hooks)) }, clear);
+}
+
+/**
+ * What a SnapStart version's snapshot holds, and how each environment restored from it becomes its own (Lambda developer
+ * guide, "Implementing SnapStart hooks for container images" and "Handling uniqueness with Lambda SnapStart"). Init
+ * starts a warm parent for every scene of the catalogue (measured here: about 3-5 s each on one core, 120-150 MB of
+ * proportional memory each, 0.9 GB for the seven: within the preview function's 1,769 MB with its denoiser and a child),
+ * so neither a chunk nor a preview pays Blender's start, its scene build or its version probe (the parents asked it).
+ * Before the snapshot, what the clearing between invocations removes is removed (no invocation has run: there is no job's
+ * file, ticket or credential to find, and nothing else may be in the snapshot either). After each restore, every parent
+ * seeds Python's and numpy's generators again from a seed of its own (render/scenes/warm.py, RESEED); this loop draws no
+ * random value, opens no connection and holds no credential of its own, and each invocation's process starts after the
+ * restore with its own V8 seed (render/lambda-runtime.ts). Without SnapStart, parents start on first use, as before:
+ * seven of them would not fit in Init's 10 s.
+ */
+async function snapshotOf(servers: WarmScenes, clear: (() => Promise<void>) | undefined): Promise<RestoreHooks | undefined> {
+  if (!isSnapStartInit()) return undefined;
+  await findBlender();
+  await servers.warm(scenes.map((scene) => scene.id));
+  return {
+    beforeSnapshot: async () => clear?.(),
+    afterRestore: async () => {
+      const digests = await servers.reseed(freshSeed);
+      log.info('Restored from a snapshot: the scene servers were seeded again', { parents: digests.filter(Boolean).length });
+    },
+  };
 }
 
 /**

@@ -14,6 +14,8 @@ customer's file. Then it speaks on file descriptor 3, its only channel:
                                        "denoisedFile": path (save only), "deadline": seconds, "user": [uid, gid] | null,
                                        "bands": n, "parts": [{"frames": [...], "socket": path}, ...] (frames only)}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
+    RESEED <json>                      (worker) {"id", "seed": hex}: after a restore from a snapshot, Python's and
+                                       numpy's generators are seeded again from it; answered DONE <id> ok <digest of their states>
 
 The parent never reads a customer's settings (their text, options, file names): a request names
 only its folder and the worker's own choices. Each child reads the settings from request.json
@@ -45,9 +47,11 @@ then kept by the child's own alarm (the worker cannot stop one child of a parent
 """
 
 import ctypes
+import hashlib
 import importlib.util
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -60,7 +64,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpy  # noqa: E402
 import building  # noqa: E402
-import numpy  # noqa: E402,F401 - loaded once here, for the children that join a preview's bands
+import numpy  # noqa: E402 - loaded once here, for the children that join a preview's bands (and reseeded after a restore)
 import protocol  # noqa: E402
 
 PR_SET_PDEATHSIG = 1
@@ -125,9 +129,26 @@ def serial_exr():
     return False
 
 
+def reseed(seed):
+    """Seeds Python's and numpy's generators again from `seed` (render/worker.ts sends one after a restore from a
+    snapshot: what they were seeded with from os.urandom when this process started is in every environment restored
+    from that snapshot, and every child forked after it would draw the same numbers there). Answers a digest of
+    their new states, never the states themselves."""
+    random.seed(seed)
+    states = [repr(random.getstate())]
+    numpy.random.seed([int.from_bytes(seed[i : i + 4], "little") for i in range(0, len(seed), 4)])
+    states.append(repr(numpy.random.get_state()))
+    return hashlib.sha256("".join(states).encode()).hexdigest()[:32]
+
+
 def serve(channel_in, channel_out, build):
     for line in channel_in:
         kind, _, body = line.strip().partition(" ")
+        if kind == "RESEED":
+            request = json.loads(body)
+            channel_out.write(f"DONE {request['id']} ok {reseed(bytes.fromhex(request['seed']))}\n")
+            channel_out.flush()
+            continue
         if kind != "RENDER":
             raise RuntimeError(f"unexpected request {line[:80]!r}")
         # Only the folder and the worker's own choices: the customer's settings stay in the folder, for the children.

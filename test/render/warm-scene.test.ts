@@ -439,3 +439,30 @@ describe('a warm scene server', () => {
     }
   });
 });
+
+describe('a warm scene server restored from a snapshot', () => {
+  test('when two environments are restored from one snapshot and each parent is given its own seed, their generators differ; given the same seed, they are the same (the seed alone sets them, nothing the snapshot held)', async () => {
+    // Two parents of the same scene stand for one parent in two restored environments.
+    const [first, second] = [1, 2].map(() => new WarmScene({ scene: getScene(1)!, identity: sceneToolIdentity(1), maxForks: 10 }));
+    try {
+      await Promise.all([first.warm(), second.warm()]);
+      const pids = [first.readyPid, second.readyPid];
+      const same = randomBytes(32);
+      const [sameFirst, sameSecond] = await Promise.all([first.reseed(same), second.reseed(same)]);
+      expect(sameFirst).toMatch(/^[0-9a-f]{32}$/);
+      expect(sameSecond).toBe(sameFirst);
+      const [ownFirst, ownSecond] = await Promise.all([first.reseed(randomBytes(32)), second.reseed(randomBytes(32))]);
+      expect(ownFirst).toMatch(/^[0-9a-f]{32}$/);
+      expect(ownSecond).toMatch(/^[0-9a-f]{32}$/);
+      expect(ownFirst).not.toBe(ownSecond);
+      expect(ownFirst).not.toBe(sameFirst);
+      // Reseeded, not replaced: the warm parents serve on.
+      expect([first.readyPid, second.readyPid]).toEqual(pids);
+      const afterRestore = await first.render({ sceneId: 1, customText: 'After restore', ...TINY_PREVIEW }, 30_000);
+      await afterRestore.done();
+      expect(first.readyPid).toBe(pids[0]);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 120_000);
+});

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { invocationOf, serveInvocations } from '#render/lambda-runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { INVOCATION_PROCESS, invocationOf, serveInvocations } from '#render/lambda-runtime';
 import { runtimeApiDouble } from './runtime-api-double';
 
 describe('the render function speaks the Lambda Runtime API', () => {
@@ -70,5 +70,125 @@ describe('the functions serve each invocation in a process of its own', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+});
+
+/** A program that serves as the functions do and speaks SnapStart's lifecycle, noting each step in JOURNAL. */
+const RESTORED = `
+import { appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { INVOCATION_PROCESS, serveInvocationsApart, serveOneInvocation } from ${JSON.stringify(fileURLToPath(new URL('../../render/lambda-runtime.ts', import.meta.url)))};
+
+const api = process.env.AWS_LAMBDA_RUNTIME_API;
+const note = (line) => appendFileSync(process.env.JOURNAL, line + '\\n');
+if (process.argv[2] === INVOCATION_PROCESS) {
+  await serveOneInvocation(api, async () => (note('invocation'), { random: Math.random(), uuid: randomUUID() }));
+}
+// What Init draws is in the snapshot, shared by every environment restored from it.
+const atInit = Math.random();
+await serveInvocationsApart(api, {
+  restore: {
+    beforeSnapshot: async () => note('before-snapshot ' + atInit),
+    afterRestore: async () => {
+      if (process.env.FAIL_RESTORE) throw new RangeError('no fresh seed');
+      note('after-restore');
+    },
+  },
+});
+`;
+
+/** The invocation processes (started with INVOCATION_PROCESS) whose parent is `pid`: tsx's own helper is not one. */
+function invocationProcessesOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const parent = /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1];
+        return parent === String(pid) && readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(INVOCATION_PROCESS);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * One environment of a SnapStart version: Init, the snapshot (the double's `snapshot`, which sees what it would hold),
+ * the restore and `events`. `nodeOptions` are the runtime loop's own (a fixed V8 seed stands for the state a snapshot
+ * gives every restored environment alike).
+ */
+async function runRestored(dir: string, events: unknown[], settings: { snapStart?: boolean; failRestore?: boolean; nodeOptions?: string[] } = {}) {
+  const journal = join(dir, `journal-${Math.random()}`);
+  writeFileSync(journal, '');
+  let loopPid = 0;
+  const atSnapshot: { journal?: string; children?: number[]; asked?: string[] } = {};
+  const api = await runtimeApiDouble(events, {
+    snapshot: () => {
+      atSnapshot.journal = readFileSync(journal, 'utf8');
+      atSnapshot.children = invocationProcessesOf(loopPid);
+      atSnapshot.asked = [...api.asked];
+    },
+  });
+  const loop = spawn(process.execPath, [...(settings.nodeOptions ?? []), '--import', 'tsx', join(dir, 'function.mts')], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: {
+      PATH: process.env.PATH,
+      AWS_LAMBDA_RUNTIME_API: api.address,
+      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      JOURNAL: journal,
+      ...(settings.snapStart === false ? {} : { AWS_LAMBDA_INITIALIZATION_TYPE: 'snap-start' }),
+      ...(settings.failRestore ? { FAIL_RESTORE: '1' } : {}),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  loopPid = loop.pid!;
+  let output = '';
+  loop.stderr.on('data', (data: Buffer) => (output += data.toString()));
+  const code = await new Promise((resolve) => loop.once('exit', resolve));
+  api.close();
+  const answers = api.posted.filter((post) => post.path.includes('/invocation/')).map((post) => JSON.parse(post.body) as { random: number; uuid: string });
+  return { code, output, asked: api.asked, posted: api.posted, answers, atSnapshot, journal: readFileSync(journal, 'utf8').trim().split('\n') };
+}
+
+describe('the functions speak SnapStart\'s restore lifecycle', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'restored-'));
+  writeFileSync(join(dir, 'function.mts'), RESTORED);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('when a version is published with SnapStart, Init ends with the before-snapshot hook, the snapshot holds no invocation (none asked for, no process of one), and the after-restore hook runs before the first invocation is asked for', async () => {
+    const run = await runRestored(dir, [{ n: 1 }]);
+    expect(run.atSnapshot.asked).toEqual(['restore/next']);
+    expect(run.atSnapshot.children).toEqual([]);
+    expect(run.atSnapshot.journal).toMatch(/^before-snapshot [\d.]+\n$/);
+    expect(run.asked.slice(0, 3)).toEqual(['restore/next', 'invocation/next', 'invocation/next']);
+    expect(run.journal.map((line) => line.split(' ')[0])).toEqual(['before-snapshot', 'after-restore', 'invocation']);
+    expect(run.answers).toHaveLength(1);
+  }, 60_000);
+
+  it('when the function has no SnapStart (Init is not a snapshot\'s), the runtime asks for invocations at once and runs neither hook', async () => {
+    const run = await runRestored(dir, [{ n: 1 }], { snapStart: false });
+    expect(run.asked[0]).toBe('invocation/next');
+    expect(run.asked).not.toContain('restore/next');
+    expect(run.journal).toEqual(['invocation']);
+  }, 60_000);
+
+  it('when two environments are restored from one snapshot (the same random state in the runtime loop), their invocations still draw different random values', async () => {
+    // V8 takes a fixed seed here as a snapshot fixes its state: both loops draw the same value during Init.
+    const [first, second] = [await runRestored(dir, [{ n: 1 }], { nodeOptions: ['--random-seed=7'] }), await runRestored(dir, [{ n: 1 }], { nodeOptions: ['--random-seed=7'] })];
+    expect(first.journal[0]).toBe(second.journal[0]);
+    expect(first.answers).toHaveLength(1);
+    expect(second.answers).toHaveLength(1);
+    expect(first.answers[0].random).not.toBe(second.answers[0].random);
+    expect(first.answers[0].uuid).not.toBe(second.answers[0].uuid);
+  }, 60_000);
+
+  it('when the after-restore hook fails, the error goes to /runtime/restore/error, no invocation is asked for and the environment ends', async () => {
+    const run = await runRestored(dir, [{ n: 1 }], { failRestore: true });
+    expect(run.code).not.toBe(0);
+    expect(run.asked).toEqual(['restore/next', 'restore/error']);
+    const [report] = run.posted;
+    expect(report.path).toBe('/2018-06-01/runtime/restore/error');
+    expect(report.errorType).toBe('Runtime.RangeError');
+    expect(JSON.parse(report.body)).toEqual({ errorType: 'RangeError', errorMessage: 'no fresh seed' });
   }, 60_000);
 });
