@@ -37,7 +37,7 @@ export type PreviewAsker = { userId: string } | { visitor: string };
 
 const subjectOf = (asker: PreviewAsker) => ('userId' in asker ? `user#${asker.userId}` : `visitor#${asker.visitor}`);
 
-/** How long the preview function may read the upload through its link: its whole run at most (its timeout). */
+/** How long the preview function may read the upload through its link: past its whole run (its 20 s timeout), not the 120 s a probe's link lives. */
 const INPUT_LINK_SECONDS = 30;
 
 /**
@@ -105,8 +105,11 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
     // run on (the function still running after the API stopped waiting) keeps it until its reach has passed.
     void rendered.then(giveBack, (error: unknown) => (previewMayRunOn(error) ? undefined : giveBack())).catch((error: unknown) => log.warn('A live preview\'s turn was not given back: it ends with its reach', { error }));
     const answer = await rendered;
-    // Kept even when the caller has gone: the same settings asked again find it.
-    if ('image' in answer) await keepPreview(hash, Buffer.from(answer.image, 'base64'));
+    // Kept even when the caller has gone: the same settings asked again find it. Keeping is a saving, not the answer:
+    // a picture that could not be kept is still shown.
+    if ('image' in answer) {
+      await keepPreview(hash, Buffer.from(answer.image, 'base64')).catch((error: unknown) => log.warn('A live preview was not kept', { error }));
+    }
     return answer;
   })();
   const rendered = await answerBefore(rendering, gone);
@@ -148,7 +151,7 @@ async function answerBefore<T>(work: Promise<T>, gone: AbortSignal): Promise<T> 
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (error instanceof CallerGoneError) throw lateAnswer();
-    // The table or storage failing around the render (a turn, the kept picture) is named as itself, not as the farm.
+    // The table or storage failing around the render (a turn, a visitor's place) is named as itself, not as the farm.
     const ours = dependencyFailure(error);
     if (ours && ours.dependency !== 'farm') throw ours;
     log.error('A live preview failed', { error });
