@@ -31,7 +31,7 @@ export const keys = {
   inspectedUpload: (key: string, etag: string) => ({ PK: `INSPECTED#${key}`, SK: `ETAG#${etag}` }),
   /** The live preview one asker (a user, or a visitor's salted address hash) has rendering, and the one waiting behind it. */
   previewFlight: (subject: string) => ({ PK: `PREVIEW#${subject}`, SK: 'FLIGHT' }),
-  /** One of the places visitors' live previews share (core/previews/preview-flights.ts, VISITOR_RENDERS_AT_ONCE). */
+  /** One of the places visitors' live previews share (core/previews/preview-flights.ts, visitorRendersAtOnce). */
   visitorPreviewPlace: (place: number) => ({ PK: 'PREVIEW_VISITORS', SK: `PLACE#${place}` }),
   /** A client's Idempotency-Key, scoped to its user and to the operation it was sent to. */
   idempotencyKey: (userId: string, scope: string, key: string) => ({ PK: `IDEMPOTENCY#${userId}#${scope}`, SK: `KEY#${key}` }),
