@@ -65,6 +65,13 @@ export interface DeploySettings {
    * nothing runs or is billed while idle; each one kept costs its memory's provisioned rate all month.
    */
   previewProvisionedConcurrency: number;
+  /**
+   * SnapStart on the render and preview functions (on by default): their published versions are restored from a
+   * snapshot taken after Init started a warm scene server per scene, so no chunk or preview pays Blender's start; each
+   * function's /tmp is then 512 MB. Its snapshot cache is billed while a version is active (npm run costs prints it);
+   * false keeps the idle cost under $12 a month. Not with previewProvisionedConcurrency (SnapStart does not support it).
+   */
+  snapStart: boolean;
   /** Executions reserved for the media probe: uploads measured at once, across every user. */
   probeConcurrency: number;
   /** Executions reserved for the live previews: previews rendering at once, across every customer. */
@@ -100,6 +107,7 @@ export const settingDefaults = {
   webDistDir: 'web/dist',
   allowNoWaf: false,
   previewProvisionedConcurrency: 0,
+  snapStart: true,
   createMailIdentity: true,
   probeConcurrency: 20,
   previewConcurrency: 20,
@@ -229,9 +237,15 @@ export function readSettings(node: Context, region?: string): DeploySettings {
     throw new SettingsError('previewProvisionedConcurrency', `must be at most previewConcurrency (${previewConcurrency}), got ${previewProvisionedConcurrency}`);
   }
 
+  const snapStart = flag(node, 'snapStart', settingDefaults.snapStart);
+  if (snapStart && previewProvisionedConcurrency > 0) {
+    throw new SettingsError('previewProvisionedConcurrency', `must be 0 while snapStart is on (SnapStart does not support provisioned concurrency), got ${previewProvisionedConcurrency}: pass -c snapStart=false to keep environments provisioned`);
+  }
+
   const ownerEmail = email(node, 'ownerEmail', settingDefaults.ownerEmail);
   return {
     previewProvisionedConcurrency,
+    snapStart,
     probeConcurrency: integer(node, 'probeConcurrency', settingDefaults.probeConcurrency),
     previewConcurrency,
     accountConcurrency: integer(node, 'accountConcurrency', settingDefaults.accountConcurrency),

@@ -127,7 +127,7 @@ export class CloudRenderStack extends Stack {
     // concurrency for the fast path; npm run deploy -- --batch-only, scripts/deploy.ts).
     const renderFunction =
       settings.renderFunctionConcurrency > 0
-        ? new RenderFunction(this, 'RenderFunction', { environment: sharedEnvironment, sessionBroker: render.sessionBroker.fn, reservedConcurrency: settings.renderFunctionConcurrency, worker })
+        ? new RenderFunction(this, 'RenderFunction', { environment: sharedEnvironment, sessionBroker: render.sessionBroker.fn, reservedConcurrency: settings.renderFunctionConcurrency, worker, snapStart: settings.snapStart })
         : undefined;
     const serverEnvironment: Record<string, string> = {
       ...sharedEnvironment,
@@ -195,6 +195,7 @@ export class CloudRenderStack extends Stack {
       architecture: worker.architecture,
       provisionedConcurrency: settings.previewProvisionedConcurrency,
       reservedConcurrency: settings.previewConcurrency,
+      snapStart: settings.snapStart,
     });
     for (const previewer of [apiFunctions.jobs.fn, apiFunctions.developer.fn, apiFunctions.analytics.fn]) {
       previews.grantPreview(previewer);

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { renderImageFunction } from './render-image-function';
+import { snapStartSettings } from './render-function';
 
 export interface LivePreviewsProps {
   /** The settings core/config.ts requires at start (names only: no rights come with them). */
@@ -12,6 +13,8 @@ export interface LivePreviewsProps {
   architecture: lambda.Architecture;
   /** Environments kept initialised (the previewProvisionedConcurrency setting; 0: none, nothing billed while idle). */
   provisionedConcurrency: number;
+  /** SnapStart on published versions (the snapStart setting; never with provisioned concurrency, which it does not support). */
+  snapStart: boolean;
   /** Previews rendering at once, across every customer (the previewConcurrency setting). */
   reservedConcurrency: number;
 }
@@ -40,8 +43,8 @@ export const PREVIEW_MEMORY_MB = 1769;
  */
 export class LivePreviews extends Construct {
   readonly fn: lambda.DockerImageFunction;
-  /** What the API invokes: the function, or its alias with provisioned concurrency. */
-  readonly target: lambda.IFunction;
+  /** What the API invokes: the alias of the function's published version (its snapshot, or its provisioned environments). */
+  readonly target: lambda.Alias;
 
   /** Previews rendering at once, across every customer (the function's reserved executions). */
   private readonly reservedConcurrency: number;
@@ -58,10 +61,15 @@ export class LivePreviews extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency,
       environment: { ...props.environment, RENDER_THREADS: '1' },
       description: 'Live previews of a customer\'s scene from warm Blender scene servers, from the render image',
+      ...snapStartSettings(props.snapStart),
     });
-    this.target = props.provisionedConcurrency > 0
-      ? new lambda.Alias(this, 'Live', { aliasName: 'live', version: this.fn.currentVersion, provisionedConcurrentExecutions: props.provisionedConcurrency })
-      : this.fn;
+    if (props.snapStart && props.provisionedConcurrency > 0) throw new Error('SnapStart does not support provisioned concurrency: previewProvisionedConcurrency must be 0 with snapStart');
+    // A published version: SnapStart restores environments of versions only, provisioned concurrency keeps them.
+    this.target = new lambda.Alias(this, 'Live', {
+      aliasName: 'live',
+      version: this.fn.currentVersion,
+      ...(props.provisionedConcurrency > 0 ? { provisionedConcurrentExecutions: props.provisionedConcurrency } : {}),
+    });
   }
 
   /**

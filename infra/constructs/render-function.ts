@@ -19,6 +19,8 @@ export interface RenderFunctionProps {
   reservedConcurrency: number;
   /** The worker image and its processor (workerImage). */
   worker: WorkerImage;
+  /** SnapStart on published versions (the snapStart setting). */
+  snapStart: boolean;
 }
 
 /** The render worker's container image (render/Dockerfile) and the processor it is built for: the render, probe and preview functions run it. */
@@ -41,15 +43,34 @@ export function workerImage(architecture: 'x86_64' | 'arm64'): WorkerImage {
 }
 
 /**
+ * SnapStart's limit on /tmp: "SnapStart does not support ... ephemeral storage greater than 512 MB" (Lambda developer
+ * guide, "Improving startup performance with Lambda SnapStart").
+ */
+export const SNAPSTART_EPHEMERAL_STORAGE = Size.mebibytes(512);
+
+/**
+ * SnapStart on published versions for a function of the render image (aws-cdk-lib's SnapStartConf.ON_PUBLISHED_VERSIONS:
+ * the template's `SnapStart: { ApplyOn: PublishedVersions }`; the L2 takes it for an image function): Lambda runs Init
+ * when a version is published, snapshots it, and restores that version's new environments from the snapshot (the
+ * image's runtime speaks the restore lifecycle: render/lambda-runtime.ts). With it, /tmp is SnapStart's 512 MB at most;
+ * without it, `ephemeral` (Lambda's default 512 MB when not given).
+ */
+export function snapStartSettings(snapStart: boolean, ephemeral?: Size): Pick<lambda.DockerImageFunctionProps, 'snapStart' | 'ephemeralStorageSize'> {
+  if (!snapStart) return ephemeral ? { ephemeralStorageSize: ephemeral } : {};
+  return { snapStart: lambda.SnapStartConf.ON_PUBLISHED_VERSIONS, ephemeralStorageSize: SNAPSTART_EPHEMERAL_STORAGE };
+}
+
+/**
  * Retries Lambda makes of a failed asynchronous invocation (0-2): a chunk that failed on
  * our side is tried again at once, then its lease lets the sweep hand it out again.
  */
 export const FUNCTION_RETRY_ATTEMPTS = 2;
 /**
- * Chunk files on /tmp: Full-HD frames (about 4 MB each as PNG, plus the frame being
+ * Chunk files on /tmp without SnapStart: Full-HD frames (about 4 MB each as PNG, plus the frame being
  * denoised: its passes as a 32-bit EXR, about 100 MB), the segment and the input.
  * A 30-frame chunk needs well under 1 GB; the finishing step holds every segment and the
- * video (a 10-minute Full-HD video is about 1 GB, twice while joined).
+ * video (a 10-minute Full-HD video is about 1 GB, twice while joined). With SnapStart, /tmp is
+ * 512 MB (SNAPSTART_EPHEMERAL_STORAGE): bench:delivery prints the largest job's need against it.
  */
 export const EPHEMERAL_STORAGE = Size.gibibytes(4);
 
@@ -67,6 +88,13 @@ export const EPHEMERAL_STORAGE = Size.gibibytes(4);
  */
 export class RenderFunction extends Construct {
   readonly fn: lambda.DockerImageFunction;
+  /**
+   * What the launchers invoke: the alias of the function's published version. SnapStart restores environments of
+   * published versions only ("You can use SnapStart only on published function versions and aliases that point to
+   * versions", Lambda developer guide, SnapStart), so the retries and the dead-letter queue are the alias's too: an
+   * asynchronous invocation's settings are per version or alias.
+   */
+  readonly alias: lambda.Alias;
   readonly deadLetters: sqs.Queue;
   readonly logGroup: logs.LogGroup;
   readonly concurrency: number;
@@ -82,15 +110,19 @@ export class RenderFunction extends Construct {
       step: 'function',
       memorySize: RENDER_FUNCTION.memoryMiB,
       timeout: Duration.seconds(RENDER_FUNCTION.timeoutSeconds),
-      ephemeralStorageSize: EPHEMERAL_STORAGE,
+      ...snapStartSettings(props.snapStart, EPHEMERAL_STORAGE),
       reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup: this.logGroup,
       // A worker's deadlines and retries (adapters/clients.ts), as the Batch tasks': a frame's or a segment's upload is not an API request.
       environment: { ...props.environment, CALL_BUDGET: 'worker', WORKER_SESSION_FUNCTION: props.sessionBroker.functionName, RENDER_THREADS: String(RENDER_FUNCTION.vcpus) },
+      description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
+    });
+    this.alias = new lambda.Alias(this, 'Live', {
+      aliasName: 'live',
+      version: this.fn.currentVersion,
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
-      description: 'Renders one chunk of a job (or finishes an animation) from the worker image',
     });
     // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the
     // session broker for the credentials of the job whose ticket its invocation carries.
@@ -99,11 +131,11 @@ export class RenderFunction extends Construct {
 
   /** Invoking the function: the launcher sends each chunk (and the finishing step) as its own asynchronous event. */
   grantSubmit(grantee: iam.IGrantable): void {
-    this.fn.grantInvoke(grantee);
+    this.alias.grantInvoke(grantee);
   }
 
-  /** The settings the API needs to send renders to the function (core/config.ts reads them). */
+  /** The settings the API needs to send renders to the function (core/config.ts reads them): the alias's ARN, which Invoke takes as its FunctionName. */
   get submitEnvironment(): Record<string, string> {
-    return { RENDER_FUNCTION_NAME: this.fn.functionName, RENDER_FUNCTION_CONCURRENCY: String(this.concurrency) };
+    return { RENDER_FUNCTION_NAME: this.alias.functionArn, RENDER_FUNCTION_CONCURRENCY: String(this.concurrency) };
   }
 }

@@ -7,11 +7,13 @@ import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from
 let template: Template;
 let tuned: Template;
 let batchOnly: Template;
+let withoutSnapStart: Template;
 beforeAll(() => {
   template = synthesizeTemplate();
   tuned = synthesizeTemplate({ renderFunctionConcurrency: 40, renderFunctionArchitecture: 'arm64' });
   batchOnly = synthesizeTemplate({ renderFunctionConcurrency: 0 });
-}, 3 * SYNTH_TIMEOUT_MS);
+  withoutSnapStart = synthesizeTemplate({ snapStart: 'false', previewProvisionedConcurrency: '2' });
+}, 4 * SYNTH_TIMEOUT_MS);
 
 // The worker's image runs as two functions: the render function (RENDER_STEP=function) and the media probe.
 const imageFunctions = (t: Template) => resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image' && fn.Properties.Environment.Variables.RENDER_STEP === 'function');
@@ -26,7 +28,9 @@ describe('the render function (fast path)', () => {
   it("when the stack is synthesised, the worker's image runs as a function of the largest size, with a 15-minute limit, room on /tmp for a chunk and the reserved concurrency of the deploy setting", () => {
     const [, fn] = renderFunction(template);
     expect(fn.Properties).toMatchObject({ MemorySize: RENDER_FUNCTION.memoryMiB, Timeout: 900, ReservedConcurrentExecutions: 200 });
-    expect(fn.Properties.EphemeralStorage.Size).toBeGreaterThanOrEqual(2048);
+    // SnapStart (on by default) allows 512 MB of /tmp at most; without it, room for a chunk and the finishing step.
+    expect(fn.Properties.EphemeralStorage.Size).toBeLessThanOrEqual(512);
+    expect(renderFunction(withoutSnapStart)[1].Properties.EphemeralStorage.Size).toBeGreaterThanOrEqual(2048);
     const variables = fn.Properties.Environment.Variables;
     // A worker's deadlines (adapters/clients.ts): a frame's or a segment's upload is not held to an API request's 2-s attempt.
     expect(variables).toMatchObject({ RENDER_STEP: 'function', RENDER_THREADS: String(RENDER_FUNCTION.vcpus), CALL_BUDGET: 'worker' });
@@ -65,9 +69,77 @@ describe('the render function (fast path)', () => {
     const scope = resourcesOf(template, 'AWS::IAM::Role').find(([, role]) => role.Properties.Description?.startsWith('A render worker for one job'))!;
     const trust = scope[1].Properties.AssumeRolePolicyDocument.Statement as { Principal: unknown }[];
     expect(trust.some((statement) => refersTo(statement.Principal, roleId))).toBe(false);
-    const invokers = resourcesOf(template, 'AWS::IAM::Policy').filter(([, policy]) =>
-      (policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]).some((s) => JSON.stringify(s.Action).includes('lambda:InvokeFunction') && refersTo(s.Resource, id)),
-    );
-    expect(invokers.length).toBeGreaterThanOrEqual(4);
+    const [aliasId] = aliasOf(template, id);
+    const invoking = (target: string) =>
+      resourcesOf(template, 'AWS::IAM::Policy').filter(([, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]).some((s) => JSON.stringify(s.Action).includes('lambda:InvokeFunction') && refersTo(s.Resource, target)),
+      );
+    expect(invoking(aliasId).length).toBeGreaterThanOrEqual(4);
+    // Only the published version, through its alias: never the unpublished $LATEST, which has no snapshot.
+    expect(invoking(id)).toEqual([]);
+  });
+});
+
+/** The alias of a function (there is one) and the version it points at. */
+function aliasOf(t: Template, functionId: string): [string, Resource] {
+  const aliases = resourcesOf(t, 'AWS::Lambda::Alias').filter(([, alias]) => refersTo(alias.Properties.FunctionName, functionId));
+  expect(aliases).toHaveLength(1);
+  const [, alias] = aliases[0];
+  const [[, version]] = resourcesOf(t, 'AWS::Lambda::Version').filter(([versionId]) => refersTo(alias.Properties.FunctionVersion, versionId));
+  expect(refersTo(version.Properties.FunctionName, functionId)).toBe(true);
+  return aliases[0];
+}
+
+const previewFunction = (t: Template): [string, Resource] => {
+  const found = resourcesOf(t, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.PackageType === 'Image' && fn.Properties.Environment.Variables.RENDER_STEP === 'preview');
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+
+describe('SnapStart on the render and preview functions', () => {
+  it('when the stack is synthesised, both functions have SnapStart on published versions, at most 512 MB of /tmp, and an alias of a published version', () => {
+    for (const [id, fn] of [renderFunction(template), previewFunction(template)]) {
+      expect(fn.Properties.SnapStart).toEqual({ ApplyOn: 'PublishedVersions' });
+      expect(fn.Properties.EphemeralStorage?.Size ?? 512).toBeLessThanOrEqual(512);
+      const [, alias] = aliasOf(template, id);
+      expect(alias.Properties.Name).toBe('live');
+      expect(alias.Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+    }
+  });
+
+  it('when a chunk is sent, the launchers name the alias (RENDER_FUNCTION_NAME), whose asynchronous settings are the retries and the dead-letter queue', () => {
+    const [id] = renderFunction(template);
+    const [aliasId] = aliasOf(template, id);
+    const named = resourcesOf(template, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment?.Variables?.RENDER_FUNCTION_NAME).filter(Boolean);
+    expect(named.length).toBeGreaterThanOrEqual(4);
+    for (const name of named) expect(refersTo(name, aliasId)).toBe(true);
+    const configs = resourcesOf(template, 'AWS::Lambda::EventInvokeConfig').filter(([, c]) => refersTo(c.Properties.FunctionName, id));
+    // One configuration, the alias's (its qualifier is taken from the alias's ARN): the unpublished $LATEST has none.
+    expect(configs).toHaveLength(1);
+    expect(refersTo(configs[0][1].Properties.Qualifier, aliasId)).toBe(true);
+  });
+
+  it('when a preview is asked, the API functions may invoke the preview alias and are told it (PREVIEW_FUNCTION), not the function itself', () => {
+    const [id] = previewFunction(template);
+    const [aliasId] = aliasOf(template, id);
+    const previewers = resourcesOf(template, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment?.Variables?.PREVIEW_FUNCTION);
+    expect(previewers.length).toBeGreaterThanOrEqual(3);
+    for (const [, fn] of previewers) expect(refersTo(fn.Properties.Environment.Variables.PREVIEW_FUNCTION, aliasId)).toBe(true);
+    const statements = resourcesOf(template, 'AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]);
+    expect(statements.some((s) => JSON.stringify(s.Action).includes('lambda:InvokeFunction') && refersTo(s.Resource, aliasId))).toBe(true);
+    expect(statements.some((s) => JSON.stringify(s.Action).includes('lambda:InvokeFunction') && refersTo(s.Resource, id))).toBe(false);
+  });
+
+  it('when the snapStart setting is false, neither function has SnapStart, the render function has its room on /tmp back, and the preview alias may keep provisioned environments', () => {
+    const [renderId, render] = renderFunction(withoutSnapStart);
+    const [previewId, preview] = previewFunction(withoutSnapStart);
+    expect(render.Properties.SnapStart).toBeUndefined();
+    expect(preview.Properties.SnapStart).toBeUndefined();
+    aliasOf(withoutSnapStart, renderId);
+    expect(aliasOf(withoutSnapStart, previewId)[1].Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: 2 });
+  });
+
+  it('when SnapStart is on and provisioned preview environments are asked for, synth refuses (SnapStart does not support provisioned concurrency)', () => {
+    expect(() => synthesizeTemplate({ previewProvisionedConcurrency: '2' })).toThrow(/previewProvisionedConcurrency.*snapStart/);
   });
 });
