@@ -2,15 +2,16 @@
  * What production measures of its deliveries, and the recalibration that turns it into the promise's figures.
  *
  * Every chunk the render function (or the local pool) finishes adds its steps (the worker's figures, sent with the
- * chunk's completion) to its scene's item of the day, and every finished render with a promise adds what it was promised and
- * what its customer waited. The item holds counts per bucket, not the figures themselves: a bucket is a value's
- * upper bound on a scale that grows by BUCKET_GROWTH, so a day of any number of chunks is one item of bounded size,
- * and a percentile read from it errs slow by less than a bucket's width (a promise may err late, not early).
+ * chunk's completion) to its scene's item of the day, and every finished render with a promise adds what it was
+ * promised and what its customer waited. The item holds counts per bucket, not the figures themselves: a bucket is a
+ * value's upper bound on a scale that grows by BUCKET_GROWTH, so a day of any number of chunks is one item of bounded
+ * size, and a percentile read from it errs slow by less than a bucket's width (a promise may err late, not early).
  *
- * The recalibration (a schedule: lambdas/scheduled/delivery-recalibration.ts, and the local stack's timer) merges
- * each catalogue scene's last RECALIBRATION_WINDOW_DAYS days into one item per scene: each step's p50 and p90, the
- * render against the model's, and promised against actual. The promise reads that item (sceneStepFigures) and
- * follows it once the scene has CALIBRATION_MIN_CHUNKS measured chunks (shared/fast-path.ts, promisedDelivery).
+ * The recalibration (daily, in the analytics rollup's function, lambdas/scheduled/analytics-rollup.ts, and on the
+ * local stack's timer) merges each catalogue scene's last RECALIBRATION_WINDOW_DAYS days into one item per scene: each
+ * step's p50 and p90, the render against the model's, and promised against actual. The promise reads that item
+ * (sceneStepFigures) and follows it once the scene has CALIBRATION_MIN_CHUNKS measured chunks (shared/fast-path.ts,
+ * promisedDelivery).
  */
 import { scenes } from '#shared/catalogue';
 import { MEASURED_CHUNK_STEPS, modelledChunkRenderSeconds, type Percentiles, type SceneStepFigures } from '#shared/fast-path';

@@ -31,9 +31,17 @@ export function startSchedules(): () => void {
     // Local only: first deliveries are queued for this run too, so it runs more often than AWS's every minute.
     every(5_000, 'webhook deliveries', () => retryDueWebhooks()),
     every(day, 'credit reconciliation', () => reconcileCredits(), true),
-    every(day, 'analytics rollup', () => runDailyRollup(), true),
+    // As the stack's daily function: the analytics records, then the delivery promise's recalibration.
+    every(
+      day,
+      'analytics rollup',
+      async () => {
+        await runDailyRollup();
+        await recalibrateDelivery();
+      },
+      true,
+    ),
     every(day, 'retention', () => applyRetention(), true),
-    every(3600_000, 'delivery recalibration', () => recalibrateDelivery(), true),
   ];
   return () => timers.forEach(clearInterval);
 }

@@ -43,10 +43,6 @@ describe('EventBridge schedules', () => {
     expect(schedules[0]).toMatch(DAILY);
   });
 
-  it("when an hour passes, the delivery promise is recalibrated from production's measured chunks", () => {
-    expect(schedulesOf('lambdas/scheduled/delivery-recalibration.ts')).toEqual(['rate(1 hour)']);
-  });
-
   it('when the stale-job sweep runs, it finishes before the next one starts', () => {
     const [, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => f.Properties.Description === 'lambdas/scheduled/stale-jobs.ts')!;
     expect(fn.Properties.Timeout).toBeLessThan(60);

@@ -12,7 +12,7 @@ import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { planOrResumeChunks } from '#core/jobs/chunks';
 import { completeJob } from '#core/jobs/outcomes';
 import { serveRenderTask } from '#core/jobs/task-server';
-import { handler as recalibrationHandler } from '#lambdas/scheduled/delivery-recalibration';
+import { handler as dailyRollupHandler } from '#lambdas/scheduled/analytics-rollup';
 import { api, grantCredits, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 import { queuedJob } from './farm-helpers';
 
@@ -62,7 +62,7 @@ afterAll(async () => {
 describe('the promise learns from production', () => {
   it(`when a scene has ${CALIBRATION_MIN_CHUNKS - 1} measured chunks in the window, the recalibration stores them and a new job keeps the bench's promise`, async () => {
     await measureChunks(CALIBRATION_MIN_CHUNKS - 1, earlierAsOf, slowStepsMs(stillJob()));
-    await recalibrationHandler({ time: earlierAsOf.toISOString() });
+    await dailyRollupHandler({ time: earlierAsOf.toISOString() });
     expect((await sceneStepFigures(1))?.chunks).toBe(CALIBRATION_MIN_CHUNKS - 1);
     expect(await promisedForNewStill(customer)).toBe(readyInSeconds(stillInput));
   });
@@ -76,7 +76,7 @@ describe('the promise learns from production', () => {
     for (let i = 0; i < 20; i += 1) await recordChunkSteps(stillJob(), 1, { claim: 10, setup: 10, input: 0, build: 10, render: 1, store: 10 }, before);
 
     const bench = readyInSeconds(stillInput);
-    await recalibrationHandler({ time: asOf.toISOString() });
+    await dailyRollupHandler({ time: asOf.toISOString() });
     const figures = (await sceneStepFigures(1))!;
     expect(figures.chunks).toBe(CALIBRATION_MIN_CHUNKS);
     // Read from buckets 5 % wide, a figure errs slow by less than a bucket.

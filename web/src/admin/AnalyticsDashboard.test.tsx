@@ -202,4 +202,16 @@ describe('AnalyticsDashboard', () => {
     expect(note).toHaveTextContent(`daily rollup as of ${new Date('2025-03-20T12:00:00.000Z').toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`);
     expect(note).toHaveTextContent('Daily Activity counts live');
   });
+
+  it("when the figures load, the scenes' promised against actual is shown under System Health", async () => {
+    api.overview.mockResolvedValue(
+      overviewFixture({
+        delivery: [{ scene_id: 1, scene_name: 'Text Animation', from: '2025-03-14', to: '2025-03-20', measured_chunks: 60, render_against_model: { p50: 1.1, p90: 1.4 }, renders: 2, on_time: 1, promised_seconds: { p50: 28, p90: 30 }, actual_seconds: { p50: 31, p90: 40 } }],
+      }),
+    );
+    render(<AnalyticsDashboard />);
+    const panel = (await screen.findByRole('heading', { name: 'Promised against actual' })).closest('article')!;
+    expect(within(panel).getByRole('rowheader', { name: 'Text Animation' })).toBeInTheDocument();
+    expect(within(panel).getByText('31 s (p90 40 s)')).toBeInTheDocument();
+  });
 });

@@ -20,6 +20,7 @@ import {
 } from './format';
 import { formatDateTime } from '../components/ui';
 import { CHART_MARGIN, ChartPanel, PrivacyNotice, StatCard } from './parts';
+import { DeliveryPromises } from './DeliveryPromises';
 import './admin.css';
 
 import { ANALYTICS_CLEAR_CONFIRM, ANALYTICS_CLEAR_FAILED, ANALYTICS_CLEAR_SUCCEEDED, ANALYTICS_IMPORT_CONFIRM, ANALYTICS_IMPORT_FAILED, ANALYTICS_IMPORT_SUCCEEDED } from '#shared/messages';
@@ -197,6 +198,8 @@ function DashboardBody({ data }: { data: AnalyticsOverview | null }) {
           </div>
         </dl>
       </article>
+
+      <DeliveryPromises rows={data?.delivery ?? []} />
     </>
   );
 }
