@@ -12,11 +12,11 @@
  *   - a free test render of Text Animation through the local pool, from the job's
  *     creation to its image stored;
  *   - a still split into regions (shared/render-plan.ts): each horizontal strip's CPU
- *     seconds against the whole frame's, rendered the same way (noisy passes to an EXR) at
- *     480x272, so a region's fixed part (Blender's start, scene build, BVH) and the uneven
- *     cost of its rows are measured, not assumed away; the region EXR's size; and the
- *     finishing step's parts at Full HD: reading the regions' passes, one denoise, and
- *     Blender saving the stitched frame (start, scene build, PNG).
+ *     seconds against the whole frame's, rendered as a region chunk renders it (its rows and
+ *     margins, denoised, its rows saved) at 480x272, so a region's fixed part (Blender's
+ *     start, scene build, BVH) and the uneven cost of its rows are measured, not assumed
+ *     away; one denoise of a Full-HD frame; and the finishing step's join at Full HD (the
+ *     strips' rows joined into the still and its preview).
  *   - the live preview's parts (render/warm-scene.ts): a warm scene server's start (Blender and
  *     the scene's defaults rendered once), a forked child's preview of Text Animation, and the
  *     serial part of a render from a warm scene (a child's 16x16, 1-sample frame) against a
@@ -39,7 +39,7 @@ import { planOrResumeChunks } from '#core/jobs/chunks';
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { startLocalStack } from '#infra/local/stack';
 import { runScene, type SceneArgs } from '#render/blender';
-import { concatSegments, encodeSegment, runFfmpeg } from '#render/encode';
+import { concatSegments, encodeSegment, fileInput, runFfmpeg } from '#render/encode';
 import { fastPathCost, fastPathCosts, fullHdQuote, type FastPathCost } from '#scripts/costs';
 import { getScene, scenes, type Scene } from '#shared/catalogue';
 import {
@@ -61,16 +61,16 @@ import {
   type DeliverySteps,
   type FinishingSteps,
 } from '#shared/fast-path';
-import { regionRows, type PlanInput } from '#shared/render-plan';
+import { regionRenderedRows, regionRows, type PlanInput } from '#shared/render-plan';
 import { SAFE_CHUNK_SECONDS } from '#shared/render-policy';
 import { REGION_FILE } from '#shared/render-contract';
-import { readExr } from '#render/denoiser/exr';
+import { joinRegions } from '#render/region-stitch';
 import { denoiseImage } from '#render/denoiser/frame';
 import { sharedDenoiser } from '#render/denoiser/index';
 import type { RenderMode } from '#shared/scene-types';
 import { FPS } from '#shared/frames';
 import { fileURLToPath } from 'node:url';
-import { COST_RESOLUTION, scenePolicy, type FrameCost } from '#shared/render-manifest';
+import { COST_RESOLUTION, REGION_MARGIN_ROWS, scenePolicy, type FrameCost } from '#shared/render-manifest';
 import { watchChildCpu } from './frame-costs';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
@@ -239,46 +239,51 @@ function ownCpu<T>(work: () => Promise<T>): Promise<{ value: T; cpuSeconds: numb
 const REGION_PROBE = { width: 480, height: 272, samples: 16 } as const;
 
 /**
- * A still split into `count` regions, measured on one thread: the whole frame and each
- * strip rendered as a region chunk renders (noisy passes to an uncompressed EXR, no
- * denoise), so the strips' CPU against the whole frame's shows what does not shrink with
- * a region's area and how unevenly the rows cost. Then the finishing step at Full HD.
+ * A still split into `count` regions, measured on one thread: the whole frame and each strip rendered as a region
+ * chunk renders (its rows and margins, denoised, its rows saved), so the strips' CPU against the whole frame's shows
+ * what does not shrink with a region's rows and how unevenly the rows cost. Then, at Full HD, one denoise (the
+ * denoiser's work depends on the size, not on the picture) and the finishing step's join of the strips.
  */
 async function measureRegions(dir: string, count: number, serial: number) {
-  const base: SceneArgs = { sceneId: 1, customText: 'Hello', mode: 'still', denoise: true, resolutionX: REGION_PROBE.width, resolutionY: REGION_PROBE.height, samples: REGION_PROBE.samples, outputDir: '' };
+  const { width, height } = REGION_PROBE;
+  const base: SceneArgs = { sceneId: 1, customText: 'Hello', mode: 'still', denoise: true, resolutionX: width, resolutionY: height, samples: REGION_PROBE.samples, outputDir: '' };
   const region = (name: string, rows: { top: number; bottom: number }) => {
     const outputDir = join(dir, name);
-    return cpuOf(() => runScene({ ...base, region: rows, outputDir }, { threads: 1 })).then((measured) => ({ ...measured, file: join(outputDir, REGION_FILE) }));
+    return cpuOf(() => runScene({ ...base, region: { ...rows, margin: REGION_MARGIN_ROWS }, outputDir }, { threads: 1 })).then((measured) => ({ ...measured, file: join(outputDir, REGION_FILE) }));
   };
-  const whole = await region('region-whole', { top: 0, bottom: REGION_PROBE.height });
+  const whole = await region('region-whole', { top: 0, bottom: height });
   const strips = [];
-  for (let index = 0; index < count; index += 1) strips.push(await region(`region-${index}`, regionRows(REGION_PROBE.height, index, count)));
-  // What a region pays whatever its area: the strips together cost the whole frame plus (count - 1) such parts.
+  for (let index = 0; index < count; index += 1) strips.push(await region(`region-${index}`, regionRows(height, index, count)));
+  // Each strip renders its share of the frame's rows (margins counted); with the rows costing alike, the strips
+  // together cost the whole frame's work times the rows they render, plus count - 1 fixed parts more than the frame.
   // The larger of that and Blender's serial part (a 16x16 frame) is taken, so the overhead is never assumed away.
-  const fixed = Math.max(serial, (strips.reduce((sum, strip) => sum + strip.cpuSeconds, 0) - whole.cpuSeconds) / (count - 1));
-  // Each strip's share of the frame's area-dependent work; the slowest strip sets when the still is ready.
-  const shares = strips.map((strip) => (strip.cpuSeconds - fixed) / Math.max(1e-6, whole.cpuSeconds - fixed));
-  const toFullHd = (COST_RESOLUTION.width * COST_RESOLUTION.height) / (REGION_PROBE.width * REGION_PROBE.height);
-  const wholeExrMb = ((await stat(whole.file)).size / 1e6) * toFullHd;
+  const rowShares = strips.map((_, index) => regionRenderedRows(height, index, count) / height);
+  const sharesSum = rowShares.reduce((a, b) => a + b, 0);
+  const stripsSum = strips.reduce((sum, strip) => sum + strip.cpuSeconds, 0);
+  const fixed = Math.max(serial, (stripsSum - whole.cpuSeconds * sharesSum) / (count - sharesSum));
+  // Each strip's cost against its rows' share of the frame's work; the slowest strip sets when the still is ready.
+  const shares = strips.map((strip, index) => (strip.cpuSeconds - fixed) / Math.max(1e-6, (whole.cpuSeconds - fixed) * rowShares[index]));
 
-  // The finishing step at Full HD: reading the passes (scaled from the probe), one denoise, Blender saving the frame.
-  const read = await ownCpu(() => readExr(whole.file));
   const denoiser = await sharedDenoiser();
-  const raw = join(dir, 'stitched.clean.f32');
-  const denoise = await ownCpu(() => denoiseImage(denoiser, fullHdPasses(read.value), raw));
-  const save = await cpuOf(() => runScene({ ...base, region: undefined, denoise: false, resolutionX: COST_RESOLUTION.width, resolutionY: COST_RESOLUTION.height, denoisedFile: raw, outputDir: join(dir, 'finished') }));
-  return { whole: whole.cpuSeconds, strips: strips.map((strip) => strip.cpuSeconds), fixed, shares, wholeExrMb, readCpu: read.cpuSeconds * toFullHd, denoiseCpu: denoise.cpuSeconds, saveCpu: save.cpuSeconds };
+  const denoise = await ownCpu(() => denoiseImage(denoiser, fullHdPasses(), join(dir, 'full-hd.clean.f32')));
+  // The finishing step at Full HD: the whole probe scaled to a Full-HD still, cut into the regions' strips, joined.
+  const fullHd = join(dir, 'full-hd.png');
+  await runFfmpeg([...fileInput(whole.file), '-vf', `scale=${COST_RESOLUTION.width}:${COST_RESOLUTION.height}`, '-frames:v', '1', '-update', '1', fullHd]);
+  const fullHdStrips: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const { top, bottom } = regionRows(COST_RESOLUTION.height, index, count);
+    fullHdStrips.push(join(dir, `full-hd-strip-${index}.png`));
+    await runFfmpeg([...fileInput(fullHd), '-vf', `crop=${COST_RESOLUTION.width}:${bottom - top}:0:${top}`, '-frames:v', '1', '-update', '1', fullHdStrips[index]]);
+  }
+  const joined = await cpuOf(() => joinRegions(fullHdStrips, COST_RESOLUTION.width, COST_RESOLUTION.height, join(dir, 'joined')));
+  return { whole: whole.cpuSeconds, strips: strips.map((strip) => strip.cpuSeconds), fixed, shares, denoiseCpu: denoise.cpuSeconds, joinCpu: joined.cpuSeconds };
 }
 
-/** The probe's passes repeated to a Full-HD frame: the denoiser's work depends on the size, not on the picture. */
-function fullHdPasses(probe: Awaited<ReturnType<typeof readExr>>) {
+/** A Full-HD frame's passes, filled with a fixed pattern: the denoiser's work depends on the size, not on the picture. */
+function fullHdPasses() {
   const { width, height } = COST_RESOLUTION;
-  const channels = new Map<string, Float32Array>();
-  for (const [name, values] of probe.channels) {
-    const full = new Float32Array(width * height);
-    for (let y = 0; y < height; y += 1) for (let x = 0; x < width; x += 1) full[y * width + x] = values[(y % probe.height) * probe.width + (x % probe.width)];
-    channels.set(name, full);
-  }
+  const names = ['Combined.R', 'Combined.G', 'Combined.B', 'Denoising Albedo.R', 'Denoising Albedo.G', 'Denoising Albedo.B', 'Denoising Normal.X', 'Denoising Normal.Y', 'Denoising Normal.Z'];
+  const channels = new Map(names.map((name, c) => [`ViewLayer.${name}`, Float32Array.from({ length: width * height }, (_, i) => ((i * 7919 + c * 104729) % 1000) / 1000)]));
   return { width, height, channels };
 }
 
@@ -300,7 +305,7 @@ const STEP_LABELS: Record<keyof DeliverySteps, string> = {
   straggler: 'straggler',
   finishing: 'finishing',
 };
-const FINISHING_LABELS: Record<keyof FinishingSteps, string> = { download: 'download', input: 'input', read: 'read', denoise: 'denoise', save: 'save', join: 'join', store: 'store', taskServer: 'task server', other: 'other' };
+const FINISHING_LABELS: Record<keyof FinishingSteps, string> = { download: 'download', input: 'input', join: 'join', store: 'store', taskServer: 'task server', other: 'other' };
 
 /** One band, every step named: "typical 33.2 s: dispatch 0.5, cold start 10.0, ..., finishing 6.6 (download 0.5, ...)". */
 function bandLine(band: DeliveryBand, bands: DeliveryBands): string {
@@ -348,8 +353,8 @@ async function main() {
     const textStillRegions = planForFastPath({ sceneId: 1, resolutionX: 1920, resolutionY: 1080, totalFrames: 1, isStill: true }).chunks.length;
     const regionCount = Math.max(2, textStillRegions);
     const split = await measureRegions(work, regionCount, scaling.serial);
-    console.log(`  a still in ${regionCount} regions, ${REGION_PROBE.width}x${REGION_PROBE.height}, ${REGION_PROBE.samples} samples, 1 thread: whole frame ${split.whole.toFixed(2)} CPU-s, strips ${split.strips.map((cpu) => cpu.toFixed(2)).join(' / ')} CPU-s: a region's fixed part (not shrinking with its area) ${split.fixed.toFixed(2)} CPU-s, beyond it the strips take ${split.shares.map((share) => `${(share * 100).toFixed(0)} %`).join(' / ')} of the frame's work`);
-    console.log(`  region passes (uncompressed multilayer EXR), whole Full-HD frame: ${split.wholeExrMb.toFixed(0)} MB; finishing at Full HD: reading the passes ${split.readCpu.toFixed(2)} CPU-s, one denoise ${split.denoiseCpu.toFixed(2)} CPU-s, Blender saving the stitched frame ${split.saveCpu.toFixed(2)} CPU-s`);
+    console.log(`  a still in ${regionCount} regions (each denoising its rows and ${REGION_MARGIN_ROWS} rows of margin above and below), ${REGION_PROBE.width}x${REGION_PROBE.height}, ${REGION_PROBE.samples} samples, 1 thread: whole frame ${split.whole.toFixed(2)} CPU-s, strips ${split.strips.map((cpu) => cpu.toFixed(2)).join(' / ')} CPU-s: a region's fixed part (not shrinking with its rows) ${split.fixed.toFixed(2)} CPU-s, beyond it the strips cost ${split.shares.map((share) => share.toFixed(2)).join(' / ')} times their rows' share of the frame's work`);
+    console.log(`  one denoise of a Full-HD frame ${split.denoiseCpu.toFixed(2)} CPU-s; finishing a split Full-HD still: joining its ${regionCount} strips into the still and its preview ${split.joinCpu.toFixed(2)} CPU-s`);
 
     // Read now, not at start: bench:frame-costs may have been writing it while the measurements above ran.
     const measured = JSON.parse(await readFile(COSTS_FILE, 'utf8')) as Record<string, FrameCost>;
@@ -368,11 +373,9 @@ async function main() {
       segmentMbPerFrame: segments.segmentMb,
       joinSecondsPer120Frames: segments.join.cpuSeconds,
       regionFixedSeconds: split.fixed,
-      regionImbalance: Math.max(1, Math.max(...split.shares) * regionCount),
-      regionExrMb: split.wholeExrMb,
-      readSeconds: split.readCpu,
+      regionImbalance: Math.max(1, ...split.shares),
       denoiseSeconds: split.denoiseCpu,
-      saveSeconds: split.saveCpu,
+      regionJoinSeconds: split.joinCpu,
     };
     const cpuSecondsOf = (scene: Scene) => costOf(scene).cpuSeconds;
     const concurrency = 200;
@@ -386,7 +389,7 @@ async function main() {
     console.log('Bands, queued -> stored, every step in seconds (the slowest chunk\'s steps from input to task server; finishing\'s parts in brackets):');
     for (const scene of scenes) {
       const bands = bandsOf(scene, 1);
-      const how = bands.typical.chunks > 1 ? `in ${bands.typical.chunks} regions stitched and denoised once` : 'whole';
+      const how = bands.typical.chunks > 1 ? `in ${bands.typical.chunks} regions, each denoised with its margins, joined` : 'whole';
       console.log(`  ${scene.title}${note(scene)}: Full-HD frame ${costOf(scene).cpuSeconds.toFixed(0)} CPU-s here -> ${functionFrameSeconds(cpuSecondsOf(scene), model).toFixed(1)} s on ${RENDER_FUNCTION.vcpus} vCPU as fast as a core here; still ${how}:`);
       for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, bands)}`);
     }

@@ -82,10 +82,10 @@ export interface SceneArgs {
   posterTemplate?: boolean;
   /**
    * A still's region only (rows from the top, bottom excluded; render/region-stitch.ts): Cycles
-   * renders that border, cropped, and the script writes its noisy passes as region.exr, not
-   * denoised (the finishing step stitches the regions and denoises the whole frame once).
+   * renders that border with `margin` rows more above and below, cropped, the band is denoised,
+   * and the script saves the region's rows alone as region.png, final rows the finishing step joins.
    */
-  region?: { top: number; bottom: number };
+  region?: { top: number; bottom: number; margin: number };
   /** The finishing step of a split still: the stitched, denoised frame (raw float RGBA, rows from the bottom) the script saves as the still instead of rendering. */
   denoisedFile?: string;
 }
@@ -226,8 +226,7 @@ export async function runScene(args: SceneArgs, options: RunSceneOptions = {}): 
   if (!blender) throw new RenderError('blender-missing', BLENDER_MISSING_MESSAGE);
 
   const denoise = args.denoise ?? true;
-  // A region's passes are denoised by the finishing step, once the regions are stitched.
-  if (denoise && !args.region) {
+  if (denoise) {
     // Loaded before Blender starts, so a broken install fails at once instead of after the first frame.
     await sharedDenoiser(denoiseQualityOf(args)).catch((error: Error) => {
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`denoiser failed: ${error.message}`] });

@@ -13,6 +13,7 @@ import { extname, join } from 'node:path';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
 import { renderedResolution } from '#shared/render-policy';
+import { REGION_MARGIN_ROWS } from '#shared/render-manifest';
 import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '#shared/render-contract';
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '#shared/render-plan';
 import type { JobRecord } from '#core/jobs/jobs';
@@ -131,8 +132,9 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // Frames a lost worker already stored are not rendered again.
     const stored = new Set(job.uploaded_frames ?? []);
     const frames = job.isStillRender ? [1] : framesOf(chunk).filter((frame) => !stored.has(frame));
-    // A still split into regions (shared/render-plan.ts): this chunk renders its region's rows.
-    const region = job.isStillRender && hasFinishingStep(job) ? regionRows(renderedResolution(job).y, index, job.chunksTotal!) : undefined;
+    // A still split into regions (shared/render-plan.ts): this chunk renders its region's rows, with the manifest's
+    // margin for the denoiser, and stores them final, so the finishing step only joins.
+    const region = job.isStillRender && hasFinishingStep(job) ? { ...regionRows(renderedResolution(job).y, index, job.chunksTotal!), margin: REGION_MARGIN_ROWS } : undefined;
     const frameSeconds: Record<string, number> = {};
     const blenderStart = Date.now();
     if (frames.length > 0) {
@@ -188,8 +190,8 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     // The steps so far go with the chunk's completion: production's figures, which the customer's promise learns from.
     const finished = () => renderTasks.finishChunk(task, options.workerId, frameSeconds, undefined, steps);
     if (region) {
-      // The finishing step stitches the regions and denoises the frame once every region is stored.
-      await jobFiles(job).store(regionFile(index), join(outputDir, REGION_FILE), 'image/x-exr');
+      // The finishing step joins the regions' rows once every region is stored.
+      await jobFiles(job).store(regionFile(index), join(outputDir, REGION_FILE), 'image/png');
       return (await finished()) ? 'done' : 'stopped';
     }
     if (job.isStillRender) return (await deliverStill(job, outputDir, finished)) ? 'done' : 'stopped';

@@ -1,7 +1,7 @@
 /**
  * A job's finishing step, run once every chunk is done (on the render function, by the environment whose chunk
  * finished last; on Batch, the job that depends on the array of chunks; locally, the pool's task queued after the last
- * chunk): a still split into regions is stitched and denoised once (render/region-stitch.ts) and delivered; for an
+ * chunk): a still split into regions has its regions' final rows joined (render/region-stitch.ts) and delivered; for an
  * animation, the chunks' video segments are joined without re-encoding and the soundtrack muxed once, and the other
  * formats (WebM, GIF, PNG ZIP) stream the stored frames from storage into ffmpeg one at a time. The video goes up as a multipart
  * upload, and frames and segments are deleted once it is stored (a done job cannot be
@@ -15,14 +15,15 @@ import { getScene } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
 import { frameFile, regionFile } from '#shared/render-contract';
 import { SEGMENT_DOWNLOADS_AT_ONCE } from '#shared/fast-path';
-import { finishSplitStill } from './region-stitch';
+import { joinRegions } from './region-stitch';
+import { renderedResolution } from '#shared/render-policy';
 import type { JobRecord, OutputFile } from '#core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
 import { renderTasks, type TaskOutcome } from '#core/jobs/render-tasks';
 import { jobFiles, type JobFiles } from '#core/storage/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { deliverStill, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, sceneArgsFor } from './chunk-runner';
+import { deliverStill, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED } from './chunk-runner';
 import { log } from '#observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
@@ -63,13 +64,13 @@ async function downloadOutputs(files: JobFiles, names: string[], paths: string[]
   }
 }
 
-/** A still split into regions: the regions stitched and denoised once, then delivered as an unsplit still is. */
+/** A still split into regions: the regions' final rows joined, then delivered as an unsplit still is. */
 async function finishStill(job: JobRecord, chunks: FinishingChunk[], files: JobFiles, workDir: string): Promise<FinishingOutcome> {
-  const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.exr`));
+  const paths = chunks.map((chunk) => join(workDir, `region_${chunk.index}.png`));
   await downloadOutputs(files, chunks.map((chunk) => regionFile(chunk.index)), paths);
-  // Saving the stitched frame takes the render's colour and output settings only: the upload is not read again.
   const outputDir = join(workDir, 'out');
-  await finishSplitStill(paths, sceneArgsFor(job, [1], null, outputDir), workDir);
+  const { x, y } = renderedResolution(job);
+  await joinRegions(paths, x, y, outputDir);
   if (!(await deliverStill(job, outputDir, async () => true))) return 'stopped';
   await files.deleteUnder('regions/').catch((error) => log.error('Regions not deleted', { jobId: job.jobId, error }));
   return 'done';
@@ -81,7 +82,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   const task = await renderTasks.startFinishing(jobId, options.workerId);
   if (!task) return 'skipped';
   const { job, chunks } = task;
-  // ffmpeg (and a split still's Blender, which its chunks have run) runs as the tools' user: one that cannot reach a job's folder is said before the work.
+  // ffmpeg runs as the tools' user: one that cannot reach a job's folder is said before the work.
   const setupProblem = await toolAccessProblem();
   if (setupProblem) {
     log.error(setupProblem, { jobId });

@@ -9,9 +9,9 @@
  */
 import { getScene, requiredUploadKind } from './catalogue';
 import { FPS } from './frames';
-import { estimateFrameSeconds, framesOf, planChunks, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
+import { estimateFrameSeconds, framesOf, planChunks, regionRenderedRows, type ChunkRange, type PlanInput, type PlanSettings } from './render-plan';
 import { frameSpreadOf } from './render-manifest';
-import { FAST_PATH_MAX_CHUNKS, PROMISED_BAND, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from './render-policy';
+import { FAST_PATH_MAX_CHUNKS, PROMISED_BAND, SAFE_CHUNK_SECONDS } from './render-policy';
 
 /**
  * Lambda's largest function: 10,240 MB gives 6 vCPUs ("When you configure 10,240 MB,
@@ -220,14 +220,12 @@ export interface FinishingModel {
   videoMbPerSecond: number;
   /** What a region pays whatever its area (Blender's start, the scene build, BVH), single-threaded. */
   regionFixedSeconds: number;
-  /** The slowest strip's share of the frame's area-dependent work times the number of strips (1: even). */
+  /** How much more the slowest strip's rows cost than their share of the frame's rows (1: even). */
   regionImbalance: number;
-  /** A whole Full-HD frame's noisy passes as an uncompressed EXR, MB (each region stores its share). */
-  regionExrMb: number;
-  /** The finishing step of a split still: reading the passes, one denoise (threaded), Blender saving the frame. */
-  readSeconds: number;
+  /** One denoise of a Full-HD frame (threaded): part of every final frame's measured cost; a region denoises its rows' share. */
   denoiseSeconds: number;
-  saveSeconds: number;
+  /** The finishing step of a split still: the regions' final rows joined into the still and its preview (ffmpeg). */
+  regionJoinSeconds: number;
 }
 
 export type DeliveryModel = ChunkModel & FinishingModel;
@@ -238,10 +236,9 @@ export const MEASURED_DELIVERY_MODEL: DeliveryModel = {
   videoMbPerSecond: 1.5,
   regionFixedSeconds: 1.73,
   regionImbalance: 1,
-  regionExrMb: 91,
-  readSeconds: 0.41,
   denoiseSeconds: 6.79,
-  saveSeconds: 1.78,
+  // Measured on 29 November 2026: 0.33-0.34 CPU-s for a Full-HD still from 1 to 16 strips (render/region-stitch.ts).
+  regionJoinSeconds: 0.34,
 };
 
 /** The questions a chunk asks the task server (DELIVERY_ASSUMPTIONS.recordSeconds counts them), and the finishing step: its start and the job's completion. */
@@ -321,7 +318,7 @@ export function planningChunkTime(input: PlanInput, model: ChunkModel = MEASURED
  */
 export function fastPathSettings(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, model: ChunkModel = MEASURED_CHUNK_MODEL, frameCpuSeconds?: number): PlanSettings {
   const { fixedSeconds, perFrameSeconds } = planningChunkTime(input, model, frameCpuSeconds);
-  return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency, cores: RENDER_FUNCTION.vcpus, stillRegionSeconds: STILL_REGION_SECONDS, chunkTime: { fixedSeconds, perFrameSeconds } };
+  return { targetChunkSeconds: SAFE_CHUNK_SECONDS, maxChunks: FAST_PATH_MAX_CHUNKS, concurrency, cores: RENDER_FUNCTION.vcpus, splitStills: true, chunkTime: { fixedSeconds, perFrameSeconds } };
 }
 
 export interface FastPathPlan {
@@ -387,11 +384,9 @@ export interface DeliverySteps {
 export interface FinishingSteps {
   /** The segments' or regions' downloads, SEGMENT_DOWNLOADS_AT_ONCE at a time, as the chunks' records name them. */
   download: number;
-  /** The job's upload again: a sound scene's audio is muxed (a split still's save reads no upload). */
+  /** The job's upload again: a sound scene's audio is muxed (a split still's join reads no upload). */
   input: number;
-  read: number;
-  denoise: number;
-  save: number;
+  /** An animation's segments, or a split still's rows, joined. */
   join: number;
   /** The image, or the video and its thumbnail. */
   store: number;
@@ -440,11 +435,14 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   const chunks = plan.length;
   const split = input.isStill && chunks > 1;
   const framesPerChunk = Math.max(...plan.map((chunk) => framesOf(chunk).length));
-  const regionMb = model.regionExrMb / chunks;
-  // A region renders its rows only; the frame's measured cost holds one denoise of the whole frame, which the finishing step runs once.
-  const regionWork = Math.max(0, frameCpu - model.serialSeconds - model.denoiseSeconds) / cpu.parallelCores;
+  // A region renders and denoises its rows and its margins and saves its rows final: the frame's measured cost (which
+  // holds a denoise and a save of the frame) for the rows it renders; its store is its share of the still's PNG.
+  const frameWork = Math.max(0, frameCpu - model.serialSeconds) / cpu.parallelCores;
+  const renderedRows = plan.map((_, index) => (split ? regionRenderedRows(input.resolutionY, index, chunks) : input.resolutionY));
+  const regionWork = (frameWork * Math.max(...renderedRows)) / input.resolutionY;
+  const regionMb = model.frameMb / chunks;
   const rendering = split
-    ? { blenderStart: model.regionFixedSeconds / cpu.speed, render: (regionWork * model.regionImbalance) / chunks, encode: 0, store: transferSeconds(regionMb, model), taskServer: model.recordSeconds }
+    ? { blenderStart: model.regionFixedSeconds / cpu.speed, render: regionWork * model.regionImbalance, encode: 0, store: transferSeconds(regionMb, model), taskServer: model.recordSeconds }
     : {
         blenderStart: time.once.blenderStart,
         render: framesPerChunk * time.perFrame.render,
@@ -472,15 +470,13 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
     queue += chunkSeconds + wait;
   }
 
-  const finishing: FinishingSteps = { download: 0, input: 0, read: 0, denoise: 0, save: 0, join: 0, store: 0, taskServer: 0, other: 0 };
+  const finishing: FinishingSteps = { download: 0, input: 0, join: 0, store: 0, taskServer: 0, other: 0 };
   // The finishing step asks two questions (its start, answered with the chunks' records, and the job's completion) of the chunk's four.
   const finishingQuestions = (model.recordSeconds * FINISHING_TASK_QUESTIONS) / CHUNK_TASK_QUESTIONS;
   if (split) {
     Object.assign(finishing, {
       download: Math.ceil(chunks / SEGMENT_DOWNLOADS_AT_ONCE) * transferSeconds(regionMb, model),
-      read: model.readSeconds / cpu.speed,
-      denoise: model.denoiseSeconds / cpu.parallelCores,
-      save: model.saveSeconds / cpu.speed,
+      join: model.regionJoinSeconds / cpu.speed,
       store: transferSeconds(model.frameMb, model),
       taskServer: finishingQuestions,
       other: a.finishingExtraSeconds,
@@ -499,9 +495,9 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   // An animation's slowest chunk renders the frames that cost most (a still renders the frame its cost measures).
   const straggler = input.isStill ? 0 : chunk.render * a.stragglerShare;
   const steps: DeliverySteps = { dispatch: a.dispatchSeconds, scaling, coldStart: a.coldStartSeconds, pageIn: a.pageInSeconds, queue, ...chunk, straggler, finishing: sum(finishing) };
-  // Billed: every chunk's once-per-chunk part and the job's frames (a split still: its regions' rows add up to the frame), the straggler, each new environment's page-in and the finishing step.
+  // Billed: every chunk's once-per-chunk part and the job's frames (a split still: its regions' rows, margins twice), the straggler, each new environment's page-in and the finishing step.
   const perChunk = split ? chunkSeconds - chunk.render : chunkSeconds - framesPerChunk * time.perFrameSeconds;
-  const work = split ? regionWork : input.totalFrames * time.perFrameSeconds;
+  const work = split ? (frameWork * renderedRows.reduce((total, rows) => total + rows, 0)) / input.resolutionY : input.totalFrames * time.perFrameSeconds;
   const billedSeconds = chunks * perChunk + work + steps.straggler + Math.min(concurrency, chunks) * a.pageInSeconds + steps.finishing;
   return { steps, finishing, chunks, waves, chunkSeconds, totalSeconds: sum(steps), billedSeconds };
 }

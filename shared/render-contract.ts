@@ -29,10 +29,10 @@ export const segmentFirstFrame = (name: string): number | undefined => {
   const match = /^segments\/from_(\d{6})\.mp4$/.exec(name);
   return match ? Number(match[1]) : undefined;
 };
-/** A region of a still split for latency: its noisy passes (Blender's multilayer EXR), stitched by the finishing step. */
-export const regionFile = (index: number): string => `regions/region_${String(index).padStart(3, '0')}.exr`;
+/** A region of a still split for latency: its final rows (denoised, in the still's PNG), joined by the finishing step. */
+export const regionFile = (index: number): string => `regions/region_${String(index).padStart(3, '0')}.png`;
 /** What a region chunk's Blender writes in its output folder. */
-export const REGION_FILE = 'region.exr';
+export const REGION_FILE = 'region.png';
 /** Width of a frame's preview: enough for the job card, a few kilobytes each. */
 export const FRAME_PREVIEW_WIDTH = 320;
 

@@ -159,3 +159,21 @@ function fallbackCost(): FrameCost {
   if (known.length === 0) throw new Error('the render manifest has no measured frame cost: run `npm run bench:frame-costs -- --write`');
   return known.reduce((slowest, cost) => (cost.cpuSeconds > slowest.cpuSeconds ? cost : slowest));
 }
+
+/**
+ * Rows a region of a split still renders and denoises beyond its own, above and below (render/scenes/protocol.py,
+ * render_region), then leaves out: the denoiser's result at a pixel depends on its neighbourhood, and with this margin
+ * a region's edge rows come out as the whole frame's denoise gives them, so no seam shows where two regions meet
+ * (test/render/still-regions.test.ts measures it). Each margin row is rendered and denoised twice, by two regions.
+ */
+export const REGION_MARGIN_ROWS = 32;
+
+/**
+ * What the finishing step of a split still spends once it joins regions (render/region-stitch.ts, joinRegions: ffmpeg
+ * stacks the regions' PNG rows and writes the still and its preview), and what each region adds. Measured here on
+ * 29 November 2026: the join of a Full-HD still took 0.33-0.34 CPU-s of ffmpeg whether from 1, 2, 4, 8 or 16 strips,
+ * so a region adds only its download, run 16 at once (SEGMENT_DOWNLOADS_AT_ONCE): a sixteenth of S3's 0.2-s request
+ * latency (S3 user guide, optimizing performance). Besides the join, the step downloads the strips and uploads the
+ * still (0.2 s each) and asks the task server twice (0.1 s each, assumed as the delivery model's typical band does).
+ */
+export const REGION_JOIN = { seconds: 0.34 + 0.2 + 0.2 + 2 * 0.1, perRegionSeconds: 0.2 / 16 } as const;

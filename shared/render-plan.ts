@@ -5,7 +5,7 @@
  * the render manifest (shared/render-manifest.ts), the limits from the render policy
  * (shared/render-policy.ts).
  */
-import { estimateFrameSecondsFor } from './render-manifest';
+import { estimateFrameSecondsFor, REGION_JOIN, REGION_MARGIN_ROWS } from './render-manifest';
 import { FARM_CHUNK_SECONDS, FARM_MAX_CHUNKS, MAX_STILL_REGIONS, RENDER_LIMIT_FACTOR, RENDER_LIMIT_FLOOR_SECONDS } from './render-policy';
 
 /** A contiguous run of frames rendered by one worker in one Blender process. */
@@ -39,11 +39,10 @@ export interface PlanSettings {
    */
   chunkTime?: { fixedSeconds: number; perFrameSeconds: number };
   /**
-   * Latency for a still (with concurrency): a final still estimated above this many seconds
-   * is split into regions of about this time each, rendered side by side and stitched before
-   * it is denoised once (stillRegionCount). Unset: a still is one chunk.
+   * Latency for a still (with concurrency): a final still may be split into regions rendered
+   * side by side, as many as the time model gives (stillRegionCount). Unset: a still is one chunk.
    */
-  stillRegionSeconds?: number;
+  splitStills?: boolean;
 }
 
 /** A farm that pays a start per chunk: AWS Batch, the local pool. */
@@ -98,19 +97,41 @@ export function planChunks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
 
 /** A region is at least this many rows high. */
 const MIN_REGION_ROWS = 16;
+/**
+ * More regions than the fastest plan needs within this share of its time are not taken: each region pays a chunk's
+ * fixed part (Blender's start, its records) and renders and denoises its margins, so past the point where the slowest
+ * region barely shrinks, a region more buys a twentieth of the wait or less for a chunk's cost.
+ */
+const REGION_TIME_SLACK = 0.05;
 
 /**
- * How many regions a still renders in: one, unless the plan aims at latency and the frame's
- * estimate on a chunk's cores exceeds stillRegionSeconds; then enough regions for each to
- * take about that long, never more than run at once, MAX_STILL_REGIONS or one per
- * MIN_REGION_ROWS rows. A test render is never split: only denoised finals store the
- * passes the regions are stitched from.
+ * A still in `count` regions on the time model: when the last region is done (a chunk's fixed part and the rows of
+ * the region with the most rows to render, its margins included, at the frame's time per row), when the still is
+ * stored (that, plus the finishing step's join: its fixed part and each region's download), and the function seconds
+ * all its chunks and the join spend. One region is the still rendered whole: no margins, no finishing step.
+ */
+export function stillRegionTime(count: number, height: number, chunk: { fixedSeconds: number; perFrameSeconds: number }) {
+  const rendered = Array.from({ length: count }, (_, index) => regionRenderedRows(height, index, count));
+  const rowSeconds = chunk.perFrameSeconds / height;
+  const join = count === 1 ? 0 : REGION_JOIN.seconds + count * REGION_JOIN.perRegionSeconds;
+  const slowest = chunk.fixedSeconds + Math.max(...rendered) * rowSeconds;
+  return { slowestRegion: slowest, stored: slowest + join, functionSeconds: count * chunk.fixedSeconds + rendered.reduce((a, b) => a + b, 0) * rowSeconds + join };
+}
+
+/**
+ * How many regions a still renders in: one, unless the plan aims at latency (splitStills, with a concurrency); then
+ * the count the time model gives (stillRegionTime, from the chunk's time: settings.chunkTime, or the manifest's frame
+ * estimate on the chunk's cores with no fixed part): the fewest regions whose still is stored within REGION_TIME_SLACK
+ * of the fastest count's time, since every region more costs a chunk. Never more than run at once, MAX_STILL_REGIONS,
+ * or one per MIN_REGION_ROWS rows. A test render is never split: its small frame is denoised as it is rendered.
  */
 export function stillRegionCount(input: PlanInput, settings: PlanSettings): number {
-  if (!input.isStill || input.isTest || !settings.stillRegionSeconds || !settings.concurrency) return 1;
-  const frame = estimateFrameSeconds({ ...input, cores: settings.cores });
-  const wanted = Math.ceil(frame / settings.stillRegionSeconds);
-  return Math.max(1, Math.min(wanted, MAX_STILL_REGIONS, Math.floor(settings.concurrency), Math.floor(input.resolutionY / MIN_REGION_ROWS)));
+  if (!input.isStill || input.isTest || !settings.splitStills || !settings.concurrency) return 1;
+  const chunk = settings.chunkTime ?? { fixedSeconds: 0, perFrameSeconds: estimateFrameSeconds({ ...input, cores: settings.cores }) };
+  const most = Math.max(1, Math.min(MAX_STILL_REGIONS, Math.floor(settings.concurrency), Math.floor(input.resolutionY / MIN_REGION_ROWS)));
+  const stored = Array.from({ length: most }, (_, i) => stillRegionTime(i + 1, input.resolutionY, chunk).stored);
+  const fastest = Math.min(...stored);
+  return stored.findIndex((seconds) => seconds <= fastest * (1 + REGION_TIME_SLACK)) + 1;
 }
 
 /**
@@ -123,7 +144,13 @@ export function regionRows(height: number, index: number, count: number): { top:
   return { top: Math.floor((index * height) / count), bottom: Math.floor(((index + 1) * height) / count) };
 }
 
-/** A job that needs a finishing step after its chunks: every animation (its segments joined), and a still split into regions (stitched, then denoised). */
+/** The rows region `index` of `count` renders and denoises: its own and REGION_MARGIN_ROWS above and below, within the frame. */
+export function regionRenderedRows(height: number, index: number, count: number): number {
+  const { top, bottom } = regionRows(height, index, count);
+  return Math.min(height, bottom + REGION_MARGIN_ROWS) - Math.max(0, top - REGION_MARGIN_ROWS);
+}
+
+/** A job that needs a finishing step after its chunks: every animation (its segments joined), and a still split into regions (its rows joined). */
 export function hasFinishingStep(job: { isStillRender: boolean; chunksTotal?: number }): boolean {
   return !job.isStillRender || (job.chunksTotal ?? 1) > 1;
 }

@@ -25,13 +25,6 @@ export const FARM_MAX_CHUNKS = 100;
 export const SAFE_CHUNK_SECONDS = 10 * 60;
 /** A job's chunks on the fast path at most: the longest media in one-frame chunks. */
 export const FAST_PATH_MAX_CHUNKS = MAX_MEDIA_DURATION_SECONDS * FPS;
-/**
- * A final still estimated above this on the function is split into regions of about this
- * long each: with the cold start (10 s) and the finishing step (stitch, one denoise, the
- * formats) a Full-HD still then stays inside 30 s in the best band, not yet in the typical
- * one (deliveryBands; npm run bench:delivery prints both).
- */
-export const STILL_REGION_SECONDS = 6;
 /** No still is split into more regions than this: each adds a Blender start and a download to the finishing step. */
 export const MAX_STILL_REGIONS = 16;
 

@@ -29,11 +29,13 @@ Render policy (samples, noise threshold, the test size cap, the text limit) is n
 here: the worker sends it in args.json from the render manifest (shared/render-manifest.ts).
 
 A final still may be split into regions (shared/render-plan.ts): with ``region`` (rows from
-the top) the script renders only those rows and writes their noisy passes as region.exr
-(REGION_FILE in shared/render-contract.ts), not denoised; the finishing step stitches the
-regions, denoises the frame once and runs the script again with ``denoisedFile``, which
-sets the render's colour and output settings (it builds nothing and reads no upload) and saves
-that frame as the still.
+the top, and a margin of rows) the script renders those rows with the margin above and below,
+has the worker denoise that band (DENOISE, as for a frame), and saves only the region's rows
+through the scene's view transform as region.png (REGION_FILE in shared/render-contract.ts):
+final rows, which the finishing step joins and encodes without Blender or the denoiser.
+A warm still's bands (render/scenes/warm.py) are stitched and denoised once by the worker,
+which then runs the script with ``denoisedFile``: it sets the render's colour and output
+settings (it builds nothing and reads no upload) and saves that frame as the still.
 
 ``build(scene, args)`` only builds the scene (with building.py and media.py); it returns
 the frame a still shows (or None for ``frameStart``).
@@ -154,11 +156,13 @@ class Args:
         self.samples = int(_required(raw, "samples"))
         # 0 is Blender's automatic threshold.
         self.noise_threshold = float(_required(raw, "noiseThreshold"))
-        # A region of a split still: rows from the top, the bottom one excluded (render/blender.ts).
+        # A region of a split still: rows from the top, the bottom one excluded, and the rows of
+        # margin rendered and denoised around them (render/blender.ts).
         region = raw.get("region")
         self.region = (int(region["top"]), int(region["bottom"])) if region else None
-        if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.denoise):
-            raise ValueError(f"region {self.region} must be rows of the frame, of a denoised final")
+        self.region_margin = int(region["margin"]) if region else 0
+        if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.region_margin >= 0 and self.denoise):
+            raise ValueError(f"region {self.region} (margin {self.region_margin}) must be rows of the frame, of a denoised final")
         # A warm still's band of rows: [index, count] (render/scenes/warm.py).
         band = raw.get("band")
         self.band = (int(band[0]), int(band[1])) if band else None
@@ -251,19 +255,51 @@ def crop_to_rows(scene, top, bottom):
 
 
 def render_region(scene, args, still_frame):
-    """Renders one region of a still (Cycles' border, cropped to it) and writes its noisy
-    passes as region.exr, for the finishing step to stitch with the others and denoise once."""
+    """Renders one region of a split still and saves its final rows as region.png. Cycles renders
+    the region with `margin` rows of the frame above and below it (its border, cropped), the worker
+    denoises that band, and only the region's rows are saved, through the scene's view transform in
+    the still's format. The denoiser's result at a pixel depends on its neighbourhood: with the
+    margin, a row at the region's edge sees what it would see in the whole frame, so it comes out as
+    the whole frame's denoise would give it and no seam shows where two regions meet; Cycles' noise
+    per pixel does not depend on the border, so the margin's rows are the whole frame's rows."""
     top, bottom = args.region
-    height = args.resolution_y
-    crop_to_rows(scene, top, bottom)
+    width, height = args.resolution_x, args.resolution_y
+    band_top, band_bottom = max(0, top - args.region_margin), min(height, bottom + args.region_margin)
+    crop_to_rows(scene, band_top, band_bottom)
     scene.frame_set(still_frame if still_frame is not None else args.frame_start)
-    log(f"rendering rows {top}-{bottom} of {args.resolution_x}x{height}, up to {args.samples} samples, "
-        f"noise threshold {args.noise_threshold or 'auto'}, passes kept for the finishing step's denoiser")
-    final = os.path.join(args.output_dir, "region.exr")
-    partial = os.path.join(args.output_dir, "region.partial.exr")
-    render_passes(scene, partial)
+    log(f"rendering rows {top}-{bottom} of {width}x{height} with rows {band_top}-{band_bottom} for the denoiser, "
+        f"up to {args.samples} samples, noise threshold {args.noise_threshold or 'auto'}")
+    # The worker accepts a DENOISE request only for the files of the frame it asked for (the still's).
+    stem = output_path(args, 1)[:-len(".png")] + ".partial"
+    exr, raw = stem + ".passes.exr", stem + ".clean.f32"
+    render_passes(scene, exr)
+    control("DENOISE", json.dumps({"frame": 1, "exr": exr, "raw": raw}))
+    reply = control_reply()
+    if reply != "DENOISED":
+        raise RuntimeError(f"region {top}-{bottom} was not denoised: {reply or 'no answer from the worker'}")
+    final = os.path.join(args.output_dir, "region.png")
+    partial = os.path.join(args.output_dir, "region.partial.png")
+    save_rows(scene, raw, width, band_bottom - band_top, band_bottom - bottom, bottom - top, partial)
     os.replace(partial, final)
+    os.remove(exr)
+    os.remove(raw)
     control("PROGRESS", "frame=1 done=1 total=1")
+
+
+def save_rows(scene, raw, width, band_height, below, rows, target):
+    """Saves `rows` rows of a denoised band (raw float32 RGBA, rows from the bottom), the lowest
+    `below` rows left out, through the scene's view transform in its output format."""
+    from array import array
+
+    pixels = array("f")
+    with open(raw, "rb") as handle:
+        pixels.frombytes(handle.read())
+    if len(pixels) != width * band_height * 4:
+        raise RuntimeError(f"the denoised band has {len(pixels)} values, not {width}x{band_height}x4")
+    start = below * width * 4
+    image = bpy.data.images.new("Region", width, rows, alpha=True, float_buffer=True)
+    image.pixels.foreach_set(pixels[start:start + rows * width * 4])
+    image.save_render(target, scene=scene)
 
 
 def band_rows(height, index, count):
@@ -314,7 +350,7 @@ def join_bands(args, count):
 
 
 def save_stitched(scene, args):
-    """The finishing step of a split still: saves the stitched frame the worker denoised as the still."""
+    """A warm still's bands, stitched and denoised by the worker: saves that frame as the still."""
     final = output_path(args, 1)
     partial = final[:-len(".png")] + ".partial.png"
     save_clean(scene, args.denoised_file, partial)

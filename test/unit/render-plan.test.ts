@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, stillRegionCount, type FarmProgress } from '#shared/render-plan';
-import { MAX_STILL_REGIONS, RENDER_LIMIT_FLOOR_SECONDS, SAFE_CHUNK_SECONDS, STILL_REGION_SECONDS } from '#shared/render-policy';
-import { scenePolicy } from '#shared/render-manifest';
+import { estimateFrameSeconds, estimateSecondsLeft, formatTimeLeft, framesOf, hasFinishingStep, planChunks, plannedSeconds, regionRows, renderTimeLimitSeconds, stillRegionCount, stillRegionTime, type FarmProgress } from '#shared/render-plan';
+import { MAX_STILL_REGIONS, RENDER_LIMIT_FLOOR_SECONDS, SAFE_CHUNK_SECONDS } from '#shared/render-policy';
+import { REGION_MARGIN_ROWS, scenePolicy } from '#shared/render-manifest';
 import {
   assumptionsOf,
   DELIVERY_ASSUMPTIONS,
@@ -100,26 +100,57 @@ describe('still regions', () => {
   const fullHdStill = { ...fullHd, totalFrames: 1, isStill: true };
   const latency = { targetChunkSeconds: 600, maxChunks: 1000, concurrency: 200, cores: 6 };
 
-  it("when a final still's estimate exceeds the region time, it is split into enough regions for each to take about that long", () => {
-    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
-    const regionSeconds = frame / 3.5;
-    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds })).toBe(4);
-    const chunks = planChunks(fullHdStill, { ...latency, stillRegionSeconds: regionSeconds });
-    expect(chunks).toEqual([0, 1, 2, 3].map((index) => ({ index, frameStart: 1, frameEnd: 1 })));
+  /** The count whose still is stored soonest on the model, and the fewest within 5 % of it. */
+  const byModel = (height: number, most: number, chunk: { fixedSeconds: number; perFrameSeconds: number }) => {
+    const stored = Array.from({ length: most }, (_, i) => stillRegionTime(i + 1, height, chunk).stored);
+    const fastest = Math.min(...stored);
+    return { fastest: stored.indexOf(fastest) + 1, chosen: stored.findIndex((seconds) => seconds <= fastest * 1.05) + 1, stored };
+  };
+
+  it("when a final still is split, its region count is the model's: the fewest regions stored within 5 % of the fastest count, not a constant", () => {
+    const chunk = { fixedSeconds: 3, perFrameSeconds: 30 };
+    const { chosen, fastest, stored } = byModel(1080, MAX_STILL_REGIONS, chunk);
+    const count = stillRegionCount(fullHdStill, { ...latency, splitStills: true, chunkTime: chunk });
+    expect(count).toBe(chosen);
+    expect(count).toBeGreaterThan(1);
+    expect(count).toBeLessThanOrEqual(fastest);
+    expect(stored[count - 1]).toBeLessThan(stored[0]);
+    expect(planChunks(fullHdStill, { ...latency, splitStills: true, chunkTime: chunk })).toEqual(Array.from({ length: count }, (_, index) => ({ index, frameStart: 1, frameEnd: 1 })));
+    // The count follows the frame's time and a chunk's fixed part: a slower frame takes more regions, a dearer start fewer.
+    const slower = stillRegionCount(fullHdStill, { ...latency, splitStills: true, chunkTime: { ...chunk, perFrameSeconds: 120 } });
+    const dearerStart = stillRegionCount(fullHdStill, { ...latency, splitStills: true, chunkTime: { ...chunk, fixedSeconds: 3, perFrameSeconds: 8 } });
+    expect(slower).toBeGreaterThan(count);
+    expect(dearerStart).toBeLessThan(count);
+  });
+
+  it("when a region is modelled, it renders its margins, and the still's function seconds grow with every region", () => {
+    const chunk = { fixedSeconds: 2, perFrameSeconds: 54 };
+    const one = stillRegionTime(1, 1080, chunk);
+    expect(one.slowestRegion).toBeCloseTo(2 + 54);
+    expect(one.stored).toBe(one.slowestRegion);
+    // A middle region of four: its 270 rows and a margin above and below.
+    const four = stillRegionTime(4, 1080, chunk);
+    expect(four.slowestRegion).toBeCloseTo(2 + ((270 + 2 * REGION_MARGIN_ROWS) * 54) / 1080);
+    expect(four.stored).toBeGreaterThan(four.slowestRegion);
+    const seconds = [1, 2, 4, 8, 16].map((count) => stillRegionTime(count, 1080, chunk).functionSeconds);
+    seconds.slice(1).forEach((value, i) => expect(value).toBeGreaterThan(seconds[i]));
   });
 
   it('when the still is cheap, a test render, or the plan does not aim at latency, it stays one chunk', () => {
-    const frame = estimateFrameSeconds({ ...fullHd, cores: 6 });
-    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: frame * 2 })).toBe(1);
-    expect(stillRegionCount({ ...fullHdStill, isTest: true }, { ...latency, stillRegionSeconds: 0.001 })).toBe(1);
-    expect(stillRegionCount(fullHdStill, { targetChunkSeconds: 90, maxChunks: 100, stillRegionSeconds: 0.001 })).toBe(1);
+    expect(stillRegionCount(fullHdStill, { ...latency, splitStills: true, chunkTime: { fixedSeconds: 3, perFrameSeconds: 0.5 } })).toBe(1);
+    expect(stillRegionCount({ ...fullHdStill, isTest: true }, { ...latency, splitStills: true })).toBe(1);
+    expect(stillRegionCount(fullHdStill, { targetChunkSeconds: 90, maxChunks: 100, splitStills: true })).toBe(1);
     expect(stillRegionCount(fullHdStill, latency)).toBe(1);
   });
 
-  it('when regions would be many, they are capped by the maximum, the concurrency and the rows', () => {
-    expect(stillRegionCount(fullHdStill, { ...latency, stillRegionSeconds: 0.001 })).toBe(MAX_STILL_REGIONS);
-    expect(stillRegionCount(fullHdStill, { ...latency, concurrency: 3, stillRegionSeconds: 0.001 })).toBe(3);
-    expect(stillRegionCount({ ...fullHdStill, resolutionY: 40 }, { ...latency, stillRegionSeconds: 0.001 })).toBe(2);
+  it('when regions would be many, they are capped by the maximum and the concurrency, and a frame little taller than its margins stays whole', () => {
+    const slow = { fixedSeconds: 0, perFrameSeconds: 1e6 };
+    const many = stillRegionCount(fullHdStill, { ...latency, splitStills: true, chunkTime: slow });
+    expect(many).toBe(byModel(1080, MAX_STILL_REGIONS, slow).chosen);
+    expect(many).toBeGreaterThan(MAX_STILL_REGIONS / 2);
+    expect(stillRegionCount(fullHdStill, { ...latency, concurrency: 3, splitStills: true, chunkTime: slow })).toBe(3);
+    // Two regions of 20 rows would each render all 40 with their margins: no sooner, at twice the cost.
+    expect(stillRegionCount({ ...fullHdStill, resolutionY: 40 }, { ...latency, splitStills: true, chunkTime: slow })).toBe(1);
   });
 
   it('when a frame is cut into regions, the strips cover every row once, in order, full width', () => {
@@ -142,7 +173,7 @@ describe('still regions', () => {
   it('when a Full-HD final still takes the fast path, its regions each fit the region time and its ready time counts one region and the finishing step', () => {
     const plan = planForFastPath(fullHdStill);
     expect(plan.engine).toBe('function');
-    expect(plan.chunks.length).toBe(Math.min(MAX_STILL_REGIONS, Math.ceil(plan.frameSeconds / STILL_REGION_SECONDS)));
+    expect(plan.chunks.length).toBe(byModel(1080, MAX_STILL_REGIONS, planningChunkTime(fullHdStill)).chosen);
     expect(plan.chunks.length).toBeGreaterThan(1);
     // The same still in one chunk (a concurrency of 1 leaves it whole), in the same model: the regions deliver it sooner.
     const whole = deliveryBands(fullHdStill, 1).typical;
