@@ -60,6 +60,14 @@ export const AWS_PRICES = {
   wafRuleMonth: 1,
   /** $0.045 an hour, before its data processing charge. */
   natGatewayMonth: 32.85,
+  /**
+   * SnapStart (Lambda pricing, SnapStart section; Lambda developer guide, "Improving startup performance with Lambda
+   * SnapStart", pricing): the snapshot cache per GB of the function's memory, per second a version with SnapStart is
+   * active (at least 3 hours), and each restore per GB of memory. Published for Python and .NET; assumed to apply to a
+   * container image function as well (the pessimistic reading: Java pays neither).
+   */
+  snapStartCacheGbSecond: 0.0000015046,
+  snapStartRestoreGb: 0.0001397998,
 } as const;
 
 /**
@@ -151,13 +159,39 @@ export interface FastPathCost {
   mode: RenderMode;
   frames: number;
   engine: RenderEngine;
-  /** Function seconds, every chunk and the finishing step. */
+  /** Function seconds, every chunk and the finishing step, and each new environment's billed Init or billed restore. */
   functionSeconds: number;
+  /** Lambda's charges (function seconds, requests, and with SnapStart its restores and the render's share of the snapshot cache). */
   x86: number;
   arm64: number;
+  /** Of those: SnapStart's restores (per GB restored) and the render's share of the snapshot cache (SNAPSTART_USAGE). */
+  restore: number;
+  cache: number;
   other: number;
   price: number;
 }
+
+/** How the render function's new environments start: Init from the image, or a restore from the SnapStart snapshot (the snapStart setting). */
+export type FunctionStart = 'init' | 'snapstart';
+export const DEFAULT_FUNCTION_START: FunctionStart = settingDefaults.snapStart ? 'snapstart' : 'init';
+
+/**
+ * How a SnapStart render function is billed beyond its chunks, each figure assumed and said so:
+ * - billedRestoreSeconds: the REPORT's "Billed Restore Duration" ("The time it takes for Lambda to load the runtime and
+ *   run any after-restore hooks. You are not charged for the time it takes to restore a snapshot", Lambda developer
+ *   guide, "Monitoring for Lambda SnapStart"); the runtime is the one Init left running and the hook seeds seven
+ *   parents (milliseconds here): 0.7 s taken, the whole restore a container image was measured to take by a third
+ *   party (673-693 ms, 327 MB image), so no part of it is assumed away;
+ * - rendersPerMonth: the snapshot cache is billed per second a version is active whatever the volume (scripts' idle
+ *   cost); a render's share of it is the month's cache over this many renders: 1,000 a month, assumed.
+ */
+export const SNAPSTART_USAGE = { billedRestoreSeconds: 0.7, rendersPerMonth: 1000 } as const;
+
+/** GB-seconds of a month (30 days). */
+const MONTH_SECONDS = 30 * 86_400;
+
+/** The snapshot cache of the render and preview functions for a month, their memory as the stack makes them (idleCosts' figure). */
+export const snapshotCacheMonth = (memoryMiB: number[]) => memoryMiB.reduce((sum, mib) => sum + (mib / 1024) * AWS_PRICES.snapStartCacheGbSecond * MONTH_SECONDS, 0);
 
 /** Seconds the finishing step of an animation runs on the function (segments joined, formats derived, stored): assumed. */
 export const FINISHING_FUNCTION_SECONDS = 15;
@@ -176,13 +210,19 @@ export const billedInitSeconds = (chunks: number) => Math.min(chunks, DEFAULT_FA
  * renderFunctionArchitecture deploy setting says x86_64). frameSeconds: one frame on the function's 6 vCPU,
  * from the render manifest unless a caller (bench:delivery) has a better figure.
  */
-export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number, billedSeconds?: number): FastPathCost {
+export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: number, billedSeconds?: number, start: FunctionStart = DEFAULT_FUNCTION_START): FastPathCost {
   const quote = fullHdQuote(scene, mode);
   const plan = planForFastPath({ sceneId: scene.id, ...FULL_HD, totalFrames: quote.frames, isStill: mode === 'still' });
   const perFrame = frameSeconds ?? plan.frameSeconds;
+  const memoryGb = RENDER_FUNCTION.memoryMiB / 1024;
+  // Each environment the render's chunks start: Init billed up to its limit, or a restore (its billed part, and per GB restored).
+  const environments = Math.min(plan.chunks.length, DEFAULT_FAST_PATH_CONCURRENCY);
+  const startSeconds = start === 'init' ? billedInitSeconds(plan.chunks.length) : environments * SNAPSTART_USAGE.billedRestoreSeconds;
+  const restore = start === 'init' ? 0 : environments * memoryGb * AWS_PRICES.snapStartRestoreGb;
+  const cache = start === 'init' ? 0 : snapshotCacheMonth([RENDER_FUNCTION.memoryMiB]) / SNAPSTART_USAGE.rendersPerMonth;
   // A caller that simulates the render (bench:delivery: each band's chunks, page-ins and finishing step) knows its billed seconds better.
-  const functionSeconds = (billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0)) + billedInitSeconds(plan.chunks.length);
-  const gbSeconds = functionSeconds * (RENDER_FUNCTION.memoryMiB / 1024);
+  const functionSeconds = (billedSeconds ?? quote.frames * perFrame + (mode === 'animation' ? FINISHING_FUNCTION_SECONDS : 0)) + startSeconds;
+  const gbSeconds = functionSeconds * memoryGb;
   const requests = ((plan.chunks.length + 1) * AWS_PRICES.lambdaPerMillionRequests) / 1e6;
   const renderMinutes = functionSeconds / 60;
   return {
@@ -191,15 +231,17 @@ export function fastPathCost(scene: Scene, mode: RenderMode, frameSeconds?: numb
     frames: quote.frames,
     engine: plan.engine,
     functionSeconds,
-    x86: gbSeconds * AWS_PRICES.lambdaX86GbSecond + requests,
-    arm64: gbSeconds * AWS_PRICES.lambdaArmGbSecond + requests,
+    x86: gbSeconds * AWS_PRICES.lambdaX86GbSecond + requests + restore + cache,
+    arm64: gbSeconds * AWS_PRICES.lambdaArmGbSecond + requests + restore + cache,
+    restore,
+    cache,
     other: otherCosts(renderMinutes, quote.frames, 0, mode),
     price: quote.finalPrice,
   };
 }
 
-export function fastPathCosts(frameSeconds?: (scene: Scene) => number, billedSeconds?: (scene: Scene, mode: RenderMode) => number | undefined): FastPathCost[] {
-  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => fastPathCost(scene, mode, frameSeconds?.(scene), billedSeconds?.(scene, mode))));
+export function fastPathCosts(frameSeconds?: (scene: Scene) => number, billedSeconds?: (scene: Scene, mode: RenderMode) => number | undefined, start: FunctionStart = DEFAULT_FUNCTION_START): FastPathCost[] {
+  return scenes.flatMap((scene) => scene.supportsModes.map((mode) => fastPathCost(scene, mode, frameSeconds?.(scene), billedSeconds?.(scene, mode), start)));
 }
 
 export function renderCosts(): RenderCost[] {
@@ -222,9 +264,9 @@ export interface IdleLine {
   note: string;
 }
 
-/** What the stack costs per month with no visitor and no render, read from the synthesised template. */
-export function idleCosts(): IdleLine[] {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+/** What the stack costs per month with no visitor and no render, read from the synthesised template (`context`: deploy settings, as `-c`). */
+export function idleCosts(context: Record<string, string> = {}): IdleLine[] {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const settings = readSettings(app.node);
   const template = Template.fromStack(new CloudRenderStack(app, settings.stackName, { settings }));
   const count = (type: string) => Object.keys(template.findResources(type)).length;
@@ -235,6 +277,9 @@ export function idleCosts(): IdleLine[] {
     (sum, alarm) => sum + ((alarm.Properties.Metrics as { MetricStat?: unknown }[] | undefined)?.filter((metric) => metric.MetricStat).length ?? 1),
     0,
   );
+  // SnapStart's snapshot cache, per function that has it (its memory as made), while its published version is active.
+  const snapStarted = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) => fn.Properties.SnapStart?.ApplyOn === 'PublishedVersions');
+  const cacheMonth = snapshotCacheMonth(snapStarted.map((fn) => Number(fn.Properties.MemorySize)));
   const lines: IdleLine[] = [
     { item: 'NAT gateways', count: count('AWS::EC2::NatGateway'), monthly: count('AWS::EC2::NatGateway') * p.natGatewayMonth, note: 'none: render tasks use public subnets and free S3/DynamoDB gateway endpoints' },
     { item: 'Always-on compute (ECS services, EC2 instances, load balancers)', count: count('AWS::ECS::Service') + count('AWS::EC2::Instance') + count('AWS::ElasticLoadBalancingV2::LoadBalancer'), monthly: 0, note: 'none: Fargate tasks run only while a job renders' },
@@ -245,6 +290,14 @@ export function idleCosts(): IdleLine[] {
     { item: 'AWS WAF web ACL', count: count('AWS::WAFv2::WebACL'), monthly: count('AWS::WAFv2::WebACL') * (p.wafWebAclMonth + 2 * p.wafRuleMonth), note: `$${p.wafWebAclMonth} per web ACL-month plus $${p.wafRuleMonth} per rule (the per-IP rate rule, the managed common rule set); elsewhere the ACL given as wafWebAclArn (made in us-east-1, the same price), or none with allowNoWaf` },
     { item: 'Scheduled Lambda invocations', count: scheduled, monthly: lambdaScheduled, note: 'stale-job sweep every minute plus daily jobs, ~0.3 s at 512 MB each (inside the Lambda free tier in practice)' },
     { item: 'Render image in ECR', count: 1, monthly: USAGE.imageGb * p.ecrGbMonth, note: `~${USAGE.imageGb} GB (Debian, Blender, ffmpeg, Node) at $${p.ecrGbMonth}/GB-month` },
+    {
+      item: 'SnapStart snapshot cache',
+      count: snapStarted.length,
+      monthly: cacheMonth,
+      note: snapStarted.length
+        ? `the render and preview functions' published versions (${snapStarted.map((fn) => `${fn.Properties.MemorySize} MB`).join(', ')}) at $${p.snapStartCacheGbSecond} per GB-second while active, idle or not: what takes Blender's start, the scene build and Init off every chunk and preview; the snapStart setting false removes it (and keeps the total under $12)`
+        : 'none: the snapStart setting is false (every new environment runs Init)',
+    },
     { item: 'DynamoDB, S3, Cognito, CloudFront, HTTP API at rest', count: 1, monthly: 0, note: 'billed per request or per GB stored; an empty deployment stores a few MB' },
   ];
   return lines;
@@ -271,7 +324,10 @@ export function costTables(): string {
     out.push(`| ${row.scene.title} | ${row.mode} | ${row.frames} | ${row.renderMinutes.toFixed(2)} | ${usd(row.fargateSpot)} | ${usd(row.fargateOnDemand)} | ${usd(row.other)} | ${usd(spot)} | ${usd(onDemand)} | ${usd(row.price)} | ${(row.price / onDemand).toFixed(1)}x |`);
   }
   out.push('');
-  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation and ${FUNCTION_START_SECONDS} s of billed Init for each environment its chunks start (up to the reserved concurrency), at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on ${DEFAULT_RENDER_FUNCTION_ARCHITECTURE} by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
+  const startText = DEFAULT_FUNCTION_START === 'init'
+    ? `${FUNCTION_START_SECONDS} s of billed Init for each environment its chunks start (up to the reserved concurrency)`
+    : `for each environment its chunks start (up to the reserved concurrency) a SnapStart restore: ${SNAPSTART_USAGE.billedRestoreSeconds} s of billed restore (assumed) and $${p.snapStartRestoreGb} per GB restored, plus the render's share of the snapshot cache (a month's cache of the render function over ${SNAPSTART_USAGE.rendersPerMonth.toLocaleString('en-US')} renders, assumed)`;
+  out.push(`The fast path (render function, ${RENDER_FUNCTION.memoryMiB} MB, ${RENDER_FUNCTION.vcpus} vCPU): one frame's time from the render manifest's measured cost spread over ${RENDER_FUNCTION.vcpus} vCPU, every chunk plus ${FINISHING_FUNCTION_SECONDS} s of finishing for an animation and ${startText}, at Lambda's x86 $${p.lambdaX86GbSecond} and arm64 $${p.lambdaArmGbSecond} per GB-second (the function deploys on ${DEFAULT_RENDER_FUNCTION_ARCHITECTURE} by default: setting renderFunctionArchitecture); "other" as above. A render whose single frame would not end safely inside the function's limit goes to Batch (the table above).`);
   out.push('');
   out.push('| scene | render | frames | engine | function seconds | cost, x86 | cost, arm64 | other | price charged | cost / price (x86) | cost / price (arm64) |');
   out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -297,7 +353,10 @@ export function costTables(): string {
   out.push('| idle deployment, per month | count | cost | why |');
   out.push('|---|---:|---:|---|');
   for (const line of idle) out.push(`| ${line.item} | ${line.count} | ${usd(line.monthly)} | ${line.note} |`);
-  out.push(`| **total** | | **${usd(idle.reduce((sum, line) => sum + line.monthly, 0))}** | |`);
+  const total = idle.reduce((sum, line) => sum + line.monthly, 0);
+  out.push(`| **total** | | **${usd(total)}** | |`);
+  const cacheLine = idle.find((line) => line.item === 'SnapStart snapshot cache');
+  if (cacheLine && cacheLine.monthly > 0) out.push(`| **total with the snapStart setting false** | | **${usd(total - cacheLine.monthly)}** | |`);
   return out.join('\n');
 }
 

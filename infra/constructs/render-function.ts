@@ -55,9 +55,12 @@ export const SNAPSTART_EPHEMERAL_STORAGE = Size.mebibytes(512);
  * image's runtime speaks the restore lifecycle: render/lambda-runtime.ts). With it, /tmp is SnapStart's 512 MB at most;
  * without it, `ephemeral` (Lambda's default 512 MB when not given).
  */
-export function snapStartSettings(snapStart: boolean, ephemeral?: Size): Pick<lambda.DockerImageFunctionProps, 'snapStart' | 'ephemeralStorageSize'> {
-  if (!snapStart) return ephemeral ? { ephemeralStorageSize: ephemeral } : {};
-  return { snapStart: lambda.SnapStartConf.ON_PUBLISHED_VERSIONS, ephemeralStorageSize: SNAPSTART_EPHEMERAL_STORAGE };
+export function snapStartSettings(snapStart: boolean, ephemeral?: Size): Pick<lambda.DockerImageFunctionProps, 'snapStart' | 'ephemeralStorageSize' | 'currentVersionOptions'> {
+  // A deploy publishes a new version for the alias; the one it replaces is deleted, not kept (CDK keeps it by default):
+  // SnapStart bills each active version's snapshot cache.
+  const versions = { currentVersionOptions: { removalPolicy: RemovalPolicy.DESTROY } };
+  if (!snapStart) return { ...versions, ...(ephemeral ? { ephemeralStorageSize: ephemeral } : {}) };
+  return { ...versions, snapStart: lambda.SnapStartConf.ON_PUBLISHED_VERSIONS, ephemeralStorageSize: SNAPSTART_EPHEMERAL_STORAGE };
 }
 
 /**

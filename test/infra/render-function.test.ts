@@ -104,6 +104,9 @@ describe('SnapStart on the render and preview functions', () => {
       const [, alias] = aliasOf(template, id);
       expect(alias.Properties.Name).toBe('live');
       expect(alias.Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+      // A replaced version is deleted: each active version's snapshot cache is billed.
+      const [[, version]] = resourcesOf(template, 'AWS::Lambda::Version').filter(([versionId]) => refersTo(alias.Properties.FunctionVersion, versionId));
+      expect(version.DeletionPolicy).toBe('Delete');
     }
   });
 
