@@ -170,7 +170,7 @@ describe('still regions', () => {
     expect(hasFinishingStep({ isStillRender: false, chunksTotal: 1 })).toBe(true);
   });
 
-  it('when a Full-HD final still takes the fast path, its regions each fit the region time and its ready time counts one region and the finishing step', () => {
+  it("when a Full-HD final still takes the fast path, its region count is the model's and its ready time counts one region and the finishing step", () => {
     const plan = planForFastPath(fullHdStill);
     expect(plan.engine).toBe('function');
     expect(plan.chunks.length).toBe(byModel(1080, MAX_STILL_REGIONS, planningChunkTime(fullHdStill)).chosen);
