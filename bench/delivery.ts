@@ -40,7 +40,7 @@ import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { startLocalStack } from '#infra/local/stack';
 import { runScene, type SceneArgs } from '#render/blender';
 import { concatSegments, encodeSegment, fileInput, runFfmpeg } from '#render/encode';
-import { fastPathCost, fastPathCosts, fullHdQuote, type FastPathCost } from '#scripts/costs';
+import { AWS_PRICES, fastPathCost, fastPathCosts, fullHdQuote, snapshotCacheMonth, SNAPSTART_USAGE, type FastPathCost, type FunctionStart } from '#scripts/costs';
 import { getScene, scenes, type Scene } from '#shared/catalogue';
 import {
   assumptionsOf,
@@ -56,6 +56,7 @@ import {
   type AssumptionRow,
   type DeliveryBand,
   type DeliveryBands,
+  type DeliveryEstimate,
   type DeliveryModel,
   type DeliveryOptions,
   type DeliverySteps,
@@ -75,6 +76,7 @@ import { watchChildCpu } from './frame-costs';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import { PREVIEW_MEMORY_MB } from '#infra/constructs/live-previews';
+import { SNAPSTART_EPHEMERAL_STORAGE } from '#infra/constructs/render-function';
 import { PREVIEW_INVOKE_MS } from '#adapters/preview-function';
 
 /**
@@ -91,6 +93,74 @@ const AWS = {
   /** A synchronous Invoke's own overhead on a warm environment (request, routing, answer): not published; 0.05 s assumed. */
   syncInvokeSeconds: 0.05,
 } as const;
+
+/**
+ * SnapStart (the render and preview functions' deploy default, the snapStart setting): a new environment is restored from
+ * a snapshot of one whose Init started a warm scene parent per scene, learned Blender's version and loaded the denoiser
+ * (render/worker.ts), instead of running Init from the image. What a restore costs in time, each figure with its source.
+ */
+const SNAPSTART: Record<'restoreSeconds' | 'restoredPageInSeconds', AssumptionRow> = {
+  restoreSeconds: {
+    best: 0.7,
+    typical: 1.5,
+    pessimistic: 4,
+    source:
+      'SnapStart: "as low as sub-second startup performance" (Lambda developer guide, "Improving startup performance with Lambda SnapStart"); the restore of a container image function is not published by AWS; ' +
+      'third parties measured 0.67-0.69 s for a 327 MB container image and 0.62 s for Python 3.12. Best 0.7 s (that measurement); typical 1.5 s and pessimistic 4 s for a snapshot holding seven Blender parents and the denoiser (about 1.5 GB touched), assumed: ' +
+      'its memory is loaded as it is touched, and a large image without SnapStart starts in "several seconds" (What\'s New, "AWS Lambda now supports SnapStart for container image functions", Sep 2026), which the pessimistic band approaches.',
+  },
+  restoredPageInSeconds: {
+    best: 0,
+    typical: 1,
+    pessimistic: 3,
+    source:
+      "A restored environment's first render touching memory and files the snapshot holds but Init did not touch (the parents rendered a 64x36 warm-up; a region's fresh Blender reads its binary again): not published, not measured; none at best, 1 s typical, 3 s pessimistic, assumed (without SnapStart: the page-in row).",
+  },
+};
+
+/**
+ * A job's bands with SnapStart: the cold start becomes the restore, the page-in the restored one; a chunk the warm
+ * parents render (every chunk but a split still's regions, which render in a fresh Blender: render/chunk-runner.ts)
+ * pays neither the version probe (asked during Init) nor Blender's start and scene build, only a forked child's serial
+ * part (`warmSerialSeconds`, measured here on one core). The credentials are asked for as the invocation starts and
+ * waited for once the claim, the probe and (for a scene without input) the render are past, as the model counts them
+ * (shared/fast-path.ts: the chunk's four task-server questions, of which the claim is one): what the shorter start
+ * leaves uncovered is waited for. Later waves start warm either way; only their chunks change. Billed: each chunk's change, and each new environment's
+ * restored page-in instead of the image's (the restore itself is priced by scripts/costs.ts: SNAPSTART_USAGE).
+ */
+function withSnapStart(bands: DeliveryBands, sceneId: number, isStill: boolean, warmSerialSeconds: number, concurrency: number, architecture: 'x86_64' | 'arm64'): DeliveryBands {
+  const one = (band: DeliveryBand): DeliveryEstimate => {
+    const estimate = bands[band];
+    const a = assumptionsOf(band, sceneId);
+    const speed = architecture === 'arm64' ? a.arm64Speed : a.x86Speed;
+    const warm = !(isStill && estimate.chunks > 1);
+    const steps = { ...estimate.steps };
+    const probe = warm ? -steps.versionProbes : 0;
+    const start = warm ? Math.min(0, warmSerialSeconds / speed - steps.blenderStart) : 0;
+    const claim = a.recordSeconds / 4;
+    const covered = claim + steps.versionProbes + probe + (steps.input > 0 ? 0 : steps.blenderStart + start + steps.render);
+    const credentials = Math.max(0, a.credentialsSeconds - covered) - steps.credentials;
+    const chunkDelta = probe + start + credentials;
+    const pageInDelta = SNAPSTART.restoredPageInSeconds[band] - steps.pageIn;
+    Object.assign(steps, {
+      coldStart: SNAPSTART.restoreSeconds[band],
+      pageIn: SNAPSTART.restoredPageInSeconds[band],
+      versionProbes: steps.versionProbes + probe,
+      blenderStart: steps.blenderStart + start,
+      credentials: steps.credentials + credentials,
+      queue: steps.queue + (estimate.waves - 1) * chunkDelta,
+    });
+    const billedSeconds = estimate.billedSeconds + estimate.chunks * chunkDelta + Math.min(concurrency, estimate.chunks) * pageInDelta;
+    return { ...estimate, steps, chunkSeconds: estimate.chunkSeconds + chunkDelta, totalSeconds: Object.values(steps).reduce((sum, value) => sum + value, 0), billedSeconds };
+  };
+  return { best: one('best'), typical: one('typical'), pessimistic: one('pessimistic') };
+}
+
+/** The steps SnapStart changes, before -> after, in one band. */
+function removedSteps(band: DeliveryBand, before: DeliveryBands, after: DeliveryBands): string {
+  const changed: (keyof DeliverySteps)[] = ['coldStart', 'pageIn', 'versionProbes', 'blenderStart', 'credentials', 'queue'];
+  return changed.map((step) => `${STEP_LABELS[step]} ${before[band].steps[step].toFixed(1)} -> ${after[band].steps[step].toFixed(1)}`).join(', ');
+}
 
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 
@@ -324,6 +394,11 @@ function printAssumptions() {
   const line = (name: string, row: AssumptionRow) => `${name}: ${DELIVERY_BANDS.map((band) => Number(row[band].toFixed(2))).join(' / ')}; ${row.source}`;
   for (const [name, row] of Object.entries(DELIVERY_ASSUMPTIONS)) console.log(`  ${line(name, row)}`);
   for (const scene of scenes.filter((candidate) => candidate.supportsModes.includes('animation'))) console.log(`  ${line(`stragglerShare, ${scene.title}`, stragglerRow(scene.id))}`);
+  for (const [name, row] of Object.entries(SNAPSTART)) console.log(`  ${line(`${name} (SnapStart)`, row)}`);
+  console.log(
+    `  SnapStart's prices: snapshot cache $${AWS_PRICES.snapStartCacheGbSecond} per GB-second of the function's memory while a version is active, restore $${AWS_PRICES.snapStartRestoreGb} per GB (Lambda pricing, SnapStart; published for Python and .NET, assumed for a container image); ` +
+      `billed restore ${SNAPSTART_USAGE.billedRestoreSeconds} s per environment and ${SNAPSTART_USAGE.rendersPerMonth.toLocaleString('en-US')} renders a month sharing the cache: assumed (scripts/costs.ts, SNAPSTART_USAGE).`,
+  );
 }
 
 async function main() {
@@ -394,16 +469,28 @@ async function main() {
       for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, bands)}`);
     }
     const text = getScene(1)!;
-    const still = bandsOf(text, 1);
-    const animation = bandsOf(text, 120);
-    console.log(`  120-frame Text Animation, ${animation.typical.chunks} chunks of 1 frame:`);
-    for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, animation)}`);
+    // Without SnapStart (the snapStart setting false): every new environment runs Init from the image.
+    const stillInit = bandsOf(text, 1);
+    const animationInit = bandsOf(text, 120);
+    console.log(`  120-frame Text Animation, ${animationInit.typical.chunks} chunks of 1 frame:`);
+    for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, animationInit)}`);
+    // With SnapStart (the deploy default): restored environments whose warm parents started during Init.
+    const snap = (bands: DeliveryBands, scene: Scene, isStill: boolean) => withSnapStart(bands, scene.id, isStill, live.serialSeconds, concurrency, arch);
+    const still = snap(stillInit, text, true);
+    const animation = snap(animationInit, text, false);
+    console.log(`  With SnapStart (restored environments, a warm parent per scene from Init; a forked child's serial part ${live.serialSeconds.toFixed(2)} s measured here): the steps it changes, before -> after:`);
+    for (const [name, before, after] of [[`Full-HD still (${still.typical.chunks > 1 ? `${still.typical.chunks} regions, each in a fresh Blender` : 'whole, by a warm parent'})`, stillInit, still], ['120-frame animation (each chunk by a warm parent)', animationInit, animation]] as const) {
+      console.log(`    ${name}:`);
+      for (const band of DELIVERY_BANDS) console.log(`      ${band} ${before[band].totalSeconds.toFixed(1)} -> ${after[band].totalSeconds.toFixed(1)} s: ${removedSteps(band, before, after)}`);
+    }
+    for (const band of DELIVERY_BANDS) console.log(`    still, ${bandLine(band, still)}`);
+    for (const band of DELIVERY_BANDS) console.log(`    animation, ${bandLine(band, animation)}`);
     // An SQS event source ramps its pollers instead of Lambda's 1,000 environments per 10 s: its last chunk starts that much later.
     const sqsRamp = Math.max(animation.typical.steps.scaling, ((animation.typical.chunks - AWS.sqsInitialInvokes) / AWS.sqsAddedPerMinute) * 60);
     console.log(`    through an SQS event source (standard mode ramp) instead: typical ${(animation.typical.totalSeconds - animation.typical.steps.scaling + sqsRamp).toFixed(1)} s`);
-    console.log(`  1, 2 and 5 jobs of the 120-frame Text Animation sent at once, against the reserved concurrency of ${concurrency} (a chunk beyond it waits for a slot and its next retry):`);
+    console.log(`  1, 2 and 5 jobs of the 120-frame Text Animation sent at once, against the reserved concurrency of ${concurrency} (a chunk beyond it waits for a slot and its next retry; with SnapStart):`);
     for (const jobs of [1, 2, 5]) {
-      const last = bandsOf(text, 120, { chunksAhead: (jobs - 1) * 120 });
+      const last = snap(bandsOf(text, 120, { chunksAhead: (jobs - 1) * 120 }), text, false);
       const waits = DELIVERY_BANDS.map((band) => last[band].steps.queue.toFixed(1)).join(' / ');
       console.log(`    ${jobs} job${jobs > 1 ? 's' : ''}: the last job's video ${bandSeconds(last)}; its last chunk waits ${waits} s (best / typical / pessimistic) for a slot (wave ${last.typical.waves} of the concurrency)`);
     }
@@ -431,6 +518,11 @@ async function main() {
     const previewOnVcpu = live.previewSeconds / speed;
     const warmPreview = AWS.syncInvokeSeconds + typical.s3RequestSeconds /* the kept-picture lookup, a miss */ + previewOnVcpu + typical.s3RequestSeconds /* keeping it */;
     const coldPreview = warmPreview + typical.coldStartSeconds + live.startSeconds / speed;
+    // Restored, the scene's parent is in the snapshot: the restore and its page-in instead of Init and the server's start.
+    const restoredPreview = warmPreview + SNAPSTART.restoreSeconds.typical + SNAPSTART.restoredPageInSeconds.typical;
+    console.log(
+      `  live preview from a restored environment (SnapStart, typical band): ${restoredPreview.toFixed(1)} s (warm ${warmPreview.toFixed(1)} s + restore ${SNAPSTART.restoreSeconds.typical} s + restored page-in ${SNAPSTART.restoredPageInSeconds.typical} s), against ${coldPreview.toFixed(1)} s cold without it`,
+    );
     console.log(
       `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU, typical band): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${typical.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${typical.s3RequestSeconds} s); ` +
         `cold ${coldPreview.toFixed(1)} s (+ Init ${typical.coldStartSeconds} s + the server's start ${(live.startSeconds / speed).toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
@@ -438,21 +530,43 @@ async function main() {
     );
 
     // Cost per band: each band's billed seconds (chunks, page-ins, finishing) for every scene and mode, priced as npm run costs prices them (Init counted there).
-    const costsIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64') =>
-      fastPathCosts(undefined, (scene: Scene, mode: RenderMode) => bandsOf(scene, mode === 'still' ? 1 : fullHdQuote(scene, mode).frames, { architecture })[band].billedSeconds);
+    // Each band's billed seconds for every scene and mode, priced as npm run costs prices them: with Init, or with SnapStart's restores and cache.
+    const startedBands = (scene: Scene, mode: RenderMode, architecture: 'x86_64' | 'arm64', start: FunctionStart) => {
+      const bands = bandsOf(scene, mode === 'still' ? 1 : fullHdQuote(scene, mode).frames, { architecture });
+      return start === 'init' ? bands : withSnapStart(bands, scene.id, mode === 'still', live.serialSeconds, concurrency, architecture);
+    };
+    const costsIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64', start: FunctionStart) =>
+      fastPathCosts(undefined, (scene: Scene, mode: RenderMode) => startedBands(scene, mode, architecture, start)[band].billedSeconds, start);
     const lambdaCost = (row: FastPathCost, architecture: 'x86_64' | 'arm64') => (architecture === 'arm64' ? row.arm64 : row.x86) + row.other;
-    const worstIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64') => {
-      const worst = costsIn(band, architecture).reduce((a, b) => (lambdaCost(a, architecture) / a.price > lambdaCost(b, architecture) / b.price ? a : b));
+    const worstIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64', start: FunctionStart) => {
+      const worst = costsIn(band, architecture, start).reduce((a, b) => (lambdaCost(a, architecture) / a.price > lambdaCost(b, architecture) / b.price ? a : b));
       return { row: worst, share: lambdaCost(worst, architecture) / worst.price };
     };
-    const worst = Object.fromEntries(DELIVERY_BANDS.map((band) => [band, worstIn(band, arch)])) as Record<DeliveryBand, ReturnType<typeof worstIn>>;
+    const worstOf = (start: FunctionStart) => Object.fromEntries(DELIVERY_BANDS.map((band) => [band, worstIn(band, arch, start)])) as Record<DeliveryBand, ReturnType<typeof worstIn>>;
+    const worst = worstOf('snapstart');
+    const worstInit = worstOf('init');
     const other = arch === 'arm64' ? 'x86_64' : 'arm64';
-    const darkCost = fastPathCost(drop, 'animation', undefined, bandsOf(drop, fullHdQuote(drop, 'animation').frames).typical.billedSeconds);
+    const darkCost = fastPathCost(drop, 'animation', undefined, startedBands(drop, 'animation', arch, 'snapstart').typical.billedSeconds, 'snapstart');
+    const shareLine = (worsts: Record<DeliveryBand, ReturnType<typeof worstIn>>) =>
+      DELIVERY_BANDS.map((band) => `${band} ${worsts[band].row.scene.title} ${worsts[band].row.mode}, $${lambdaCost(worsts[band].row, arch).toFixed(3)} of $${worsts[band].row.price.toFixed(2)} (${(worsts[band].share * 100).toFixed(1)} %)`).join('; ');
+    console.log(`  highest cost share on ${arch} without SnapStart (Init counted): ${shareLine(worstInit)}`);
+    const costSplit = (row: FastPathCost) => `restores $${row.restore.toFixed(4)}, snapshot cache $${row.cache.toFixed(4)}`;
     console.log(
-      `  highest cost share on ${arch} (Init counted): ${DELIVERY_BANDS.map((band) => `${band} ${worst[band].row.scene.title} ${worst[band].row.mode}, $${lambdaCost(worst[band].row, arch).toFixed(3)} of $${worst[band].row.price.toFixed(2)} (${(worst[band].share * 100).toFixed(1)} %)`).join('; ')}; ` +
-        `on ${other}: ${DELIVERY_BANDS.map((band) => `${band} ${(worstIn(band, other).share * 100).toFixed(1)} %`).join(', ')}; Audio Reactive with dark drop at 4 s, typical: ${((lambdaCost(darkCost, arch) / darkCost.price) * 100).toFixed(1)} %`,
+      `  highest cost share on ${arch} with SnapStart (restores and the render's share of the snapshot cache counted): ${shareLine(worst)}; of the typical one's Lambda cost: ${costSplit(worst.typical.row)}; ` +
+        `on ${other}: ${DELIVERY_BANDS.map((band) => `${band} ${(worstIn(band, other, 'snapstart').share * 100).toFixed(1)} %`).join(', ')}; Audio Reactive with dark drop at 4 s, typical: ${((lambdaCost(darkCost, arch) / darkCost.price) * 100).toFixed(1)} %`,
+    );
+    const cacheMonth = snapshotCacheMonth([RENDER_FUNCTION.memoryMiB, PREVIEW_MEMORY_MB]);
+    console.log(`  SnapStart's snapshot cache while idle: $${cacheMonth.toFixed(2)} a month for the render (${RENDER_FUNCTION.memoryMiB} MB) and preview (${PREVIEW_MEMORY_MB} MB) functions' active versions (npm run costs' idle cost)`);
+    // SnapStart limits /tmp: the finishing step of the longest video holds every segment and the joined video (render/finish-step.ts).
+    const tmpLimitMb = SNAPSTART_EPHEMERAL_STORAGE.toMebibytes() * 1.048576;
+    const finishingMb = (frames: number) => 2 * frames * model.segmentMbPerFrame;
+    const fitsFrames = Math.floor(tmpLimitMb / (2 * model.segmentMbPerFrame));
+    console.log(
+      `  /tmp with SnapStart (${SNAPSTART_EPHEMERAL_STORAGE.toMebibytes()} MiB): a 120-frame animation's finishing step holds its segments and video, ${finishingMb(120).toFixed(0)} MB; the 10-minute Audio Reactive with dark drop's, ${finishingMb(dropFrames).toFixed(0)} MB ` +
+        `(${model.segmentMbPerFrame.toFixed(3)} MB a Full-HD frame's segment, measured here, twice): past the limit beyond about ${fitsFrames} frames (${(fitsFrames / FPS / 60).toFixed(1)} min) unless the finishing step streams them`,
     );
     console.log('');
+    console.log(`without SnapStart (snapStart=false): Full-HD still ${bandSeconds(stillInit)}; 120-frame animation ${bandSeconds(animationInit)}; highest AWS cost / price ${DELIVERY_BANDS.map((band) => `${band} ${(worstInit[band].share * 100).toFixed(1)} %`).join(', ')}`);
     console.log(`Full-HD still (Text Animation): ${bandSeconds(still)}`);
     console.log(`120-frame Full-HD animation (Text Animation): ${bandSeconds(animation)}`);
     console.log(`highest AWS cost / price: ${DELIVERY_BANDS.map((band) => `${band} ${(worst[band].share * 100).toFixed(1)} %`).join(', ')}`);
