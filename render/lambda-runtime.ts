@@ -137,6 +137,7 @@ export async function restoreLifecycle(runtimeApi: string, hooks: RestoreHooks):
   // the snapshot is used after it.
   const status = await restoreRequest(runtimeApi, 'GET', 'next');
   if (status !== 200) throw new Error(`the Runtime API answered ${status} to /runtime/restore/next`);
+  forgetInitCredentials();
   try {
     await hooks.afterRestore?.();
   } catch (error) {
@@ -145,6 +146,18 @@ export async function restoreLifecycle(runtimeApi: string, hooks: RestoreHooks):
     await restoreRequest(runtimeApi, 'POST', 'error', JSON.stringify({ errorType: name, errorMessage: message }), { 'Lambda-Runtime-Function-Error-Type': `Runtime.${name}` }).catch(() => {});
     process.exit(1);
   }
+}
+
+/**
+ * Static credentials in the environment Init saw are the snapshot's: every restored environment would hand the same ones
+ * to its invocations, and they expire. With SnapStart, Lambda gives the function container credentials instead
+ * (AWS_CONTAINER_CREDENTIALS_FULL_URI and its token; Lambda developer guide, "Activating and managing Lambda SnapStart",
+ * using SnapStart with AWS SDKs), which the SDK in each invocation's process asks for itself: where they are given,
+ * any static ones are dropped, so the SDK's chain cannot take them first. Without them, nothing is dropped.
+ */
+function forgetInitCredentials(): void {
+  if (!process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI) return;
+  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) delete process.env[name];
 }
 
 function restoreRequest(runtimeApi: string, method: 'GET' | 'POST', step: 'next' | 'error', body?: string, headers: Record<string, string> = {}): Promise<number> {

@@ -82,7 +82,7 @@ import { INVOCATION_PROCESS, serveInvocationsApart, serveOneInvocation } from ${
 const api = process.env.AWS_LAMBDA_RUNTIME_API;
 const note = (line) => appendFileSync(process.env.JOURNAL, line + '\\n');
 if (process.argv[2] === INVOCATION_PROCESS) {
-  await serveOneInvocation(api, async () => (note('invocation'), { random: Math.random(), uuid: randomUUID() }));
+  await serveOneInvocation(api, async () => (note('invocation'), { random: Math.random(), uuid: randomUUID(), key: process.env.AWS_ACCESS_KEY_ID ?? null, container: process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI ?? null }));
 }
 // What Init draws is in the snapshot, shared by every environment restored from it.
 const atInit = Math.random();
@@ -117,7 +117,7 @@ function invocationProcessesOf(pid: number): number[] {
  * the restore and `events`. `nodeOptions` are the runtime loop's own (a fixed V8 seed stands for the state a snapshot
  * gives every restored environment alike).
  */
-async function runRestored(dir: string, events: unknown[], settings: { snapStart?: boolean; failRestore?: boolean; nodeOptions?: string[] } = {}) {
+async function runRestored(dir: string, events: unknown[], settings: { snapStart?: boolean; failRestore?: boolean; nodeOptions?: string[]; env?: Record<string, string> } = {}) {
   const journal = join(dir, `journal-${Math.random()}`);
   writeFileSync(journal, '');
   let loopPid = 0;
@@ -138,6 +138,7 @@ async function runRestored(dir: string, events: unknown[], settings: { snapStart
       JOURNAL: journal,
       ...(settings.snapStart === false ? {} : { AWS_LAMBDA_INITIALIZATION_TYPE: 'snap-start' }),
       ...(settings.failRestore ? { FAIL_RESTORE: '1' } : {}),
+      ...settings.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -146,7 +147,7 @@ async function runRestored(dir: string, events: unknown[], settings: { snapStart
   loop.stderr.on('data', (data: Buffer) => (output += data.toString()));
   const code = await new Promise((resolve) => loop.once('exit', resolve));
   api.close();
-  const answers = api.posted.filter((post) => post.path.includes('/invocation/')).map((post) => JSON.parse(post.body) as { random: number; uuid: string });
+  const answers = api.posted.filter((post) => post.path.includes('/invocation/')).map((post) => JSON.parse(post.body) as { random: number; uuid: string; key: string | null; container: string | null });
   return { code, output, asked: api.asked, posted: api.posted, answers, atSnapshot, journal: readFileSync(journal, 'utf8').trim().split('\n') };
 }
 
@@ -180,6 +181,15 @@ describe('the functions speak SnapStart\'s restore lifecycle', () => {
     expect(second.answers).toHaveLength(1);
     expect(first.answers[0].random).not.toBe(second.answers[0].random);
     expect(first.answers[0].uuid).not.toBe(second.answers[0].uuid);
+  }, 60_000);
+
+  it('when the restored function is given container credentials, the static ones Init saw reach no invocation; without container credentials, they are kept', async () => {
+    const init = { AWS_ACCESS_KEY_ID: 'AKIA-SEEN-DURING-INIT', AWS_SECRET_ACCESS_KEY: 'secret-seen-during-init', AWS_SESSION_TOKEN: 'token-seen-during-init' };
+    const container = 'http://127.0.0.1:9999/credentials';
+    const restored = await runRestored(dir, [{ n: 1 }], { env: { ...init, AWS_CONTAINER_CREDENTIALS_FULL_URI: container } });
+    expect(restored.answers[0]).toMatchObject({ key: null, container });
+    const plain = await runRestored(dir, [{ n: 1 }], { env: init });
+    expect(plain.answers[0]).toMatchObject({ key: init.AWS_ACCESS_KEY_ID, container: null });
   }, 60_000);
 
   it('when the after-restore hook fails, the error goes to /runtime/restore/error, no invocation is asked for and the environment ends', async () => {
