@@ -15,7 +15,7 @@ import { getScene } from '#shared/catalogue';
 import { scenePolicy } from '#shared/render-manifest';
 import { frameFile, framePreviewFile, STILL_FILE } from '#shared/render-contract';
 import { RenderError, runScene, sceneScriptPath } from '#render/blender';
-import { readOutput, WarmScene, sceneToolIdentity } from '#render/warm-scene';
+import { readOutput, WarmScene, WarmScenes, sceneToolIdentity } from '#render/warm-scene';
 import { createFixtures, type Fixtures } from './fixtures';
 import { psnr, readRgb } from '#render/image-quality';
 
@@ -463,6 +463,24 @@ describe('a warm scene server restored from a snapshot', () => {
       expect(first.readyPid).toBe(pids[0]);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 120_000);
+});
+
+describe("a function's Init (SnapStart)", () => {
+  test('when Init warms scenes one at a time, each has a ready parent before any request, and each takes its own seed after a restore', async () => {
+    const servers = new WarmScenes({ threads: 1 });
+    try {
+      await servers.warm([1, 6], 1);
+      const ready = [servers.scene(1).readyPid, servers.scene(6).readyPid];
+      expect(ready.every((pid) => pid !== undefined && alive(pid))).toBe(true);
+      expect(servers.pids().sort()).toEqual([...ready].sort());
+      const digests = await servers.reseed(() => randomBytes(32));
+      expect(digests).toHaveLength(2);
+      expect(digests.every((digest) => /^[0-9a-f]{32}$/.test(digest ?? ''))).toBe(true);
+      expect(digests[0]).not.toBe(digests[1]);
+    } finally {
+      await servers.stop();
     }
   }, 120_000);
 });
