@@ -5,7 +5,7 @@
  * full-size image, with real Blender, DynamoDB Local and s3rver.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -16,6 +16,7 @@ import { farmJobState } from '#core/jobs/launch';
 import { downloadOutput } from '#core/storage/storage';
 import { startLocalStack, type LocalStack } from '#infra/local/stack';
 import { runScene, type SceneArgs } from '#render/blender';
+import { runFfmpeg } from '#render/encode';
 import { psnr, readRgb, type RgbImage } from '#render/image-quality';
 import { joinRegions } from '#render/region-stitch';
 import { framePreviewFile, REGION_FILE } from '#shared/render-contract';
@@ -70,9 +71,12 @@ describe('a still split into regions', () => {
   });
 
   test("when a region's rows are not the size its place in the frame gives, the join refuses them", async () => {
-    const files = [0, 1].map((index) => path.join(dir, `region-${index}`, REGION_FILE));
-    // Two of the four regions above, taken for a still in two: each is 48 rows where 96 are wanted.
+    // Two strips of 48 rows, given for a still of 192 rows in two: 96 rows each are wanted.
+    const files = [0, 1].map((index) => path.join(dir, `short-${index}.png`));
+    for (const file of files) await runFfmpeg(['-f', 'lavfi', '-i', `testsrc2=s=${still.resolutionX}x48`, '-frames:v', '1', '-update', '1', file]);
     await expect(joinRegions(files, still.resolutionX, still.resolutionY, path.join(dir, 'refused'))).rejects.toThrow(/region 0 is 320x48, not 320x96/);
+    await writeFile(files[0], 'not a picture');
+    await expect(joinRegions(files, still.resolutionX, 96, path.join(dir, 'refused'))).rejects.toThrow(/region 0 is not a PNG/);
   });
 });
 
