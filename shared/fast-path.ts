@@ -81,7 +81,7 @@ export interface DeliveryAssumptions {
   recordSeconds: number;
   /** How much longer the job's slowest chunk renders than the modelled chunk, a share of its render: the scene's measured frame spread (stragglerRow). */
   stragglerShare: number;
-  /** The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads. */
+  /** The finishing step's work beyond the modelled downloads, joins and uploads. */
   finishingExtraSeconds: number;
 }
 
@@ -131,7 +131,7 @@ export const DELIVERY_ASSUMPTIONS: Record<Exclude<keyof DeliveryAssumptions, 'st
   },
   finishingExtraSeconds: {
     best: 0, typical: 1, pessimistic: 3,
-    source: "The finishing step's work beyond the modelled downloads, reading, join, denoise, save and uploads (an animation's thumbnail, a still's denoiser session when Init did not load it; Blender's version is kept from the environment's chunk): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
+    source: "The finishing step's work beyond the modelled downloads, joins and uploads (an animation's thumbnail, a split still's preview; Blender's version is kept from the environment's chunk): not measured; none at best (as before), 1 s typical, 3 s pessimistic: assumed.",
   },
 };
 
