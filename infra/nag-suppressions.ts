@@ -71,7 +71,6 @@ export const nagSuppressions: readonly NagSuppression[] = [
   },
 
   // Wildcards, each bounded to this stack's resources.
-  { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderFunctionF365A476.Arn>:*]', reason: "CDK's invoke grant on the render function covers its versions and aliases; no other function." },
   { path: '', id: 'AwsSolutions-IAM5[Resource::<RenderSessionBrokerFunctionD8B86167.Arn>:*]', reason: "CDK's invoke grant on the session broker (to the render function) covers its versions and aliases; no other function." },
   { path: '', id: `AwsSolutions-IAM5[Resource::<${TABLE}.Arn>/index/*]`, reason: "The table's own secondary indexes (CDK grants); no other table." },
   { path: '', id: 'AwsSolutions-IAM5[Action::s3:GetObject*]', reason: 'CDK read grant (GetObject and its version/ACL/tagging reads) on this stack\'s buckets only.' },
