@@ -26,6 +26,8 @@ export const routes = [
   { method: 'GET', path: '/api/health', access: 'public', fn: 'system' },
   { method: 'GET', path: '/api/admin/health', access: 'admin', fn: 'system' },
   { method: 'GET', path: '/api/scenes', access: 'public', fn: 'system' },
+  // The customise page's promise: the figures the server's promise of a new job reads (cacheable, no account).
+  { method: 'GET', path: '/api/scenes/{sceneId}/delivery', access: 'public', fn: 'system' },
   { method: 'POST', path: '/api/quotes', access: 'public', fn: 'system' },
 
   { method: 'GET', path: '/api/me', access: 'user', fn: 'accounts' },

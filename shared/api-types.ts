@@ -7,6 +7,7 @@ import type { JobStatus } from './jobs';
 import type { RenderCostResult } from './pricing';
 import type { OutputFormat } from './output-formats';
 import type { CURRENCY } from './pricing';
+import type { SceneStepFigures } from './fast-path';
 
 /**
  * What every failed API call answers: `{ code, message }`, with `message` the
@@ -79,6 +80,18 @@ export interface LivePreview {
 
 export interface Quote extends RenderCostResult {
   frames: number;
+}
+
+/**
+ * What GET /api/scenes/{sceneId}/delivery answers: what the server's promise for a new job of the scene is computed from
+ * besides the render's own settings, so the customise page shows the promise the job will keep (readyInSeconds in
+ * shared/fast-path.ts, with these as its concurrency and measured figures).
+ */
+export interface SceneDelivery {
+  /** The render function's concurrency the launch plans a job with (the deployment's setting). */
+  concurrency: number;
+  /** Production's figures of the scene's chunks from the last recalibration, or null before the first. */
+  figures: SceneStepFigures | null;
 }
 
 export interface UploadTicket {

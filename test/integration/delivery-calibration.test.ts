@@ -4,6 +4,7 @@ import { CALIBRATION_MIN_CHUNKS, DEFAULT_FAST_PATH_CONCURRENCY, deliveryBands, m
 import { planInputOf } from '#shared/render-plan';
 import { scenes } from '#shared/catalogue';
 import type { AnalyticsOverview } from '#shared/analytics-api';
+import type { SceneDelivery } from '#shared/api-types';
 import { documentClient, tableName } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { dayOf } from '#core/analytics/counters';
@@ -38,6 +39,14 @@ async function measureChunks(count: number, end: Date, stepsMs: Record<string, n
   }
 }
 
+/** What the customise page reads for scene 1's promise, without an account; and the promise it computes from it for the still. */
+async function pagePromiseOfStill(): Promise<{ answer: SceneDelivery; readyIn: number }> {
+  const read = await api<SceneDelivery>('/api/scenes/1/delivery');
+  expect(read.status, JSON.stringify(read.body)).toBe(200);
+  expect(read.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+  return { answer: read.body, readyIn: readyInSeconds(stillInput, read.body.concurrency, read.body.figures) };
+}
+
 async function promisedForNewStill(user: TestUser): Promise<number> {
   // A card payment waits for the payment: the job is created (and promised) without a render being started.
   const created = await api('/api/jobs', { token: user.token, body: smallTextStill({ paymentMethod: 'card', resolutionX: 1920, resolutionY: 1080 }) });
@@ -65,6 +74,9 @@ describe('the promise learns from production', () => {
     await dailyRollupHandler({ time: earlierAsOf.toISOString() });
     expect((await sceneStepFigures(1))?.chunks).toBe(CALIBRATION_MIN_CHUNKS - 1);
     expect(await promisedForNewStill(customer)).toBe(readyInSeconds(stillInput));
+    const page = await pagePromiseOfStill();
+    expect(page.answer.figures?.chunks).toBe(CALIBRATION_MIN_CHUNKS - 1);
+    expect(page.readyIn).toBe(readyInSeconds(stillInput));
   });
 
   it(`when a scene has ${CALIBRATION_MIN_CHUNKS} measured chunks in the window, the recalibration turns them into the figures a new job's promise then uses`, async () => {
@@ -90,9 +102,22 @@ describe('the promise learns from production', () => {
 
     const promised = await promisedForNewStill(customer);
     expect(promised).toBe(readyInSeconds(stillInput, DEFAULT_FAST_PATH_CONCURRENCY, figures));
+    // The customise page reads the figures the promise read (and only those: the dashboard's stay the admin's) and shows the job's promise.
+    const page = await pagePromiseOfStill();
+    expect(page.answer).toEqual({ concurrency: DEFAULT_FAST_PATH_CONCURRENCY, figures: { sceneId: 1, chunks: figures.chunks, steps: figures.steps, renderAgainstModel: figures.renderAgainstModel } });
+    expect(page.readyIn).toBe(promised);
+    expect(page.readyIn).not.toBe(bench);
     // The render alone takes twice the bench's longer, Blender's build 3.7 s more.
     const benchSteps = deliveryBands(stillInput).typical.steps;
     expect(promised - bench).toBeGreaterThanOrEqual(Math.floor(2 * benchSteps.render + 6 - benchSteps.blenderStart));
+  });
+
+  it('when the customise page asks for an unknown scene\'s delivery figures, it is told the scene is not found', async () => {
+    for (const sceneId of ['999', 'text']) {
+      const read = await api(`/api/scenes/${sceneId}/delivery`);
+      expect(read.status, sceneId).toBe(404);
+      expect(read.body).toEqual({ code: 'not_found', message: 'Scene not found' });
+    }
   });
 
   it("when a worker finishes its chunk with its steps, the task server keeps them on the scene's figures of the day", async () => {
