@@ -573,8 +573,9 @@ export function promisedDelivery(bench: DeliveryEstimate, measured: SceneStepFig
 /**
  * When a render on the fast path should be ready: the promised band (PROMISED_BAND, the typical one) of the delivery
  * model (deliveryBands), learnt from production once the scene has enough measured chunks (promisedDelivery), rounded
- * up. What the customise page shows beside the estimated render time (the pricing input; it has no production figures,
- * so it shows the bench's), and what a job is promised (promisedSeconds, with the scene's stored figures).
+ * up. What a job is promised (promisedSeconds, with the scene's stored figures), and what the customise page shows
+ * beside the estimated render time (the pricing input), with the same figures and concurrency read from
+ * GET /api/scenes/{sceneId}/delivery, the bench's until they arrive.
  */
 export function readyInSeconds(input: PlanInput, concurrency = DEFAULT_FAST_PATH_CONCURRENCY, measured?: SceneStepFigures | null): number {
   const bench = deliveryBands(input, concurrency)[PROMISED_BAND];

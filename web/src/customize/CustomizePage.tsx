@@ -10,6 +10,7 @@ import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { SCENE_NOT_FOUND } from '#shared/messages';
 import { Notice } from '../components/ui';
 import { useLivePreview } from '../data/previews';
+import { useSceneDelivery } from '../data/scene-delivery';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { CustomizeHead } from './CustomizeIntro';
@@ -68,6 +69,9 @@ function CustomizeScene({ scene }: { scene: Scene }) {
   const setUpload = (fn: (current: UploadState | null) => UploadState | null) => setState((current) => ({ ...current, upload: fn(current.upload) }));
   const flow = useRenderSubmission(scene, state, update, price, templateRatio);
   const live = useLivePreview(scene.id, buildPreviewRequest(scene, state, templateRatio));
+  // The promise the job will keep: the server's figures for the scene once read, the bench's until then.
+  const delivery = useSceneDelivery(scene.id);
+  const readyIn = promisedSecondsFor(scene, state, delivery);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -111,6 +115,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           update={update}
           setUpload={setUpload}
           quote={quote}
+          readyIn={readyIn}
           errors={errors}
           signedIn={Boolean(user)}
           startError={flow.startError}
@@ -125,7 +130,7 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           state={state}
           price={price}
           frames={quote.frames}
-          readyIn={promisedSecondsFor(scene, state)}
+          readyIn={readyIn}
           optionSummary={summarizeOptions(scene, state)}
           onCancel={flow.cancelConfirm}
           onConfirm={flow.confirm}

@@ -12,13 +12,15 @@ import { PriceEstimate } from './PriceEstimate';
 import { formatReadyIn } from '#shared/fast-path';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
-import { effectiveOutputFormat, promisedSecondsFor, type FormState, type UploadState } from './form-state';
+import { effectiveOutputFormat, type FormState, type UploadState } from './form-state';
 
 export interface RenderSettingsFormProps {
   scene: Scene;
   state: FormState;
   update: (changes: Partial<FormState>) => void;
   quote: RenderCostResult & { frames: number };
+  /** The promise for this render, in seconds (form-state's promisedSecondsFor, with the scene's delivery figures). */
+  readyIn: number;
   errors: string[];
   signedIn: boolean;
   startError: string | null;
@@ -28,12 +30,11 @@ export interface RenderSettingsFormProps {
   onSubmit: (event: FormEvent) => void;
 }
 
-export function RenderSettingsForm({ scene, state, update, quote, errors, signedIn, startError, onTemplateRatio, setUpload, onSubmit }: RenderSettingsFormProps) {
+export function RenderSettingsForm({ scene, state, update, quote, readyIn, errors, signedIn, startError, onTemplateRatio, setUpload, onSubmit }: RenderSettingsFormProps) {
   const uploadKind = requiredUploadKind(scene);
   const user = signedIn;
   const price = quote.finalPrice;
   const outputRatio = clampResolution(state.resolutionX) / clampResolution(state.resolutionY);
-  const readyIn = promisedSecondsFor(scene, state);
   return (
         <form className="panel" onSubmit={onSubmit} noValidate aria-label="Render settings">
           {scene.supportsModes.length > 1 && (

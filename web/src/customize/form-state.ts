@@ -13,6 +13,7 @@ import { defaultOptions, parseOptions, serializeOptions, type OptionValues } fro
 import { isMediaDriven, planRender, quoteRender, type RenderSettings } from '#shared/pricing';
 import { readyInSeconds } from '#shared/fast-path';
 import type { CreateJobRequest, PreviewRequest } from '#shared/schemas';
+import type { SceneDelivery } from '#shared/api-types';
 import { formatsFor, type OutputFormat } from '#shared/output-formats';
 import { STORAGE_KEYS, readStorage, writeStorage } from '../lib/storage-keys';
 
@@ -245,12 +246,15 @@ export function quoteFor(scene: Scene, state: FormState) {
 
 /**
  * The promise for what this render is ("ready in about N s", the server's own figure): a test render's is for its capped
- * size and frames. The billed minutes are the price's, shown in its breakdown, not a wait.
+ * size and frames. `delivery` is what the server computes a new job's promise from besides the settings (the
+ * deployment's concurrency, production's figures of the scene), so the page shows the figure the job keeps; without it
+ * (not read yet, or the read failed) the bench's. The billed minutes are the price's, shown in its breakdown, not a wait.
  */
-export function promisedSecondsFor(scene: Scene, state: FormState): number {
+export function promisedSecondsFor(scene: Scene, state: FormState, delivery?: SceneDelivery): number {
   const settings = renderSettingsOf(scene, state);
   const isStill = state.mode === 'still';
-  return readyInSeconds({ sceneId: scene.id, resolutionX: settings.resolutionX, resolutionY: settings.resolutionY, isTest: state.isTest, totalFrames: isStill ? 1 : quoteFor(scene, state).frames, isStill });
+  const input = { sceneId: scene.id, resolutionX: settings.resolutionX, resolutionY: settings.resolutionY, isTest: state.isTest, totalFrames: isStill ? 1 : quoteFor(scene, state).frames, isStill };
+  return delivery ? readyInSeconds(input, delivery.concurrency, delivery.figures) : readyInSeconds(input);
 }
 
 export const CUSTOM_TEXT_REQUIRED = 'Please enter the text to render.'; // ours

@@ -5,6 +5,7 @@ export const queryKeys = {
   jobFrames: (jobId: string) => ['jobs', jobId, 'frames'] as const,
   jobQueue: (jobId: string) => ['jobs', jobId, 'queue'] as const,
   favorites: ['favorites'] as const,
+  sceneDelivery: (sceneId: number) => ['scenes', sceneId, 'delivery'] as const,
   /** A live preview, by the request it answers (as JSON) and the route it went by. */
   livePreview: (request: string | null, signedIn: boolean) => ['previews', request, signedIn] as const,
   creditHistory: (limit: number) => ['credits', 'history', limit] as const,

@@ -11,6 +11,7 @@ import type {
   ErrorCode,
   PaymentTicket,
   CreditPurchaseResponse,
+  SceneDelivery,
   FavoriteView,
   JobView,
   LedgerEntryView,
@@ -99,6 +100,8 @@ function withTimeout(signal: AbortSignal | undefined): AbortSignal {
 export const api = {
   me: () => apiRequest<Profile>('GET', '/me'),
   recordLogin: (method: 'email' | 'google') => apiRequest<{ ok: true }>('POST', '/me/login', { method }),
+  /** What the server's promise of a new job of the scene is computed from (public, so a visitor's page has it too). */
+  sceneDelivery: (sceneId: number) => apiRequest<SceneDelivery>('GET', `/scenes/${sceneId}/delivery`, undefined, { auth: false }),
   favorites: () => apiRequest<{ favorites: FavoriteView[] }>('GET', '/favorites'),
   addFavorite: (sceneId: number) => apiRequest<{ favorite: FavoriteView; created: boolean }>('PUT', `/favorites/${sceneId}`),
   removeFavorite: (sceneId: number) => apiRequest<{ ok: true }>('DELETE', `/favorites/${sceneId}`),
