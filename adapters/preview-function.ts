@@ -10,6 +10,8 @@ export const PREVIEW_INVOKE_MS = 5_000;
 
 const previewAnswer = z.union([
   z.strictObject({ image: z.string().max(1_000_000), renderMs: z.number() }),
+  // A strip: a dozen frames at most, each a preview's JPEG (a synchronous invocation answers at most 6 MB).
+  z.strictObject({ strip: z.array(z.strictObject({ frame: z.number().int().positive(), image: z.string().max(1_000_000) })).max(12), renderMs: z.number() }),
   z.strictObject({ userError: z.string().max(1000) }),
   z.strictObject({ notRendered: z.enum(['caller-gone', 'queue-full']) }),
 ]);

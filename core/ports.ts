@@ -158,13 +158,20 @@ export interface PreviewToRender {
   input?: UploadToMeasure & { etag: string };
   /** When the caller stops waiting (ms since the epoch): work not started by then is dropped. */
   deadline: number;
+  /** A strip of the animation instead of the still: these frames of a clip of clipFrames (shared/live-preview.ts, liveStripFrames). */
+  strip?: { frames: number[]; clipFrames: number };
 }
 
 /**
  * The picture (base64 JPEG), why the customer's own input cannot be previewed, or why it was not
  * rendered: its caller had gone, or the scene's queue was full.
  */
-export type RenderedPreview = { image: string; renderMs: number } | { userError: string } | { notRendered: 'caller-gone' | 'queue-full' };
+export type RenderedPreview =
+  | { image: string; renderMs: number }
+  /** A strip's frames (base64 JPEGs), in the order asked. */
+  | { strip: { frame: number; image: string }[]; renderMs: number }
+  | { userError: string }
+  | { notRendered: 'caller-gone' | 'queue-full' };
 
 /** Renders live previews: warm scene servers in this process locally, the preview function on AWS. */
 export interface Previewer {

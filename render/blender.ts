@@ -286,7 +286,9 @@ export function readControl(control: Duplex, args: SceneArgs, { onProgress, onLo
   // A still's scene picks its frame; an animation renders the frames asked for, or its range (an audio scene's ends with the audio).
   const rendersFrame = (frame: number) =>
     args.mode === 'still' || (args.frames ? args.frames.includes(frame) : frame >= (args.frameStart ?? 1) && (args.frameEnd == null || frame <= args.frameEnd));
-  createInterface({ input: control }).on('line', (line) => {
+  // readline hands its input's errors on to the interface, where one no listener takes ends this process: a warm child
+  // killed at its deadline resets its socket (ECONNRESET). Its exit status reports it.
+  createInterface({ input: control }).on('error', () => {}).on('line', (line) => {
     const progress = /^PROGRESS frame=(\d+) done=(\d+) total=(\d+)$/.exec(line);
     if (progress) {
       const [frame, done, total] = progress.slice(1).map(Number);

@@ -19,11 +19,20 @@ import { sharedDenoiser } from './denoiser';
 import { log } from '#observability/logger';
 import { alignment } from '#shared/schemas';
 import { livePreviewSize } from '#shared/preview-size';
+import { LIVE_STRIP } from '#shared/live-preview';
+import { FPS, MAX_MEDIA_DURATION_SECONDS } from '#shared/frames';
+import type { WarmScene } from './warm-scene';
+import type { SceneArgs } from './blender';
 
 /** The most audio a preview decodes: the still frame of an audio scene needs no more. */
 const PREVIEW_AUDIO_SECONDS = 30;
 /** A preview's JPEG is a few tens of kilobytes; anything larger is not ours. */
 const MAX_PREVIEW_BYTES = 512 * 1024;
+/**
+ * A strip's children together: as long as a still preview may take, the API's wait being the same. Each child renders
+ * its share of the frames one after another, so this bounds the strip, not one frame.
+ */
+const LIVE_STRIP_DEADLINE_MS = LIVE_PREVIEW.deadlineMs;
 /** Reading the customer's upload, in the same Region as its storage. */
 const INPUT_DOWNLOAD_MS = 5_000;
 
@@ -40,6 +49,14 @@ export const previewJob = z.strictObject({
   input: z.strictObject({ key: z.string().min(1).max(1024), url: z.string().url(), etag: z.string().min(1).max(200) }).optional(),
   /** When the API stops waiting (ms since the epoch): a preview not started by then is not rendered. */
   deadline: z.number().int().positive(),
+  /** A strip of the animation instead of the still: these frames (the API chose them) of a clip of clipFrames. */
+  strip: z
+    .strictObject({
+      frames: z.array(z.number().int().positive()).min(LIVE_STRIP.minFrames).max(LIVE_STRIP.maxFrames),
+      clipFrames: z.number().int().positive().max(MAX_MEDIA_DURATION_SECONDS * FPS),
+    })
+    .refine((strip) => strip.frames.every((frame) => frame <= strip.clipFrames), 'a strip\'s frames are frames of its clip')
+    .optional(),
 });
 export type PreviewJob = z.infer<typeof previewJob>;
 
@@ -50,7 +67,11 @@ export type PreviewJob = z.infer<typeof previewJob>;
 export type UploadDownload = (upload: { key: string; url: string; etag: string }, file: string, maxBytes: number, deadlineMs: number) => Promise<void>;
 
 /** The picture as base64 JPEG, the customer's own error (their file cannot be rendered), or why it was not rendered. */
-export type PreviewResult = { image: string; renderMs: number } | { userError: string } | { notRendered: 'caller-gone' | 'queue-full' };
+export type PreviewResult =
+  | { image: string; renderMs: number }
+  | { strip: { frame: number; image: string }[]; renderMs: number }
+  | { userError: string }
+  | { notRendered: 'caller-gone' | 'queue-full' };
 
 /**
  * Renders one preview, unless its caller has gone (the API's deadline passed, or `gone` fired): a cold scene's server
@@ -74,22 +95,22 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes, downlo
     }
     const { x, y } = livePreviewSize(job.resolutionX, job.resolutionY);
     const started = Date.now();
+    const settings = {
+      sceneId: scene.id,
+      customText: job.customText,
+      options: job.options,
+      alignment: job.alignment,
+      inputFile,
+      resolutionX: x,
+      resolutionY: y,
+      isTest: true,
+      samples: LIVE_PREVIEW.samples,
+      denoise: LIVE_PREVIEW.denoise,
+      cornerMark: true,
+    };
+    if (job.strip) return await renderStrip(servers.scene(scene.id), settings, job.strip, servers.bands, started, gone);
     const render = await servers.scene(scene.id).render(
-      {
-        sceneId: scene.id,
-        customText: job.customText,
-        options: job.options,
-        alignment: job.alignment,
-        inputFile,
-        mode: 'still',
-        resolutionX: x,
-        resolutionY: y,
-        isTest: true,
-        samples: LIVE_PREVIEW.samples,
-        denoise: LIVE_PREVIEW.denoise,
-        cornerMark: true,
-        maxAudioSeconds: PREVIEW_AUDIO_SECONDS,
-      },
+      { ...settings, mode: 'still', maxAudioSeconds: PREVIEW_AUDIO_SECONDS },
       LIVE_PREVIEW.deadlineMs,
       { previewWidth: LIVE_PREVIEW.maxSide },
       servers.bands,
@@ -106,6 +127,40 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes, downlo
     throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A strip: the frames rendered by the warm server's children side by side (a child per core, each its share of the
+ * frames, interleaved so every child has as many), as an animation's chunk is, at the still preview's size, sampling and
+ * mark; each frame's JPEG read back as a preview's is. The clip's length reaches the scene script (its frame range, and
+ * the audio an audio scene decodes), so each frame shows that moment of the clip the paid render would make.
+ */
+async function renderStrip(
+  server: WarmScene,
+  settings: Omit<SceneArgs, 'outputDir' | 'mode' | 'frames'>,
+  strip: NonNullable<PreviewJob['strip']>,
+  cores: number,
+  started: number,
+  gone: AbortSignal | undefined,
+): Promise<PreviewResult> {
+  const count = Math.max(1, Math.min(cores, strip.frames.length));
+  const parts = Array.from({ length: count }, (_unused, part) => strip.frames.filter((_frame, index) => index % count === part));
+  const args = { ...settings, mode: 'animation' as const, frameStart: 1, frameEnd: strip.clipFrames, maxAudioSeconds: Math.ceil(strip.clipFrames / FPS) };
+  let render;
+  try {
+    render = await server.renderFrames(args, { parts, onProgress: () => {}, signal: gone }, LIVE_STRIP_DEADLINE_MS, { previewWidth: LIVE_PREVIEW.maxSide });
+  } catch (error) {
+    // Stopped because its caller went (the API's wait passed, or the client closed): nobody is left to answer.
+    if (error instanceof RenderError && error.kind === 'aborted') return { notRendered: 'caller-gone' };
+    throw error;
+  }
+  try {
+    const frames = [];
+    for (const frame of strip.frames) frames.push({ frame, image: (await readOutput(path.join(render.folder, framePreviewFile(frame)), MAX_PREVIEW_BYTES)).toString('base64') });
+    return { strip: frames, renderMs: Date.now() - started };
+  } finally {
+    await render.done();
   }
 }
 

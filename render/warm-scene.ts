@@ -170,9 +170,10 @@ export class WarmScene {
    * side: a child each, as a forked child renders on one core. Each child's control lines come on a Unix socket this
    * process listens on in the request's folder, read as a fresh Blender's fd 3 (render/blender.ts, readControl): only
    * its own frames count, and only its own frames' files are denoised. The frames stay in the request's folder until done().
+   * `contract` overrides the scene's contract as render's does (a live preview's strip: its frames' JPEGs at the preview's size).
    */
-  renderFrames(args: Omit<SceneArgs, 'outputDir' | 'frames'>, frames: WarmFrames, deadlineMs: number): Promise<WarmRender> {
-    const turn = this.line.then(() => this.renderNow(args, deadlineMs, {}, 1, frames));
+  renderFrames(args: Omit<SceneArgs, 'outputDir' | 'frames'>, frames: WarmFrames, deadlineMs: number, contract: Partial<SceneContract> = {}): Promise<WarmRender> {
+    const turn = this.line.then(() => this.renderNow(args, deadlineMs, contract, 1, frames));
     this.line = turn.catch(() => {});
     return turn;
   }

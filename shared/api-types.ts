@@ -221,3 +221,12 @@ export interface MainOutput {
   expiresAt: string;
 }
 
+
+/**
+ * What POST /api/previews answers when it was asked for a strip: frames of the clip the paid animation would make
+ * (`clipFrames` long), each named by its frame number in that clip, as data: URLs (JPEGs at the live preview's size,
+ * marked PREVIEW), in frame order.
+ */
+export interface LivePreviewStrip {
+  strip: { clipFrames: number; frames: { frame: number; image: string }[] };
+}

@@ -37,3 +37,20 @@ export interface LiveFrames {
 export function latestFrame(uploadedFrames: readonly number[]): number | null {
   return uploadedFrames.length > 0 ? uploadedFrames[uploadedFrames.length - 1] : null;
 }
+
+/**
+ * The customise page's strip (POST /api/previews with `strip`, Animation mode): a few frames of the customer's own
+ * animation, spread over the clip the paid render would make, rendered side by side as the still preview is (its size,
+ * sampling and PREVIEW mark), so motion is seen before paying. Eight by default: enough for a reveal or a turn to read
+ * as motion when looped, few enough that two cores render them within the preview's wait.
+ */
+export const LIVE_STRIP = { frames: 8, minFrames: 2, maxFrames: 12 } as const;
+
+/**
+ * The clip's frame numbers a strip of `count` shows: spread evenly over 1..clipFrames, the first and the last among
+ * them (every frame when the clip is shorter). Audio scenes are spread evenly too: their loudness is measured inside the
+ * child that reads the customer's file, after the frames were chosen, so the loudest moments are not known here.
+ */
+export function liveStripFrames(clipFrames: number, count: number = LIVE_STRIP.frames): number[] {
+  return stripFrames(clipFrames, Math.max(LIVE_STRIP.minFrames, Math.min(LIVE_STRIP.maxFrames, Math.floor(count))));
+}

@@ -55,8 +55,14 @@ export function toJobRequest(request: RenderSettingsRequest, isTest = false): Cr
   return parsed.data;
 }
 
+/** The customise page's strip (Animation mode's frames) is the web app's: the render API's preview is the documented picture. */
+function webPreviewFieldsLeftOut<Shape extends { strip: unknown }>({ strip, ...shape }: Shape): Omit<Shape, 'strip'> {
+  void strip;
+  return shape;
+}
+
 /** POST /api/v1/previews: what a live preview shows (the render's own fields; variables as an object or in the job's form). */
-export const apiPreviewRequest = z.strictObject({ ...previewRequest.shape, options: variablesField.default('') });
+export const apiPreviewRequest = z.strictObject({ ...webPreviewFieldsLeftOut(previewRequest.shape), options: variablesField.default('') });
 export type ApiPreviewRequest = z.infer<typeof apiPreviewRequest>;
 
 /** The preview request the web app sends, checked again with every rule it has. */

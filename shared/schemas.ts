@@ -10,6 +10,7 @@ import { outputFormatProblem } from './output-formats';
 import { MAX_RESOLUTION, MIN_RESOLUTION } from './resolution';
 import { MAX_MEDIA_DURATION_SECONDS } from './frames';
 import { ALIGNMENT, BLEND_MODES } from './alignment';
+import { LIVE_STRIP } from './live-preview';
 import {
   CREDIT_AMOUNT_DIGITS_ONLY,
   CREDIT_AMOUNT_POSITIVE,
@@ -273,9 +274,21 @@ export const previewRequest = z
     options: optionsField,
     uploadKey: uploadKeyField.optional(),
     alignment: alignment.optional(),
+    /**
+     * Animation mode's strip instead of the still: how many frames (LIVE_STRIP's default when absent), and for a
+     * media-driven scene the upload's duration as measured in the browser (the clip's length, as a job's quote takes it).
+     */
+    strip: z
+      .strictObject({
+        frames: z.number().int().min(LIVE_STRIP.minFrames).max(LIVE_STRIP.maxFrames).optional(),
+        mediaDurationSeconds: renderSettingsShape.mediaDurationSeconds,
+      })
+      .optional(),
   })
   .superRefine((preview, ctx) => {
     const scene = getScene(preview.sceneId);
+    // Before the inputs: a scene with no animation has no strip to show, whatever its upload.
+    if (scene && preview.strip && !scene.supportsModes.includes('animation')) fail(ctx, 'strip', RENDER_MODE_NOT_SUPPORTED);
     if (scene) checkSceneInputs(ctx, scene, preview);
   });
 

@@ -13,7 +13,9 @@ import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { resolveOptions } from '#shared/options';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import type { PreviewRequest } from '#shared/schemas';
-import type { LivePreview } from '#shared/api-types';
+import type { LivePreview, LivePreviewStrip } from '#shared/api-types';
+import { liveStripFrames } from '#shared/live-preview';
+import { quoteRender } from '#shared/pricing';
 import { DomainError, dependencyFailure, InvalidRequestError, RateLimitedError, ServiceUnavailableError } from '../errors';
 import { ports } from '../ports';
 import { consumeWindow } from '../rate-limits/rate-limits';
@@ -44,7 +46,7 @@ const INPUT_LINK_SECONDS = 30;
  * A live preview of the asker's settings. `callerGone` fires when the HTTP client has gone (locally:
  * API Gateway does not tell a function): its queued work is dropped, as at the answer's deadline.
  */
-export async function livePreview(asker: PreviewAsker, request: PreviewRequest, callerGone?: AbortSignal): Promise<LivePreview> {
+export async function livePreview(asker: PreviewAsker, request: PreviewRequest, callerGone?: AbortSignal): Promise<LivePreview | LivePreviewStrip> {
   const answerBy = Date.now() + PREVIEW_ANSWER_MS;
   const config = getConfig();
   const subject = subjectOf(asker);
@@ -60,12 +62,17 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
     upload = { key: request.uploadKey, etag: head.etag };
   }
   const size = livePreviewSize(request.resolutionX, request.resolutionY);
+  // A strip shows the clip the paid animation would make: its length is the job's quote's (the media's duration for
+  // an audio scene, the scene's end frame otherwise), never a number the caller sends.
+  const clipFrames = request.strip ? quoteRender(scene, { mode: 'animation', resolutionX: request.resolutionX, resolutionY: request.resolutionY, mediaDurationSeconds: request.strip.mediaDurationSeconds }).frames : undefined;
+  const strip = request.strip && clipFrames ? { frames: liveStripFrames(clipFrames, request.strip.frames), clipFrames } : undefined;
   // Kept per asker and by what is rendered (its size, not the frame's shape): whether a picture was kept tells nobody
   // what another asker previewed, by its answer or by how soon it comes.
   const hash = createHash('sha256')
     .update(JSON.stringify([PREVIEW_CACHE_VERSION, subject, scene.id, size.x, size.y, request.customText ?? '', resolveOptions(scene, request.options), request.alignment ?? null, upload ?? null]))
     .digest('hex');
-  const kept = await readKeptPreview(hash);
+  // A strip is not kept: the page keeps each strip it was answered, and one stored picture per hash is a still's.
+  const kept = strip ? undefined : await readKeptPreview(hash);
   if (kept) return { image: dataUrl(kept) };
   const kind = requiredUploadKind(scene);
   if (upload && kind) await refuseUnsafePreviewUpload(upload, kind);
@@ -98,6 +105,7 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
         resolutionY: request.resolutionY,
         deadline: answerBy,
         ...(input ? { input } : {}),
+        ...(strip ? { strip } : {}),
       },
       gone,
     );
@@ -115,6 +123,13 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
   const rendered = await answerBefore(rendering, gone);
   if ('userError' in rendered) throw new InvalidRequestError(rendered.userError, upload ? { field: 'uploadKey' } : undefined);
   if ('notRendered' in rendered) throw rendered.notRendered === 'queue-full' ? busy() : lateAnswer();
+  if ('strip' in rendered) {
+    // The frames the previewer was asked for, in order, each once: anything else is not an answer to this request.
+    const asked = strip?.frames ?? [];
+    if (rendered.strip.length !== asked.length || rendered.strip.some(({ frame }, index) => frame !== asked[index])) throw unavailable();
+    return { strip: { clipFrames: strip!.clipFrames, frames: rendered.strip.map(({ frame, image }) => ({ frame, image: dataUrl(Buffer.from(image, 'base64')) })) } };
+  }
+  if (strip) throw unavailable();
   return { image: dataUrl(Buffer.from(rendered.image, 'base64')) };
 }
 
@@ -125,6 +140,7 @@ function previewMayRunOn(error: unknown): boolean {
 
 const lateAnswer = () => new ServiceUnavailableError('farm', 2, 'The preview is taking longer than usual. Your picture will update on your next change.');
 const busy = () => new ServiceUnavailableError('farm', 2, 'Previews are busy right now. Your picture will update on your next change.');
+const unavailable = () => new ServiceUnavailableError('farm', 2, PREVIEWS_UNAVAILABLE);
 
 /**
  * A customise page opened: its scene's server is started, so the customer's first change finds it
@@ -135,6 +151,8 @@ export async function warmPreviews(asker: PreviewAsker, sceneId: number): Promis
   if (!allowed.allowed) throw new RateLimitedError('Too many previews started in the last hour. Please try again later.', allowed.resetSeconds);
   void answerBefore(ports().previewer().warm(sceneId), AbortSignal.timeout(PREVIEW_ANSWER_MS)).catch(() => {});
 }
+
+const PREVIEWS_UNAVAILABLE = 'Previews are unavailable right now. Your settings are kept; please try again in a moment.';
 
 const dataUrl = (jpeg: Buffer) => `data:image/jpeg;base64,${jpeg.toString('base64')}`;
 
@@ -155,7 +173,7 @@ async function answerBefore<T>(work: Promise<T>, gone: AbortSignal): Promise<T> 
     const ours = dependencyFailure(error);
     if (ours && ours.dependency !== 'farm') throw ours;
     log.error('A live preview failed', { error });
-    throw new ServiceUnavailableError('farm', 2, 'Previews are unavailable right now. Your settings are kept; please try again in a moment.');
+    throw unavailable();
   } finally {
     if (stop) gone.removeEventListener('abort', stop);
     // Whatever the work does after the answer went is its own (its failure is logged where it matters, not here).

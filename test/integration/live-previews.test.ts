@@ -66,6 +66,41 @@ describe('live previews', () => {
     expect(mailsTo(user.email)).toBe(mailsBefore);
   });
 
+  it("when a customer previews their animation as a strip, the answer names the clip's frame numbers, first and last among them, with a marked JPEG each, and no job or charge is made", async () => {
+    const user = await verifiedUser();
+    await grantCredits(user, 10);
+    expect((await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).status).toBe(202);
+    const strip = await until('a warm strip', async () => {
+      const answer = await api('/api/previews', { token: user.token, body: { ...textPreview(`Strip ${user.userId.slice(0, 6)}`), strip: {} } });
+      return answer.status === 503 ? undefined : answer;
+    }, 60_000);
+    expect(strip.status, JSON.stringify(strip.body)).toBe(200);
+    expect(Object.keys(strip.body)).toEqual(['strip']);
+    // Text Animation's clip is 120 frames (its paid animation's): eight of them, spread over it.
+    expect(strip.body.strip.clipFrames).toBe(120);
+    const frames = strip.body.strip.frames as { frame: number; image: string }[];
+    expect(frames.map(({ frame }) => frame)).toEqual([1, 18, 35, 52, 69, 86, 103, 120]);
+    const jpegs = frames.map(({ image }) => jpegOf(image));
+    for (const jpeg of jpegs) {
+      expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+      const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+      expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([180, 320]);
+    }
+    // The text reveals over the clip: the first frame is not the last.
+    expect(jpegs[0].equals(jpegs[7])).toBe(false);
+
+    // Fewer frames when asked; a scene with no animation refuses a strip, naming the field.
+    const four = await api('/api/previews', { token: user.token, body: { ...textPreview(`Four ${user.userId.slice(0, 6)}`), strip: { frames: 4 } } });
+    expect(four.status, JSON.stringify(four.body)).toBe(200);
+    expect(four.body.strip.frames.map(({ frame }: { frame: number }) => frame)).toEqual([1, 41, 80, 120]);
+    const still = await api('/api/previews', { token: user.token, body: { sceneId: 4, resolutionX: 1920, resolutionY: 1080, options: '', strip: {} } });
+    expect(still).toMatchObject({ status: 400, body: { field: 'strip' } });
+
+    expect((await api('/api/jobs', { token: user.token })).body.jobs).toEqual([]);
+    expect((await api('/api/me', { token: user.token })).body.credits).toBe(10);
+    expect(JSON.stringify((await api('/api/credits/history', { token: user.token })).body)).not.toMatch(/preview|strip/i);
+  });
+
   it('when a page opens, its warm-up is accepted without a picture; a request the job schema refuses is a 400 naming the field', async () => {
     const user = await verifiedUser();
     expect(await api('/api/previews', { token: user.token, body: { sceneId: 1, warmUp: true } })).toMatchObject({ status: 202, body: { warm: true } });
