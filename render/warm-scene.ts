@@ -44,7 +44,11 @@ import { log } from '#observability/logger';
 export const MAX_FORKS = 200;
 /** A server with no request for this long is stopped (its memory goes back to the machine). */
 export const IDLE_MS = 10 * 60_000;
-/** How long a parent may take to seed its generators again after a restore (a few milliseconds: no render runs). */
+/**
+ * How long a parent may take to seed its generators again after a restore (a few milliseconds: no render runs), well
+ * inside the Restore phase's limit: "If an after-restore runtime hook runs for longer than 10 seconds, the Restore phase
+ * times out" (Lambda developer guide, "Troubleshooting SnapStart errors for Lambda functions"). The parents are reseeded together.
+ */
 const RESEED_MS = 5_000;
 /** Blender's start and the defaults' first render, at most. */
 const START_MS = 60_000;
