@@ -13,6 +13,7 @@ import { PreviewImage } from '../components/SceneCard';
 import { Tooltip } from '../components/ui';
 import type { LivePreviewState } from '../data/previews';
 import { backgroundStyleOf, type FormState } from './form-state';
+import { LiveStrip } from './LiveStrip';
 
 export function ScenePreview({ scene, state, frames, live }: { scene: Scene; state: FormState; frames: number; live: LivePreviewState }) {
   const style = backgroundStyleOf(state);
@@ -20,36 +21,42 @@ export function ScenePreview({ scene, state, frames, live }: { scene: Scene; sta
   const video = previewVideoFor(scene, style);
   const [selected, setSelected] = useState(0);
   const [videoFailed, setVideoFailed] = useState(false);
-  // An example picked from the thumbnails is shown over the live picture until a newer one arrives.
-  const [exampleOver, setExampleOver] = useState<string | null>(null);
+  // An example picked from the thumbnails is shown over the live picture (or strip) until a newer one arrives.
+  const [exampleOver, setExampleOver] = useState<LivePreviewState['image'] | LivePreviewState['strip']>(null);
   const liveImage = live.image && live.image !== exampleOver ? live.image : null;
+  // A strip is Animation mode's: back in Still mode the example shows until the still's picture arrives.
+  const liveStrip = state.mode === 'animation' && live.strip && live.strip !== exampleOver ? live.strip : null;
   const chooseExample = (index: number) => {
     setSelected(index);
-    setExampleOver(live.image);
+    setExampleOver(live.strip ?? live.image);
   };
   const showVideo = video && !videoFailed && selected === 0;
   const previewFrames = state.mode === 'still' ? (scene.endFrame ?? DEFAULT_END_FRAME) : frames;
   return (
     <aside className="customize-aside" aria-label="Scene preview">
-      <div className="preview-area">
-        {liveImage ? (
-          <img className="live-picture" src={liveImage} alt={`${scene.title} live preview`} />
-        ) : showVideo ? (
-          <video key={video} src={video} poster={images[0]} autoPlay muted loop playsInline aria-label={`${scene.title} preview animation`} onError={() => setVideoFailed(true)} />
-        ) : (
-          <PreviewImage key={images[selected]} src={images[selected]} alt={`${scene.title} example`} />
-        )}
-        {liveImage ? (
-          <span className="preview-caption">
-            Live preview
-            {live.status === 'loading' && ' · Updating…'}
-          </span>
-        ) : (
-          <span className="preview-caption">
-            Preview · {previewFrames} frames at 30 fps
-          </span>
-        )}
-      </div>
+      {liveStrip ? (
+        <LiveStrip title={scene.title} strip={liveStrip} updating={live.status === 'loading'} />
+      ) : (
+        <div className="preview-area">
+          {liveImage ? (
+            <img className="live-picture" src={liveImage} alt={`${scene.title} live preview`} />
+          ) : showVideo ? (
+            <video key={video} src={video} poster={images[0]} autoPlay muted loop playsInline aria-label={`${scene.title} preview animation`} onError={() => setVideoFailed(true)} />
+          ) : (
+            <PreviewImage key={images[selected]} src={images[selected]} alt={`${scene.title} example`} />
+          )}
+          {liveImage ? (
+            <span className="preview-caption">
+              Live preview
+              {live.status === 'loading' && ' · Updating…'}
+            </span>
+          ) : (
+            <span className="preview-caption">
+              Preview · {previewFrames} frames at 30 fps
+            </span>
+          )}
+        </div>
+      )}
       {/* Always there, so screen readers hear the note when it appears. */}
       <p className="live-preview-note" role="status">
         {live.status === 'failed' ? live.error : ''}
@@ -57,7 +64,7 @@ export function ScenePreview({ scene, state, frames, live }: { scene: Scene; sta
       {images.length > 1 && (
         <div className="thumbs" role="group" aria-label="Example images">
           {images.map((image, index) => (
-            <button key={image} type="button" aria-pressed={!liveImage && selected === index} aria-label={`Example ${index + 1}`} onClick={() => chooseExample(index)}>
+            <button key={image} type="button" aria-pressed={!liveImage && !liveStrip && selected === index} aria-label={`Example ${index + 1}`} onClick={() => chooseExample(index)}>
               <img src={image} alt="" />
             </button>
           ))}

@@ -321,7 +321,10 @@ export function buildPreviewRequest(scene: Scene, state: FormState, templateRati
   if (requiredUploadKind(scene) && !uploadKey) return null;
   // The overlay's opacity and blend never change the picture: fixed values keep those controls from asking for a new one.
   const placed = alignment && { ...alignment, opacity: ALIGNMENT.opacity.defaultValue, blendMode: ALIGNMENT.defaultBlendMode };
-  return { sceneId, resolutionX, resolutionY, options, ...(customText === undefined ? {} : { customText }), ...(uploadKey ? { uploadKey } : {}), ...(placed ? { alignment: placed } : {}) };
+  // Animation mode previews the motion: a strip of the clip the job would render (its length from the measured media, as the quote's).
+  const { mediaDurationSeconds } = renderSettingsOf(scene, state);
+  const strip = state.mode === 'animation' ? { strip: mediaDurationSeconds === undefined ? {} : { mediaDurationSeconds } } : {};
+  return { sceneId, resolutionX, resolutionY, options, ...(customText === undefined ? {} : { customText }), ...(uploadKey ? { uploadKey } : {}), ...(placed ? { alignment: placed } : {}), ...strip };
 }
 
 /** The background style drives the example images and preview video shown. */

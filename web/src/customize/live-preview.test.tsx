@@ -1,9 +1,9 @@
-import { renderHook, screen, waitFor } from '@testing-library/react';
+import { fireEvent, renderHook, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LivePreview } from '#shared/api-types';
+import type { LivePreview, LivePreviewStrip } from '#shared/api-types';
 import { getScene } from '#shared/catalogue';
 import { LIVE_PREVIEW_DEBOUNCE_MS, LIVE_PREVIEW_UNAVAILABLE, useLivePreview } from '../data/previews';
 import { ApiError, api } from '../lib/api';
@@ -30,8 +30,8 @@ const answer = (name: string): LivePreview => ({ image: picture(name) });
 
 /** An answer the test sends when it chooses. */
 function later() {
-  let send!: (value: LivePreview) => void;
-  const promise = new Promise<LivePreview>((resolve) => (send = resolve));
+  let send!: (value: LivePreview | LivePreviewStrip) => void;
+  const promise = new Promise<LivePreview | LivePreviewStrip>((resolve) => (send = resolve));
   return { promise, send };
 }
 
@@ -45,6 +45,9 @@ async function typeText(text: string) {
 }
 
 const livePicture = () => screen.queryByRole('img', { name: 'Text Animation live preview' });
+const stripPicture = () => screen.queryByRole('img', { name: /^Text Animation live preview, frame/ });
+/** A strip of four frames of Text Animation's 120, each picture named by its text and frame. */
+const stripAnswer = (name: string): LivePreviewStrip => ({ strip: { clipFrames: 120, frames: [1, 41, 80, 120].map((frame) => ({ frame, image: picture(`${name}@${frame}`) })) } });
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -99,6 +102,58 @@ describe('the live preview on the customise page', () => {
     expect(screen.getByText('Live preview')).toBeVisible();
   });
 
+  it('when the customer previews in Animation mode, the strip plays, and its scrubber is named, moves from the keyboard and announces the frame', async () => {
+    livePreview.mockImplementation(async (request) => stripAnswer(request.customText ?? ''));
+    openCustomize();
+    await userEvent.click(screen.getByRole('radio', { name: 'Animation' }));
+    await typeText('Hello');
+    const scrubber = await screen.findByRole('slider', { name: 'Live preview frame' });
+    // The strip of the clip the job would render is asked for.
+    expect(livePreview).toHaveBeenLastCalledWith(expect.objectContaining({ customText: 'Hello', strip: {} }), false, expect.any(AbortSignal));
+    expect(screen.getByText(/Live preview · 4 frames/)).toBeVisible();
+    // It plays: the frame shown moves on by itself.
+    const first = stripPicture()!.getAttribute('src');
+    await waitFor(() => expect(stripPicture()!.getAttribute('src')).not.toBe(first), { timeout: 3000 });
+
+    // From the keyboard: the scrubber takes the frame (and pauses the loop); Home and End reach the clip's ends.
+    scrubber.focus();
+    await userEvent.keyboard('{Home}');
+    expect(scrubber).toHaveAttribute('aria-valuetext', 'frame 1 of 120');
+    expect(stripPicture()).toHaveAttribute('src', picture('Hello@1'));
+    await userEvent.keyboard('{ArrowRight}');
+    expect(scrubber).toHaveAttribute('aria-valuetext', 'frame 41 of 120');
+    expect(stripPicture()).toHaveAttribute('src', picture('Hello@41'));
+    expect(stripPicture()).toHaveAccessibleName('Text Animation live preview, frame 41 of 120');
+    await userEvent.keyboard('{End}');
+    expect(scrubber).toHaveAttribute('aria-valuetext', 'frame 120 of 120');
+    // Paused by the scrubber: the frame stays where the customer put it.
+    await new Promise((done) => setTimeout(done, 1500));
+    expect(stripPicture()).toHaveAttribute('src', picture('Hello@120'));
+    expect(screen.getByRole('button', { name: 'Play the live preview' })).toBeVisible();
+  });
+
+  it('when the strip of an older change answers after the newer one, it is dropped and the newer strip stays', async () => {
+    const first = later();
+    const second = later();
+    livePreview.mockReturnValueOnce(first.promise).mockReturnValueOnce(second.promise);
+    openCustomize();
+    await userEvent.click(screen.getByRole('radio', { name: 'Animation' }));
+    await typeText('Hello');
+    await waitFor(() => expect(livePreview).toHaveBeenCalledTimes(1));
+    await typeText(' World');
+    await waitFor(() => expect(livePreview).toHaveBeenCalledTimes(2));
+    expect(livePreview.mock.calls[0][2]?.aborted).toBe(true);
+
+    second.send(stripAnswer('Hello World'));
+    const scrubber = await screen.findByRole('slider', { name: 'Live preview frame' });
+    fireEvent.change(scrubber, { target: { value: '2' } });
+    expect(stripPicture()).toHaveAttribute('src', picture('Hello World@80'));
+    first.send(stripAnswer('Hello'));
+    await new Promise((done) => setTimeout(done, LIVE_PREVIEW_DEBOUNCE_MS));
+    expect(stripPicture()).toHaveAttribute('src', picture('Hello World@80'));
+    expect(scrubber).toHaveAttribute('aria-valuetext', 'frame 80 of 120');
+  });
+
   it('when the settings go back to ones already previewed, their picture comes back without asking again', async () => {
     livePreview.mockImplementation(async (request) => answer(request.customText ?? ''));
     openCustomize();
@@ -138,21 +193,21 @@ describe('useLivePreview', () => {
     livePreview.mockRejectedValue(new ApiError('invalid_request', message, { field: 'uploadKey' }));
     const request = { sceneId: 6, resolutionX: 1080, resolutionY: 1920, options: '', uploadKey: 'uploads/u1/poster.png' };
     const { result } = renderHook(() => useLivePreview(6, request), { wrapper });
-    await waitFor(() => expect(result.current).toEqual({ image: null, status: 'failed', error: message }));
+    await waitFor(() => expect(result.current).toEqual({ image: null, strip: null, status: 'failed', error: message }));
   });
 
   it("when a newer preview of the customer's (another window's) replaced this one (409), the note is the server's message, not asked again", async () => {
     const message = 'A newer preview of your settings replaced this one.';
     livePreview.mockRejectedValue(new ApiError('conflict', message));
     const { result } = renderHook(() => useLivePreview(1, { sceneId: 1, resolutionX: 1920, resolutionY: 1080, options: '', customText: 'Hi' }), { wrapper });
-    await waitFor(() => expect(result.current).toEqual({ image: null, status: 'failed', error: message }));
+    await waitFor(() => expect(result.current).toEqual({ image: null, strip: null, status: 'failed', error: message }));
     expect(livePreview).toHaveBeenCalledTimes(1);
   });
 
   it('when the settings cannot be previewed yet (no text, no stored upload), nothing is asked', async () => {
     const { result } = renderHook(() => useLivePreview(1, null), { wrapper });
     await new Promise((done) => setTimeout(done, LIVE_PREVIEW_DEBOUNCE_MS * 2));
-    expect(result.current).toEqual({ image: null, status: 'idle', error: null });
+    expect(result.current).toEqual({ image: null, strip: null, status: 'idle', error: null });
     expect(livePreview).not.toHaveBeenCalled();
   });
 });

@@ -10,6 +10,7 @@
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { PreviewRequest } from '#shared/schemas';
+import type { LivePreviewStrip } from '#shared/api-types';
 import { ApiError, api } from '../lib/api';
 import { useSession } from '../lib/session';
 import { queryKeys } from './keys';
@@ -26,6 +27,8 @@ export type LivePreviewStatus = 'idle' | 'loading' | 'ready' | 'failed';
 export interface LivePreviewState {
   /** The latest picture (a data: URL), or null while there is none to show. */
   image: string | null;
+  /** In Animation mode, the latest strip (frames of the clip, in order), or null while there is none to show. */
+  strip: LivePreviewStrip['strip'] | null;
   /** idle: nothing to preview; loading: a newer picture is on its way. */
   status: LivePreviewStatus;
   /** Why the last request failed, in the customer's words. */
@@ -63,11 +66,12 @@ export function useLivePreview(sceneId: number, request: PreviewRequest | null):
     retryDelay: (_, error) => (error instanceof ApiError ? (error.details.retryAfterSeconds ?? 2) : 2) * 1000,
   });
 
-  if (wanted === null || asked === null) return { image: null, status: 'idle', error: null };
-  if (query.isError) return { image: null, status: 'failed', error: failureNote(query.error) };
-  const image = query.data?.image ?? null;
+  if (wanted === null || asked === null) return { image: null, strip: null, status: 'idle', error: null };
+  if (query.isError) return { image: null, strip: null, status: 'failed', error: failureNote(query.error) };
+  const image = query.data && 'image' in query.data ? query.data.image : null;
+  const strip = query.data && 'strip' in query.data ? query.data.strip : null;
   const settled = wanted === asked && !query.isFetching && !query.isPlaceholderData;
-  return { image, status: settled && image ? 'ready' : 'loading', error: null };
+  return { image, strip, status: settled && (image || strip) ? 'ready' : 'loading', error: null };
 }
 
 /**

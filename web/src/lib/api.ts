@@ -16,6 +16,7 @@ import type {
   JobView,
   LedgerEntryView,
   LivePreview,
+  LivePreviewStrip,
   MainOutput,
   OutputFileView,
   Profile,
@@ -120,7 +121,7 @@ export const api = {
   updateSettings: (settings: UserSettingsRequest) => apiRequest<UserSettingsRequest>('PUT', '/me/settings', settings),
   /** A live preview of the customise form's settings; the visitor's route when nobody is signed in (it takes no upload). */
   livePreview: (request: PreviewRequest, signedIn: boolean, signal?: AbortSignal) =>
-    apiRequest<LivePreview>('POST', signedIn ? '/previews' : '/visitor-previews', request, { auth: signedIn, signal }),
+    apiRequest<LivePreview | LivePreviewStrip>('POST', signedIn ? '/previews' : '/visitor-previews', request, { auth: signedIn, signal }),
   /** Starts the scene's preview server, so the customer's first change finds it warm (202). */
   warmPreviews: (sceneId: number, signedIn: boolean) => apiRequest<{ warm: true }>('POST', signedIn ? '/previews' : '/visitor-previews', { sceneId, warmUp: true }, { auth: signedIn }),
   jobPayment: (jobId: string) => apiRequest<PaymentTicket>('GET', `/jobs/${encodeURIComponent(jobId)}/payment`),
