@@ -147,12 +147,12 @@ describe('the promise learns from production', () => {
     let after = await counted();
     for (const deadline = Date.now() + 30_000; after.renders === before.renders && Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) after = await counted();
     expect(after.renders).toBe(before.renders + 1);
+    // Late: the other tests' renders of the scene share the window, so its percentiles are theirs too; the on-time count is this one's alone.
     expect(after.onTime).toBe(before.onTime);
 
     const overview = await api<AnalyticsOverview>('/api/admin/analytics?days=7', { token: admin.token });
     expect(overview.status).toBe(200);
     const row = overview.body.delivery.find((scene) => scene.scene_id === 1);
     expect(row).toMatchObject({ scene_name: 'Text Animation', renders: after.renders, on_time: after.onTime, measured_chunks: after.chunks, promised_seconds: after.promised, actual_seconds: after.actual });
-    expect(row!.actual_seconds!.p90).toBeGreaterThanOrEqual(60);
   });
 });
