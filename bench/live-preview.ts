@@ -2,7 +2,7 @@
  * Benchmark: the customise page's live preview, on the local stack (infra/local/stack.ts: the
  * local API, DynamoDB Local, cognito-local, s3rver and the warm scene servers in this process).
  *
- *   npm run bench:live-preview [-- --changes 30 --cold 5 --tests 3 --forks 200]
+ *   npm run bench:live-preview [-- --changes 30 --cold 5 --tests 3 --forks 200] [-- --strip-only]
  *
  * Prints, per kind of change (text, colour, option, uploaded image), over --changes changes
  * each, p50 and p95 of:
@@ -10,6 +10,8 @@
  *   the time from the customer's last keystroke (or pick) to the new picture on screen, the page's
  *   own debounce included;
  * - through the API alone: the time from the request to the picture (the browser's share is the difference);
+ *   and in Animation mode, the time from the request to the strip (LIVE_STRIP.frames frames at the preview's size),
+ *   alone with --strip-only;
  * warm (the scene's server up) and cold (the server stopped, a change arriving as the page opens
  * and sends its warm-up: retried as the page retries, on its next change); then a free test render
  * end to end (the click's POST to the job done with its image in Job History), made by the scene's
@@ -29,6 +31,7 @@ import { readOutput, sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { getScene } from '#shared/catalogue';
 import { framePreviewFile } from '#shared/render-contract';
 import { LIVE_PREVIEW, RENDER_MANIFEST } from '#shared/render-manifest';
+import { LIVE_STRIP } from '#shared/live-preview';
 import { TEST_RENDERS_PER_DAY } from '#core/jobs/render-jobs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +41,7 @@ import { filesOf, productionSite } from '#infra/local/production-site';
 import { measureInBrowser } from './live-preview-browser';
 
 const { values } = parseArgs({
-  options: { changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, browser: { type: 'boolean', default: true } },
+  options: { 'strip-only': { type: 'boolean', default: false }, changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, browser: { type: 'boolean', default: true } },
   allowNegative: true,
 });
 const CHANGES = Number(values.changes);
@@ -65,7 +68,7 @@ const webDir = await mkdtemp(join(tmpdir(), 'bench-live-preview-web-'));
 const site = createServer();
 await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
 const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
-if (values.browser) await build({ configFile: resolvePath('web/vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true, sourcemap: false } });
+if (values.browser && !values['strip-only']) await build({ configFile: resolvePath('web/vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true, sourcemap: false } });
 const stack = await startLocalStack({ siteUrl });
 site.on('request', productionSite(filesOf(webDir), stack.apiUrl, stack.env));
 try {
@@ -103,6 +106,27 @@ try {
   const option = (i: number) => ({ ...text(0), customText: `Option ${Date.now() % 100000}`, options: `backgroundStyle:${i % 2 ? 'cold' : 'hot'};textColor:#ff5500` });
   await call('/api/previews', { sceneId: 1, warmUp: true });
   await preview(text(-1)).catch(async () => preview(text(-1)));
+  // Animation mode's strip: a new text each time, its frames spread over Text Animation's 120-frame clip.
+  const strips: number[] = [];
+  await preview({ ...text(-2), strip: {} }).catch(() => 0);
+  // A strip not answered within the API's wait (a 503, or its children stopped at the caller's deadline) is counted, not timed.
+  let stripsLate = 0;
+  for (let i = 0; i < CHANGES; i += 1) {
+    await preview({ ...text(i), strip: {} }).then(
+      (ms) => strips.push(ms),
+      () => (stripsLate += 1),
+    );
+  }
+  const stripLine =
+    `  ${`text, strip`.padEnd(15)} warm ${strips.length ? summary(strips) : 'none answered'}  (${LIVE_STRIP.frames} frames, a child per core side by side, each frame denoised here)` +
+    (stripsLate ? `; ${stripsLate} of ${CHANGES} not answered within the API's wait` : '');
+  if (values['strip-only']) {
+    console.log(`\nthrough the API (request to strip):\n${stripLine}\n  load ${loadavg()[0].toFixed(2)} at the end`);
+    await stack.stop();
+    site.close();
+    await rm(webDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   const api: Record<string, number[]> = { text: [], colour: [], option: [], 'uploaded image': [] };
   for (let i = 0; i < CHANGES; i += 1) api.text.push(await preview(text(i)));
   for (let i = 0; i < CHANGES; i += 1) api.colour.push(await preview(colour(i)));
@@ -145,6 +169,7 @@ try {
 
   console.log('\nthrough the API (request to picture):');
   for (const [kind, samples] of Object.entries(api)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
+  console.log(stripLine);
   console.log(`  ${'text'.padEnd(15)} cold ${summary(cold)}  (the page's warm-up and the first change at once; a 503 while the server starts is asked again)`);
 
   // ------------------------------------------------------------------ in Chromium

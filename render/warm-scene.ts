@@ -227,7 +227,7 @@ export class WarmScene {
         if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
         // SIGALRM: a child past its step's limit (render/scenes/protocol.py, time_limit).
         if (status === 'signal 14' && parts.overrun()) throw new RenderError('invalid-input', parts.overrun()!, { logTail });
-        if (status === 'timeout') throw new RenderError('timed-out', renderTimedOut(deadlineMs), { logTail });
+        if (status === 'timeout') throw new RenderError('timed-out', args.cornerMark ? previewTimedOut(deadlineMs) : renderTimedOut(deadlineMs), { logTail });
         throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}${missing.length ? `, frames not written: ${missing.join(', ')}` : ''}`, ...logTail] });
       }
       let status = await this.ask(parent, { folder: outputDir, step: 'render', denoise: raw.denoise }, bands, left());
@@ -247,7 +247,7 @@ export class WarmScene {
       if (status === 'ok') return { folder: outputDir, log: info, done };
       const logTail = [...info, ...(await childLogs(outputDir))];
       if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
-      const timedOut = args.cornerMark ? `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.` : renderTimedOut(deadlineMs);
+      const timedOut = args.cornerMark ? previewTimedOut(deadlineMs) : renderTimedOut(deadlineMs);
       if (status === 'timeout') throw new RenderError('timed-out', timedOut, { logTail });
       throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`child ${status}`, ...logTail] });
     } catch (error) {
@@ -431,6 +431,9 @@ export class WarmScene {
     return ready;
   }
 }
+
+/** A live preview's (a still or a strip) time-out, in the customer's words: seconds, not a render's minutes. */
+const previewTimedOut = (deadlineMs: number) => `The preview took longer than ${Math.round(deadlineMs / 100) / 10} s and was stopped.`;
 
 /** How a process is held, if it is: stopped (State T, or t for a tracer's stop, in /proc/<pid>/stat) or traced (a TracerPid). */
 function heldState(pid: number): string | undefined {
