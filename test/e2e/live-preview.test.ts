@@ -76,4 +76,39 @@ describe('the live preview on the customise page', () => {
     // The label and picture keep the page's accessibility (the label's contrast included).
     expect((await axeViolations(page)).filter(isSerious).map((violation) => violation.id)).toEqual([]);
   });
+
+  it("when a visitor in Animation mode pauses, a strip of their text plays, and its scrubber moves from the keyboard and reads out the clip's frame", async () => {
+    const page = await visitors.page();
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/visitor-previews')) asked.push(request.postData() ?? '');
+    });
+    await page.goto(`${webUrl()}/customize/1`);
+    await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+    await page.getByRole('radio', { name: 'Animation' }).check();
+    const scrubber = page.getByRole('slider', { name: 'Live preview frame' });
+    // A strip not made within the API's wait leaves a note and waits for the next change, as the page does: a new text then.
+    for (let attempt = 0; (await scrubber.count()) === 0; attempt += 1) {
+      expect(attempt, 'strips asked without one shown').toBeLessThan(6);
+      await page.getByLabel('Custom Text').fill(`Moving Text ${attempt}`);
+      await Promise.race([scrubber.waitFor({ timeout: FIRST_PICTURE_MS }), page.getByText(/Live preview unavailable/).waitFor({ timeout: FIRST_PICTURE_MS })]);
+    }
+    expect(asked.some((body) => body.includes('"strip":{}'))).toBe(true);
+    await page.getByText(/^Live preview · 8 frames/).waitFor();
+    const picture = page.getByRole('img', { name: /^Text Animation live preview, frame \d+ of 120$/ });
+    const size = imageInfo(Buffer.from((await picture.getAttribute('src'))!.split(',')[1], 'base64'));
+    expect(size).toMatchObject({ type: 'jpeg', width: LIVE_PREVIEW.maxSide });
+
+    // The keyboard alone: Home, then one step, then End, each read out as the clip's frame.
+    await scrubber.focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => scrubber.getAttribute('aria-valuetext')).toBe('frame 1 of 120');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => scrubber.getAttribute('aria-valuetext')).toBe('frame 18 of 120');
+    expect(await picture.getAttribute('alt')).toBe('Text Animation live preview, frame 18 of 120');
+    await page.keyboard.press('End');
+    await expect.poll(() => scrubber.getAttribute('aria-valuetext')).toBe('frame 120 of 120');
+    await page.getByRole('button', { name: 'Play the live preview' }).waitFor();
+    expect((await axeViolations(page)).filter(isSerious).map((violation) => violation.id)).toEqual([]);
+  });
 });
