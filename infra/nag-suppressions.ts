@@ -30,6 +30,7 @@ export const nagSuppressions: readonly NagSuppression[] = [
   // Routes without a token, each on purpose.
   { path: 'Api/HttpApi/GET--api--health', id: 'AwsSolutions-APIG4', reason: 'Health check for monitors and the smoke test; reports component status only, no data.' },
   { path: 'Api/HttpApi/GET--api--scenes', id: 'AwsSolutions-APIG4', reason: 'The public scene catalogue, browsed before signing in.' },
+  { path: 'Api/HttpApi/GET--api--scenes--{sceneId}--delivery', id: 'AwsSolutions-APIG4', reason: "A scene's delivery figures for the customise page's promise, shown before signing in; aggregate step times, no customer's data." },
   { path: 'Api/HttpApi/POST--api--quotes', id: 'AwsSolutions-APIG4', reason: 'Price quotes for visitors; computes a price, stores nothing.' },
   { path: 'Api/HttpApi/POST--api--visitor-previews', id: 'AwsSolutions-APIG4', reason: 'Live previews for visitors before signing in: no upload, rate-limited per visitor (salted address hash), stores only the picture.' },
   { path: 'Api/HttpApi/POST--api--payments--webhook', id: 'AwsSolutions-APIG4', reason: "Stripe's webhook: authenticated by its signature header, verified in the handler." },
