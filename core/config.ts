@@ -40,6 +40,8 @@ const configSchema = z.object({
   RENDER_FUNCTION_NAME: z.string().optional(), // on AWS: the render function (the fast path); unset, every render goes to Batch
   /** On AWS: the render function's reserved concurrency, chunks rendering at once on the fast path. */
   RENDER_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).default(DEFAULT_FAST_PATH_CONCURRENCY),
+  /** On AWS: the render function's /tmp in MB (512 with SnapStart): a video whose finishing step would not fit goes to Batch. */
+  RENDER_FUNCTION_STORAGE_MB: z.coerce.number().int().min(1).optional(),
   /** How many jobs of one user render at once; the rest wait in order. */
   RENDER_JOBS_PER_USER: z.coerce.number().int().min(1).default(RENDERS_AT_ONCE_PER_ACCOUNT),
   /** The render API's budget per key; the served OpenAPI document states this value. */

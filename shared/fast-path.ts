@@ -330,6 +330,24 @@ export interface FastPathPlan {
   chunkSeconds: number;
 }
 
+/** What of the function's /tmp the finishing step may fill: the rest is the worker's own (its scene copy, a frame in flight). */
+const FINISHING_STORAGE_SHARE = 0.75;
+
+/**
+ * The MB an animation's finishing step holds on the function's /tmp at once: every chunk's segment and the joined
+ * video (render/finish-step.ts), a Full-HD frame's share of a segment scaled by the frame's pixels. A still's regions
+ * are a few MB.
+ */
+export function finishingStorageMb(input: PlanInput, model: Pick<ChunkModel, 'segmentMbPerFrame'> = MEASURED_CHUNK_MODEL): number {
+  if (input.isStill) return 0;
+  return 2 * input.totalFrames * model.segmentMbPerFrame * ((input.resolutionX * input.resolutionY) / (1920 * 1080));
+}
+
+/** Whether an animation's finishing step fits the function's /tmp (SnapStart allows 512 MB at most): a longer video goes to Batch. */
+export function finishingFitsFunction(input: PlanInput, functionStorageMb: number | undefined): boolean {
+  return functionStorageMb === undefined || finishingStorageMb(input) <= functionStorageMb * FINISHING_STORAGE_SHARE;
+}
+
 /**
  * Where a job renders on AWS and its chunks: the function unless a chunk of one frame would
  * not end safely inside its limit. A bench passes its own measured model and frame cost.

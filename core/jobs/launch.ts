@@ -1,7 +1,7 @@
 import { getConfig } from '../config';
 import { log } from '#observability/logger';
 import { ports, type Farm, type FarmEngine } from '../ports';
-import { fastPathSettings, planForFastPath } from '#shared/fast-path';
+import { fastPathSettings, finishingFitsFunction, planForFastPath } from '#shared/fast-path';
 import { DEFAULT_PLAN_SETTINGS, hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
@@ -138,8 +138,9 @@ function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
 function chooseEngine(job: JobRecord): { engine: FarmEngine; chunks?: ChunkRange[] } {
   const config = getConfig();
   if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return { engine: config.RENDER_MODE };
-  const plan = planForFastPath(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY);
-  return plan.engine === 'function' ? { engine: 'function', chunks: plan.chunks } : { engine: 'batch' };
+  const input = planInputOf(job);
+  const plan = planForFastPath(input, config.RENDER_FUNCTION_CONCURRENCY);
+  return plan.engine === 'function' && finishingFitsFunction(input, config.RENDER_FUNCTION_STORAGE_MB) ? { engine: 'function', chunks: plan.chunks } : { engine: 'batch' };
 }
 
 /**

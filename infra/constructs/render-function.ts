@@ -101,10 +101,13 @@ export class RenderFunction extends Construct {
   readonly deadLetters: sqs.Queue;
   readonly logGroup: logs.LogGroup;
   readonly concurrency: number;
+  /** Its /tmp, MB: the launcher sends a video whose finishing step would not fit to Batch. */
+  readonly storageMb: number;
 
   constructor(scope: Construct, id: string, props: RenderFunctionProps) {
     super(scope, id);
     this.concurrency = props.reservedConcurrency;
+    this.storageMb = (props.snapStart ? SNAPSTART_EPHEMERAL_STORAGE : EPHEMERAL_STORAGE).toMebibytes();
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true });
     this.fn = renderImageFunction(this, {
@@ -139,6 +142,6 @@ export class RenderFunction extends Construct {
 
   /** The settings the API needs to send renders to the function (core/config.ts reads them): the alias's ARN, which Invoke takes as its FunctionName. */
   get submitEnvironment(): Record<string, string> {
-    return { RENDER_FUNCTION_NAME: this.alias.functionArn, RENDER_FUNCTION_CONCURRENCY: String(this.concurrency) };
+    return { RENDER_FUNCTION_NAME: this.alias.functionArn, RENDER_FUNCTION_CONCURRENCY: String(this.concurrency), RENDER_FUNCTION_STORAGE_MB: String(this.storageMb) };
   }
 }

@@ -39,6 +39,7 @@ const SERVER_ENVIRONMENT = [
   'RENDER_FARM_WORKERS',
   'RENDER_FUNCTION_NAME',
   'RENDER_FUNCTION_CONCURRENCY',
+  'RENDER_FUNCTION_STORAGE_MB',
 ];
 
 const productFunctions = (): Resource[] =>

@@ -37,6 +37,14 @@ describe('the render function (fast path)', () => {
     expect(renderFunction(tuned)[1].Properties.ReservedConcurrentExecutions).toBe(40);
   });
 
+  it("when the API functions are told of the render function, they are told its /tmp, so a video whose finishing step would not fit goes to Batch", () => {
+    for (const [t, size] of [[template, renderFunction(template)[1]], [withoutSnapStart, renderFunction(withoutSnapStart)[1]]] as const) {
+      const told = resourcesOf(t, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment?.Variables?.RENDER_FUNCTION_STORAGE_MB).filter(Boolean);
+      expect(told.length).toBeGreaterThan(0);
+      expect(new Set(told)).toEqual(new Set([String(size.Properties.EphemeralStorage.Size)]));
+    }
+  });
+
   it('when the render function is off (renderFunctionConcurrency 0, an account without the concurrency for it), there is none, no API function is told of one, and the probe and previews still run the worker image', () => {
     expect(imageFunctions(batchOnly)).toEqual([]);
     for (const [, fn] of resourcesOf(batchOnly, 'AWS::Lambda::Function')) expect(fn.Properties.Environment?.Variables?.RENDER_FUNCTION_NAME).toBeUndefined();

@@ -7,6 +7,8 @@ import {
   DELIVERY_ASSUMPTIONS,
   DELIVERY_BANDS,
   deliveryBands,
+  finishingFitsFunction,
+  finishingStorageMb,
   MEASURED_CHUNK_MODEL,
   MEASURED_DELIVERY_MODEL,
   planningChunkTime,
@@ -227,6 +229,25 @@ describe('planForFastPath', () => {
     const planned = planForFastPath(drop, 200, slower, estimateFrameSeconds({ ...drop, cores: 1 }) * 1.3);
     expect(planned.chunks.length).toBeGreaterThan(stored.chunks.length);
     expect(planned.chunkSeconds).toBeLessThanOrEqual(SAFE_CHUNK_SECONDS);
+  });
+});
+
+describe('finishingFitsFunction', () => {
+  it("when the render function's /tmp is SnapStart's 512 MB, a 120-frame Full-HD video's finishing step fits and the 10-minute track's does not, which goes to Batch", () => {
+    const animation = { ...fullHd, totalFrames: 120, isStill: false };
+    const drop = { sceneId: 7, resolutionX: 1920, resolutionY: 1080, totalFrames: 18_000, isStill: false };
+    expect(finishingStorageMb(animation)).toBeCloseTo(2 * 120 * MEASURED_CHUNK_MODEL.segmentMbPerFrame, 6);
+    expect(finishingFitsFunction(animation, 512)).toBe(true);
+    expect(finishingFitsFunction(drop, 512)).toBe(false);
+    expect(finishingFitsFunction(drop, 4096)).toBe(true);
+    // A still's regions are a few MB; a function not told its storage keeps today's routing.
+    expect(finishingFitsFunction({ ...fullHd, totalFrames: 1, isStill: true }, 512)).toBe(true);
+    expect(finishingFitsFunction(drop, undefined)).toBe(true);
+  });
+
+  it('when a frame has four times the pixels, its share of the finishing step is four times as large', () => {
+    const animation = { ...fullHd, totalFrames: 600, isStill: false };
+    expect(finishingStorageMb({ ...animation, resolutionX: 3840, resolutionY: 2160 })).toBeCloseTo(4 * finishingStorageMb(animation), 6);
   });
 });
 
