@@ -42,8 +42,9 @@ export interface LocalRenderPoolOptions {
   /** The worker program (the bundled render/worker.ts when absent); tests give a stand-in that reports what it was started with. */
   workerProgram?: string;
   /**
-   * Renders a worker's chunk by warm scene servers in this process (the stack's, render/warm-render.ts): its request,
-   * a stop and its answer cross the worker's IPC channel as JSON. None bound: every worker starts its own Blender.
+   * Serves a worker's chunk by warm scene servers in this process (the stack's, render/warm-render.ts: answerWarmRequests,
+   * as the render function's runtime loop does): its request, a stop and its answer cross the worker's IPC channel as
+   * JSON. None bound: every worker starts its own Blender.
    */
   warmRenders?: () => WarmRenders | undefined;
   /**
@@ -55,8 +56,8 @@ export interface LocalRenderPoolOptions {
   onExit?: (task: PoolTask, code: number | null, signal: NodeJS.Signals | null, elapsedMs: number) => void;
 }
 
-/** The stack's side of a worker's warm renders (render/warm-render.ts, localWarmRenders). */
-export type WarmRenders = (request: unknown, hooks: { signal: AbortSignal }) => Promise<unknown>;
+/** The stack's side of a worker's warm renders, bound to the worker's IPC channel (render/warm-render.ts: answerWarmRequests over localWarmRenders). */
+export type WarmRenders = (worker: ChildProcess) => void;
 
 interface Spare {
   child: ChildProcess;
@@ -318,24 +319,7 @@ export class LocalRenderPool {
       this.releaseOnExit(child, slot);
     }
     const startedAt = performance.now();
-    if (warmRenders) {
-      const stops = new Map<unknown, AbortController>();
-      child.on('message', (message: { id?: unknown; request?: unknown; abort?: unknown }) => {
-        if (message?.abort) return stops.get(message.id)?.abort();
-        if (message?.request === undefined) return;
-        const reply = (answer: object) => child.connected && child.send({ id: message.id, ...answer }, () => {});
-        const stop = new AbortController();
-        stops.set(message.id, stop);
-        warmRenders(message.request, { signal: stop.signal })
-          .then(
-            (answer) => reply({ answer }),
-            (error: unknown) => reply({ failed: String((error as Error)?.message ?? error) }),
-          )
-          .finally(() => stops.delete(message.id));
-      });
-      // A worker gone (killed, crashed) stops what it asked for.
-      child.once('exit', () => stops.forEach((stop) => stop.abort()));
-    }
+    warmRenders?.(child);
     writeFileSync(join(dir, `${name}.pid`), String(child.pid ?? ''));
     // The job's latest worker, for operators (and tests) that stop a job's render by hand.
     writeFileSync(join(dir, 'worker.pid'), String(child.pid ?? ''));

@@ -164,7 +164,7 @@ export function warmOverIpc(): WarmRenderer | undefined {
 
 /**
  * The other side of warmOverIpc, in the process holding the servers: the render function's runtime loop answers its
- * invocation's process. A process gone stops what it asked for.
+ * invocation's process, the local stack its pool's workers. A process gone stops what it asked for.
  */
 export function answerWarmRequests(child: ChildProcess, render: (request: WarmRequest, hooks: WarmHooks) => Promise<WarmAnswer>): void {
   const stops = new Map<unknown, AbortController>();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { resetConfig } from '#core/config';
 import { bindLocalPreviewer, bindLocalWarmRenders, composeServer, downloadUpload, localPool, resetClients, stopLocalWorkers } from '#composition/server';
 import { localPreviewer, localWarmScenes } from '#render/preview-step';
-import { localWarmRenders, type WarmRequest } from '#render/warm-render';
+import { answerWarmRequests, localWarmRenders } from '#render/warm-render';
 import { findBlender } from '#render/blender-install';
 import { startDynamoDbLocal } from './dynamodb';
 import { relaunchUnfinishedJobs } from '#core/jobs/launch';
@@ -130,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     composeServer();
     // Live previews render here too, by warm scene servers (on AWS, the preview function).
     bindLocalPreviewer(previews);
-    bindLocalWarmRenders((request, hooks) => renders.render(request as WarmRequest, hooks));
+    bindLocalWarmRenders((worker) => answerWarmRequests(worker, (request, hooks) => renders.render(request, hooks)));
     // A render worker booted ahead of the first click (and again whenever the pool falls idle).
     localPool().standBy();
     // What follows a job's done or failed state runs off the table's stream, as on AWS.

@@ -9,7 +9,7 @@ import { documentClient, s3Client, tableName } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '#adapters/local-render-pool';
 import { WarmScenes } from '#render/warm-scene';
-import { localWarmRenders, renderWarm, warmRenderer, type WarmRequest } from '#render/warm-render';
+import { answerWarmRequests, localWarmRenders, renderWarm, warmRenderer, type WarmRequest } from '#render/warm-render';
 import { getConfig } from '#core/config';
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
@@ -194,10 +194,12 @@ describe('the local render farm', () => {
   it("when a free test still is rendered, the scene's warm server makes it and the worker starts no Blender; while that server is cold, the worker's own Blender does", async () => {
     const servers = new WarmScenes({ bands: 2 });
     const asked: WarmRequest[] = [];
-    const { workers, log } = pool('warm-still', {}, undefined, () => async (request, hooks) => {
-      asked.push(request as WarmRequest);
-      return renderWarm(servers, request as WarmRequest, hooks);
-    });
+    const { workers, log } = pool('warm-still', {}, undefined, () => (worker) =>
+      answerWarmRequests(worker, async (request, hooks) => {
+        asked.push(request);
+        return renderWarm(servers, request, hooks);
+      }),
+    );
     pools.push(workers);
     try {
       const testStill = async (text: string) => {
@@ -229,10 +231,12 @@ describe('the local render farm', () => {
     const lanes = [0, 1].map((index) => new WarmScenes({ lane: 1 + index }));
     const renders = localWarmRenders(new WarmScenes(), lanes);
     const asked: WarmRequest[] = [];
-    const { workers, log } = pool('warm-paid', {}, undefined, () => async (request, hooks) => {
-      asked.push(request as WarmRequest);
-      return renders.render(request as WarmRequest, hooks);
-    });
+    const { workers, log } = pool('warm-paid', {}, undefined, () => (worker) =>
+      answerWarmRequests(worker, async (request, hooks) => {
+        asked.push(request);
+        return renders.render(request, hooks);
+      }),
+    );
     pools.push(workers);
     const paidStill = (text: string) => stillThroughPool(workers, { isTest: false, resolution_x: 64, resolution_y: 64, samples: 2, custom_text: text });
     try {
