@@ -31,7 +31,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { LocalRenderPool } from '#adapters/local-render-pool';
 import { farmJobState } from '#core/jobs/launch';
@@ -114,29 +114,30 @@ const SNAPSTART: Record<'restoreSeconds' | 'restoredPageInSeconds', AssumptionRo
     typical: 1,
     pessimistic: 3,
     source:
-      "A restored environment's first render touching memory and files the snapshot holds but Init did not touch (the parents rendered a 64x36 warm-up; a region's fresh Blender reads its binary again): not published, not measured; none at best, 1 s typical, 3 s pessimistic, assumed (without SnapStart: the page-in row).",
+      "A restored environment's first render touching memory and files the snapshot holds but Init did not touch (the parents rendered a 64x36 warm-up): not published, not measured; none at best, 1 s typical, 3 s pessimistic, assumed (without SnapStart: the page-in row).",
   },
 };
 
 /**
- * A job's bands with SnapStart: the cold start becomes the restore, the page-in the restored one; a chunk the warm
- * parents render (every chunk but a split still's regions, which render in a fresh Blender: render/chunk-runner.ts)
- * pays neither the version probe (asked during Init) nor Blender's start and scene build, only a forked child's serial
- * part (`warmSerialSeconds`, measured here on one core). The credentials are asked for as the invocation starts and
+ * A job's bands with SnapStart: the cold start becomes the restore, the page-in the restored one; every chunk is
+ * rendered by the warm parents (render/chunk-runner.ts), so it pays neither the version probe (asked during Init) nor
+ * Blender's start and scene build (`serialSeconds`, measured here), only a forked child's serial part
+ * (`warmSerialSeconds`, measured here on one core): twice for a split still's region, whose bands' denoised rows one more
+ * child saves (the rest of a region's fixed part, its passes written, read, denoised and saved, stays). The credentials are asked for as the invocation starts and
  * waited for once the claim, the probe and (for a scene without input) the render are past, as the model counts them
  * (shared/fast-path.ts: the chunk's four task-server questions, of which the claim is one): what the shorter start
  * leaves uncovered is waited for. Later waves start warm either way; only their chunks change. Billed: each chunk's change, and each new environment's
  * restored page-in instead of the image's (the restore itself is priced by scripts/costs.ts: SNAPSTART_USAGE).
  */
-function withSnapStart(bands: DeliveryBands, sceneId: number, isStill: boolean, warmSerialSeconds: number, concurrency: number, architecture: 'x86_64' | 'arm64'): DeliveryBands {
+function withSnapStart(bands: DeliveryBands, sceneId: number, isStill: boolean, serial: { fresh: number; warm: number }, concurrency: number, architecture: 'x86_64' | 'arm64'): DeliveryBands {
   const one = (band: DeliveryBand): DeliveryEstimate => {
     const estimate = bands[band];
     const a = assumptionsOf(band, sceneId);
     const speed = architecture === 'arm64' ? a.arm64Speed : a.x86Speed;
-    const warm = !(isStill && estimate.chunks > 1);
+    const region = isStill && estimate.chunks > 1;
     const steps = { ...estimate.steps };
-    const probe = warm ? -steps.versionProbes : 0;
-    const start = warm ? Math.min(0, warmSerialSeconds / speed - steps.blenderStart) : 0;
+    const probe = -steps.versionProbes;
+    const start = Math.min(0, ((region ? 2 : 1) * serial.warm - serial.fresh) / speed);
     const claim = a.recordSeconds / 4;
     const covered = claim + steps.versionProbes + probe + (steps.input > 0 ? 0 : steps.blenderStart + start + steps.render);
     const credentials = Math.max(0, a.credentialsSeconds - covered) - steps.credentials;
@@ -404,8 +405,12 @@ function printAssumptions() {
 async function main() {
   const work = await mkdtemp(path.join(tmpdir(), 'bench-delivery-'));
   try {
-    console.log('Measured on this machine');
     const scaling = await measureScaling(work);
+    // The bands below are this machine's: every CPU figure is scaled from a core here (x86Speed, arm64Speed).
+    console.log(
+      `Bands for this machine (${availableParallelism()} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'}); its reference figure: a 960x540 Text Animation frame at 16 samples in ${scaling.one.toFixed(2)} s on 1 thread (median of ${SCALING_PAIRS})`,
+    );
+    console.log('Measured on this machine');
     console.log(`  Blender serial part (start, scene build): ${scaling.serial.toFixed(2)} CPU-s`);
     console.log(
       `  960x540 Text Animation frame, 16 samples, ${SCALING_PAIRS} pairs in wall time: median ${scaling.one.toFixed(2)} s on 1 thread, ${scaling.two.toFixed(2)} s on 2: efficiency ${(scaling.efficiency * 100).toFixed(1)} % per doubling (pairs: ${scaling.pairs.map((p) => `${(p.efficiency * 100).toFixed(0)} %`).join(', ')})`,
@@ -475,11 +480,11 @@ async function main() {
     console.log(`  120-frame Text Animation, ${animationInit.typical.chunks} chunks of 1 frame:`);
     for (const band of DELIVERY_BANDS) console.log(`    ${bandLine(band, animationInit)}`);
     // With SnapStart (the deploy default): restored environments whose warm parents started during Init.
-    const snap = (bands: DeliveryBands, scene: Scene, isStill: boolean) => withSnapStart(bands, scene.id, isStill, live.serialSeconds, concurrency, arch);
+    const snap = (bands: DeliveryBands, scene: Scene, isStill: boolean) => withSnapStart(bands, scene.id, isStill, { fresh: scaling.serial, warm: live.serialSeconds }, concurrency, arch);
     const still = snap(stillInit, text, true);
     const animation = snap(animationInit, text, false);
     console.log(`  With SnapStart (restored environments, a warm parent per scene from Init; a forked child's serial part ${live.serialSeconds.toFixed(2)} s measured here): the steps it changes, before -> after:`);
-    for (const [name, before, after] of [[`Full-HD still (${still.typical.chunks > 1 ? `${still.typical.chunks} regions, each in a fresh Blender` : 'whole, by a warm parent'})`, stillInit, still], ['120-frame animation (each chunk by a warm parent)', animationInit, animation]] as const) {
+    for (const [name, before, after] of [[`Full-HD still (${still.typical.chunks > 1 ? `${still.typical.chunks} regions, each by a warm parent's children` : 'whole, by a warm parent'})`, stillInit, still], ['120-frame animation (each chunk by a warm parent)', animationInit, animation]] as const) {
       console.log(`    ${name}:`);
       for (const band of DELIVERY_BANDS) console.log(`      ${band} ${before[band].totalSeconds.toFixed(1)} -> ${after[band].totalSeconds.toFixed(1)} s: ${removedSteps(band, before, after)}`);
     }
@@ -533,7 +538,7 @@ async function main() {
     // Each band's billed seconds for every scene and mode, priced as npm run costs prices them: with Init, or with SnapStart's restores and cache.
     const startedBands = (scene: Scene, mode: RenderMode, architecture: 'x86_64' | 'arm64', start: FunctionStart) => {
       const bands = bandsOf(scene, mode === 'still' ? 1 : fullHdQuote(scene, mode).frames, { architecture });
-      return start === 'init' ? bands : withSnapStart(bands, scene.id, mode === 'still', live.serialSeconds, concurrency, architecture);
+      return start === 'init' ? bands : withSnapStart(bands, scene.id, mode === 'still', { fresh: scaling.serial, warm: live.serialSeconds }, concurrency, architecture);
     };
     const costsIn = (band: DeliveryBand, architecture: 'x86_64' | 'arm64', start: FunctionStart) =>
       fastPathCosts(undefined, (scene: Scene, mode: RenderMode) => startedBands(scene, mode, architecture, start)[band].billedSeconds, start);

@@ -58,7 +58,7 @@ export interface ChunkRunOptions {
   takeOverLostClaim?: boolean;
   /**
    * The chunk is rendered by a warm scene server's children where one is at hand (render/warm-render.ts): the render
-   * function's own, or the local stack's over the pool's channel. A region of a split still starts a fresh Blender.
+   * function's own, or the local stack's over the pool's channel.
    */
   warm?: WarmRenderer;
 }
@@ -99,7 +99,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     log.error(setupProblem, { jobId, chunk: index });
     return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
   };
-  const warm = job.isStillRender && hasFinishingStep(job) ? undefined : options.warm;
+  const warm = options.warm;
   if (!warm) {
     const refused = await cannotRenderHere();
     if (refused) return refused;

@@ -2,12 +2,12 @@
  * A chunk rendered by a warm scene's forked children (render/warm-scene.ts) instead of a fresh Blender: the worker that
  * claimed the chunk hands over its scene's arguments and gets the outputs back in its own output folder, then stores
  * and delivers them as it would a fresh render's.
- * - A still (a free test still, or a paid still not split into regions) is rendered in bands side by side, stitched and
- *   denoised once here, then saved by one more child.
+ * - A still (a free test still, a paid still, or a region of a split still) is rendered in bands side by side, stitched
+ *   and denoised once here, then saved by one more child (a region's bands share its rows and margins, and the child
+ *   saves its own rows, final, for the finishing step to join).
  * - An animation's frames are rendered in parts side by side, a child each for the chunk's cores: a forked child renders
  *   on one core. Each frame is denoised here as a fresh Blender's is, and handed to the worker as it is written. Frames
  *   that do not fill every core's last round (one frame per chunk on a machine of several cores) start a fresh Blender.
- * A region of a split still starts a fresh Blender: its passes are one file, which a child per core cannot share.
  *
  * Where the servers live: on the render function, in the runtime loop's process, kept between invocations, which its
  * invocations' processes ask over their IPC channel (`warmOverIpc`, frames included); on the local
@@ -19,7 +19,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { framePreviewFile, STILL_FILE } from '#shared/render-contract';
+import { framePreviewFile, REGION_FILE, STILL_FILE } from '#shared/render-contract';
 import { outputFile, RenderError, type RenderErrorKind, type SceneArgs } from './blender';
 import { readOutput, WarmScenes } from './warm-scene';
 
@@ -70,6 +70,11 @@ export async function renderWarm(servers: WarmScenes, request: WarmRequest, hook
       // A still is small and soon done: as many bands as the servers allow, however many cores the pool gave this chunk.
       const render = await server.render(args, request.deadlineMs, {}, Math.max(request.children ?? 1, servers.bands));
       try {
+        // A region of a split still: its final rows, which the finishing step joins (no preview of its own).
+        if (args.region) {
+          await copy(path.join(render.folder, REGION_FILE), path.join(outputDir, REGION_FILE), MAX_FRAME_BYTES);
+          return { log: render.log };
+        }
         await copy(path.join(render.folder, STILL_FILE), path.join(outputDir, STILL_FILE), MAX_FRAME_BYTES);
         await copy(path.join(render.folder, framePreviewFile(1)), path.join(outputDir, framePreviewFile(1)), MAX_PREVIEW_BYTES).catch(() => {});
         return { log: render.log };

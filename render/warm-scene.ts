@@ -234,7 +234,9 @@ export class WarmScene {
       if (status === 'ok' && raw.denoise) {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
         const denoisedFile = path.join(outputDir, DENOISED_FILE);
-        await denoiseBands(outputDir, bands, raw.resolutionX, raw.resolutionY, denoisedFile, denoiseQualityOf(raw));
+        // A region's bands share its rendered rows (its own and its margins: render/scenes/protocol.py, rendered_rows).
+        const rows = raw.region ? regionBandRows(raw.region, raw.resolutionY) : raw.resolutionY;
+        await denoiseBands(outputDir, bands, raw.resolutionX, rows, denoisedFile, denoiseQualityOf(raw));
         status = await this.ask(parent, { folder: outputDir, step: 'save', denoise: false, denoisedFile }, 1, left());
       }
       this.served(parent);
@@ -565,6 +567,10 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
     },
   };
 }
+
+/** The rows a region of a still renders: its own and `margin` rows of the frame above and below them. */
+const regionBandRows = (region: { top: number; bottom: number; margin: number }, height: number) =>
+  Math.min(height, region.bottom + region.margin) - Math.max(0, region.top - region.margin);
 
 /** The still's denoised frame, written by this process into the request's folder for the saving child. */
 const DENOISED_FILE = 'denoised.clean.f32';

@@ -161,13 +161,14 @@ class Args:
         region = raw.get("region")
         self.region = (int(region["top"]), int(region["bottom"])) if region else None
         self.region_margin = int(region["margin"]) if region else 0
-        if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.region_margin >= 0 and self.denoise):
+        # The finishing step of a split still: the stitched, denoised frame to save as the still
+        # (a warm region's: its bands' rows, of which it saves its own as region.png).
+        self.denoised_file = raw.get("denoisedFile") or None
+        if self.region and not (0 <= self.region[0] < self.region[1] <= self.resolution_y and self.region_margin >= 0 and (self.denoise or self.denoised_file)):
             raise ValueError(f"region {self.region} (margin {self.region_margin}) must be rows of the frame, of a denoised final")
         # A warm still's band of rows: [index, count] (render/scenes/warm.py).
         band = raw.get("band")
         self.band = (int(band[0]), int(band[1])) if band else None
-        # The finishing step of a split still: the stitched, denoised frame to save as the still.
-        self.denoised_file = raw.get("denoisedFile") or None
         self.output_dir = raw.get("outputDir")
         if not self.output_dir:
             raise ValueError("outputDir is required")
@@ -254,6 +255,15 @@ def crop_to_rows(scene, top, bottom):
     render.border_max_y = min(1.0, (height - top + 0.5) / height)
 
 
+def rendered_rows(args):
+    """The rows Cycles renders for a still (from the top, the bottom one excluded): the whole frame,
+    or a region's rows with `margin` rows of the frame above and below them, for the denoiser."""
+    if not args.region:
+        return 0, args.resolution_y
+    top, bottom = args.region
+    return max(0, top - args.region_margin), min(args.resolution_y, bottom + args.region_margin)
+
+
 def render_region(scene, args, still_frame):
     """Renders one region of a split still and saves its final rows as region.png. Cycles renders
     the region with `margin` rows of the frame above and below it (its border, cropped), the worker
@@ -264,7 +274,7 @@ def render_region(scene, args, still_frame):
     per pixel does not depend on the border, so the margin's rows are the whole frame's rows."""
     top, bottom = args.region
     width, height = args.resolution_x, args.resolution_y
-    band_top, band_bottom = max(0, top - args.region_margin), min(height, bottom + args.region_margin)
+    band_top, band_bottom = rendered_rows(args)
     crop_to_rows(scene, band_top, band_bottom)
     scene.frame_set(still_frame if still_frame is not None else args.frame_start)
     log(f"rendering rows {top}-{bottom} of {width}x{height} with rows {band_top}-{band_bottom} for the denoiser, "
@@ -277,12 +287,20 @@ def render_region(scene, args, still_frame):
     reply = control_reply()
     if reply != "DENOISED":
         raise RuntimeError(f"region {top}-{bottom} was not denoised: {reply or 'no answer from the worker'}")
-    final = os.path.join(args.output_dir, "region.png")
-    partial = os.path.join(args.output_dir, "region.partial.png")
-    save_rows(scene, raw, width, band_bottom - band_top, band_bottom - bottom, bottom - top, partial)
-    os.replace(partial, final)
+    save_region(scene, args, raw)
     os.remove(exr)
     os.remove(raw)
+
+
+def save_region(scene, args, raw):
+    """Saves the region's own rows of its rendered rows, denoised (raw float32 RGBA, rows from the
+    bottom), as region.png."""
+    top, bottom = args.region
+    band_top, band_bottom = rendered_rows(args)
+    final = os.path.join(args.output_dir, "region.png")
+    partial = os.path.join(args.output_dir, "region.partial.png")
+    save_rows(scene, raw, args.resolution_x, band_bottom - band_top, band_bottom - bottom, bottom - top, partial)
+    os.replace(partial, final)
     control("PROGRESS", "frame=1 done=1 total=1")
 
 
@@ -309,10 +327,12 @@ def band_rows(height, index, count):
 def render_band(scene, args, still_frame):
     """A warm still's band of rows (render/scenes/warm.py renders a still's bands side by side,
     one core each), cropped to its rows: band-<index>.png, which a child then joins; or, denoised,
-    its noisy passes as band-<index>.exr, which the worker stitches and denoises once."""
+    its noisy passes as band-<index>.exr, which the worker stitches and denoises once. A region's
+    bands share its rendered rows (its own and its margins) as a whole still's share the frame."""
     index, count = args.band
-    top, bottom = band_rows(args.resolution_y, index, count)
-    crop_to_rows(scene, top, bottom)
+    first, last = rendered_rows(args)
+    top, bottom = band_rows(last - first, index, count)
+    crop_to_rows(scene, first + top, first + bottom)
     scene.frame_set(still_frame if still_frame is not None else args.frame_start)
     if args.denoise:
         render_passes(scene, os.path.join(args.output_dir, f"band-{index}.exr"))
@@ -350,7 +370,11 @@ def join_bands(args, count):
 
 
 def save_stitched(scene, args):
-    """A warm still's bands, stitched and denoised by the worker: saves that frame as the still."""
+    """A warm still's bands, stitched and denoised by the worker: saves that frame as the still, or
+    a region's rows as region.png."""
+    if args.region:
+        save_region(scene, args, args.denoised_file)
+        return
     final = output_path(args, 1)
     partial = final[:-len(".png")] + ".partial.png"
     save_clean(scene, args.denoised_file, partial)
