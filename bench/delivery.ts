@@ -75,6 +75,7 @@ import { COST_RESOLUTION, REGION_MARGIN_ROWS, scenePolicy, type FrameCost } from
 import { watchChildCpu } from './frame-costs';
 import { sceneToolIdentity, WarmScene } from '#render/warm-scene';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
+import { liveStripFrames, LIVE_STRIP } from '#shared/live-preview';
 import { PREVIEW_MEMORY_MB } from '#infra/constructs/live-previews';
 import { SNAPSTART_EPHEMERAL_STORAGE } from '#infra/constructs/render-function';
 import { PREVIEW_INVOKE_MS } from '#adapters/preview-function';
@@ -165,8 +166,8 @@ function removedSteps(band: DeliveryBand, before: DeliveryBands, after: Delivery
 
 const COSTS_FILE = fileURLToPath(new URL('../shared/render-manifest.costs.json', import.meta.url));
 
-async function cpuOf(work: () => Promise<unknown>): Promise<{ cpuSeconds: number; wallSeconds: number }> {
-  const cpu = watchChildCpu();
+async function cpuOf(work: () => Promise<unknown>, own = true): Promise<{ cpuSeconds: number; wallSeconds: number }> {
+  const cpu = watchChildCpu({ own });
   const started = performance.now();
   try {
     await work();
@@ -223,6 +224,22 @@ async function measureLivePreview() {
     for (let i = 0; i < 10; i += 1) previews.push(await child({}));
     const serial: number[] = [];
     for (let i = 0; i < 5; i += 1) serial.push(await child({ resolutionX: 16, resolutionY: 16, samples: 1 }));
+    // Animation mode's strip (render/preview-step.ts): LIVE_STRIP.frames frames of the 120-frame clip at the preview's size,
+    // by one child (the preview function on one vCPU) and by two side by side (two vCPUs), each the median of 5.
+    const strip = async (children: number) => {
+      const frames = liveStripFrames(120);
+      const parts = Array.from({ length: children }, (_unused, part) => frames.filter((_frame, index) => index % children === part));
+      const times: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const at = performance.now();
+        const args = { sceneId: 1, customText: `Strip ${at}`, mode: 'animation', isTest: true, cornerMark: true, resolutionX: 320, resolutionY: 180, samples: LIVE_PREVIEW.samples, denoise: LIVE_PREVIEW.denoise, frameStart: 1, frameEnd: 120 } as const;
+        const result = await server.renderFrames(args, { parts, onProgress: () => {} }, 30_000, { previewWidth: LIVE_PREVIEW.maxSide });
+        times.push((performance.now() - at) / 1000);
+        await result.done();
+      }
+      return median(times);
+    };
+    const strips = { one: await strip(1), two: await strip(Math.min(2, availableParallelism())) };
     // A paid chunk as the local pool and the render function render it (the final's sampling, denoised by the standard
     // network, loaded first): by a fresh Blender on every core, and by the warm server's children, a part per core.
     await sharedDenoiser('high');
@@ -243,7 +260,7 @@ async function measureLivePreview() {
       warm.push((performance.now() - from) / 1000);
       await result.done();
     }
-    return { startSeconds, previewSeconds: median(previews), serialSeconds: median(serial), chunkFresh: fresh, chunkWarm: warm, cores };
+    return { startSeconds, previewSeconds: median(previews), serialSeconds: median(serial), strips, chunkFresh: fresh, chunkWarm: warm, cores };
   } finally {
     await server.stop();
   }
@@ -346,7 +363,8 @@ async function measureRegions(dir: string, count: number, serial: number) {
     fullHdStrips.push(join(dir, `full-hd-strip-${index}.png`));
     await runFfmpeg([...fileInput(fullHd), '-vf', `crop=${COST_RESOLUTION.width}:${bottom - top}:0:${top}`, '-frames:v', '1', '-update', '1', fullHdStrips[index]]);
   }
-  const joined = await cpuOf(() => joinRegions(fullHdStrips, COST_RESOLUTION.width, COST_RESOLUTION.height, join(dir, 'joined')));
+  // ffmpeg's CPU alone: this process's denoiser threads, just used, still spin a moment.
+  const joined = await cpuOf(() => joinRegions(fullHdStrips, COST_RESOLUTION.width, COST_RESOLUTION.height, join(dir, 'joined')), false);
   return { whole: whole.cpuSeconds, strips: strips.map((strip) => strip.cpuSeconds), fixed, shares, denoiseCpu: denoise.cpuSeconds, joinCpu: joined.cpuSeconds };
 }
 
@@ -425,6 +443,7 @@ async function main() {
       `  live preview (Text Animation, ${LIVE_PREVIEW.maxSide} px, ${LIVE_PREVIEW.samples} sample(s)${LIVE_PREVIEW.denoise ? ', denoised' : ''}, a forked child on one core): warm server start ${live.startSeconds.toFixed(2)} s, a preview ${live.previewSeconds.toFixed(2)} s (median of 10); ` +
         `a render's serial part from a warm scene ${live.serialSeconds.toFixed(2)} s wall on one core (a child's 16x16, 1-sample frame), against ${scaling.serial.toFixed(2)} CPU-s from a fresh Blender`,
     );
+    console.log(`  the live strip (${LIVE_STRIP.frames} frames of Text Animation's 120-frame clip, the preview's size and sampling; median of 5): by one child ${live.strips.one.toFixed(2)} s, by two side by side ${live.strips.two.toFixed(2)} s`);
     const range = (values: number[]) => `${Math.min(...values).toFixed(2)} / ${median(values).toFixed(2)} / ${Math.max(...values).toFixed(2)} s`;
     console.log(
       `  a paid chunk (Text Animation, ${CHUNK.framesPerCore * live.cores} frames at ${CHUNK.width} x ${CHUNK.height}, the final's sampling, denoised; min / median / max of 3): ` +
@@ -516,7 +535,7 @@ async function main() {
     // takes about half the standard one's time (0.15 s against 0.25-0.34 s at 480 x 270, render/denoiser/denoise.ts).
     const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial - model.denoiseSeconds) * testPixels * (policy.test.samples / costOf(text).samples) + model.denoiseSeconds * testPixels * 0.5;
     const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
-    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples, denoised): ${bandSeconds(testRun)}`);
+    console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples, denoised) on the render function: ${bandSeconds(snap(testRun, text, true))} restored (SnapStart); ${bandSeconds(testRun)} from Init`);
     // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
     const typical = assumptionsOf('typical', text.id);
     const speed = arch === 'arm64' ? typical.arm64Speed : typical.x86Speed;
@@ -532,6 +551,15 @@ async function main() {
       `  live preview through the preview function (${PREVIEW_MEMORY_MB} MB, one vCPU, typical band): warm ${warmPreview.toFixed(1)} s (sync Invoke ${AWS.syncInvokeSeconds} s assumed + kept-picture miss ${typical.s3RequestSeconds} s + the child ${previewOnVcpu.toFixed(2)} s + keeping it ${typical.s3RequestSeconds} s); ` +
         `cold ${coldPreview.toFixed(1)} s (+ Init ${typical.coldStartSeconds} s + the server's start ${(live.startSeconds / speed).toFixed(1)} s: past the API's ${PREVIEW_INVOKE_MS / 1000}-s wait, so the page's warm-up on opening is what makes the first change warm); ` +
         `a render chunk from a warm scene (an environment the scene's test still left one in) saves ${Math.max(0, scaling.serial - live.serialSeconds).toFixed(2)} s of its serial part`,
+    );
+    // The strip is not kept (no lookup, no keeping): the Invoke and the children, on as many vCPUs as the function has (a child each).
+    const stripOn = (seconds: number) => AWS.syncInvokeSeconds + seconds / speed;
+    const restore = SNAPSTART.restoreSeconds.typical + SNAPSTART.restoredPageInSeconds.typical;
+    const stripLine = (vcpus: number, seconds: number) =>
+      `${vcpus} vCPU (${vcpus * 1769} MB): warm ${stripOn(seconds).toFixed(1)} s, restored ${(stripOn(seconds) + restore).toFixed(1)} s, cold ${(stripOn(seconds) + typical.coldStartSeconds + live.startSeconds / speed).toFixed(1)} s`;
+    console.log(
+      `  the live strip through the preview function (${PREVIEW_MEMORY_MB} MB deployed; typical band; sync Invoke ${AWS.syncInvokeSeconds} s assumed + the children measured here, no kept picture): ` +
+        `${stripLine(1, live.strips.one)}; ${stripLine(2, live.strips.two)}`,
     );
 
     // Cost per band: each band's billed seconds (chunks, page-ins, finishing) for every scene and mode, priced as npm run costs prices them (Init counted there).
@@ -560,6 +588,19 @@ async function main() {
       `  highest cost share on ${arch} with SnapStart (restores and the render's share of the snapshot cache counted): ${shareLine(worst)}; of the typical one's Lambda cost: ${costSplit(worst.typical.row)}; ` +
         `on ${other}: ${DELIVERY_BANDS.map((band) => `${band} ${(worstIn(band, other, 'snapstart').share * 100).toFixed(1)} %`).join(', ')}; Audio Reactive with dark drop at 4 s, typical: ${((lambdaCost(darkCost, arch) / darkCost.price) * 100).toFixed(1)} %`,
     );
+    // Where each render's Lambda cost goes (typical band, SnapStart): its frames' rendering, every chunk's overhead (the
+    // rest of its billed seconds, its requests and the other services), the restores (billed restore and per GB), the cache.
+    const gbSecond = (RENDER_FUNCTION.memoryMiB / 1024) * (arch === 'arm64' ? AWS_PRICES.lambdaArmGbSecond : AWS_PRICES.lambdaX86GbSecond);
+    console.log(`  the Lambda cost split per scene on ${arch}, typical band, with SnapStart: render / per-chunk overhead / restores / snapshot cache (of the price):`);
+    for (const row of costsIn('typical', arch, 'snapstart')) {
+      const band = startedBands(row.scene, row.mode, arch, 'snapstart').typical;
+      const total = lambdaCost(row, arch);
+      const render = band.renderSeconds * gbSecond;
+      const restores = row.restore + Math.min(band.chunks, concurrency) * SNAPSTART_USAGE.billedRestoreSeconds * gbSecond;
+      const overhead = total - render - restores - row.cache;
+      const part = (dollars: number) => `$${dollars.toFixed(3)} (${((dollars / row.price) * 100).toFixed(1)} %)`;
+      console.log(`    ${row.scene.title} ${row.mode}, ${band.chunks} chunk${band.chunks > 1 ? 's' : ''}: ${part(render)} / ${part(overhead)} / ${part(restores)} / ${part(row.cache)}; $${total.toFixed(3)} of $${row.price.toFixed(2)} (${((total / row.price) * 100).toFixed(1)} %)`);
+    }
     const cacheMonth = snapshotCacheMonth([RENDER_FUNCTION.memoryMiB, PREVIEW_MEMORY_MB]);
     console.log(`  SnapStart's snapshot cache while idle: $${cacheMonth.toFixed(2)} a month for the render (${RENDER_FUNCTION.memoryMiB} MB) and preview (${PREVIEW_MEMORY_MB} MB) functions' active versions (npm run costs' idle cost)`);
     // SnapStart limits /tmp: the finishing step of the longest video holds every segment and the joined video (render/finish-step.ts).

@@ -115,9 +115,11 @@ async function measureFrameSpread(scene: Scene, inputs: SampleInputs, work: stri
 /**
  * CPU seconds spent by this process (the denoiser runs in it) and by its Blender child,
  * read from /proc while it runs: on a machine shared with other work, wall time measures
- * the neighbours too, CPU time only the render.
+ * the neighbours too, CPU time only the render. `own: false` counts the children alone: the
+ * denoiser's threads keep spinning a moment after their work, which this process's figure
+ * would count against whatever runs next.
  */
-export function watchChildCpu() {
+export function watchChildCpu({ own = true } = {}) {
   const ticksPerSecond = 100; // Linux USER_HZ
   const self = process.cpuUsage();
   const children = new Map<number, number>();
@@ -139,8 +141,8 @@ export function watchChildCpu() {
   return {
     stop: () => clearInterval(timer),
     seconds: () => {
-      const own = process.cpuUsage(self);
-      return (own.user + own.system) / 1e6 + [...children.values()].reduce((a, b) => a + b, 0);
+      const used = process.cpuUsage(self);
+      return (own ? (used.user + used.system) / 1e6 : 0) + [...children.values()].reduce((a, b) => a + b, 0);
     },
   };
 }

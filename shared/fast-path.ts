@@ -423,6 +423,8 @@ export interface DeliveryEstimate {
   totalSeconds: number;
   /** Function seconds billed for the job's chunks, page-ins and finishing step; Init is counted apart (scripts/costs.ts). */
   billedSeconds: number;
+  /** Of those, the frames' own rendering (a split still: its regions' rows, margins twice) and the straggler's: the rest (starts, encodes, stores, records, finishing) is overhead. */
+  renderSeconds: number;
 }
 
 export type DeliveryBands = Record<DeliveryBand, DeliveryEstimate>;
@@ -517,7 +519,7 @@ function deliveryIn(a: DeliveryAssumptions, input: PlanInput, plan: ChunkRange[]
   const perChunk = split ? chunkSeconds - chunk.render : chunkSeconds - framesPerChunk * time.perFrameSeconds;
   const work = split ? (frameWork * renderedRows.reduce((total, rows) => total + rows, 0)) / input.resolutionY : input.totalFrames * time.perFrameSeconds;
   const billedSeconds = chunks * perChunk + work + steps.straggler + Math.min(concurrency, chunks) * a.pageInSeconds + steps.finishing;
-  return { steps, finishing, chunks, waves, chunkSeconds, totalSeconds: sum(steps), billedSeconds };
+  return { steps, finishing, chunks, waves, chunkSeconds, totalSeconds: sum(steps), billedSeconds, renderSeconds: (split ? work : input.totalFrames * time.perFrame.render) + steps.straggler };
 }
 
 // ---------------------------------------------------------------- the promise, learnt from production
