@@ -158,7 +158,10 @@ export interface PreviewToRender {
   input?: UploadToMeasure & { etag: string };
   /** When the caller stops waiting (ms since the epoch): work not started by then is dropped. */
   deadline: number;
-  /** A strip of the animation instead of the still: these frames of a clip of clipFrames (shared/live-preview.ts, liveStripFrames). */
+  /**
+   * A strip of the animation instead of the still: these frames of a clip of clipFrames (shared/live-preview.ts,
+   * liveStripFrames); an audio scene's answer names as many frames of the clip, at its audio's loudest moments.
+   */
   strip?: { frames: number[]; clipFrames: number };
 }
 
@@ -168,7 +171,7 @@ export interface PreviewToRender {
  */
 export type RenderedPreview =
   | { image: string; renderMs: number }
-  /** A strip's frames (base64 JPEGs), in the order asked. */
+  /** A strip's frames (base64 JPEGs), in the clip's order: those asked, or an audio scene's loudest (stripFollowsAudio). */
   | { strip: { frame: number; image: string }[]; renderMs: number }
   | { userError: string }
   | { notRendered: 'caller-gone' | 'queue-full' };

@@ -19,7 +19,8 @@ import { sharedDenoiser } from './denoiser';
 import { log } from '#observability/logger';
 import { alignment } from '#shared/schemas';
 import { livePreviewSize } from '#shared/preview-size';
-import { LIVE_STRIP } from '#shared/live-preview';
+import { LIVE_STRIP, stripFollowsAudio } from '#shared/live-preview';
+import { loudestStripFrames } from './strip-frames';
 import { FPS, MAX_MEDIA_DURATION_SECONDS } from '#shared/frames';
 import type { WarmScene } from './warm-scene';
 import type { SceneArgs } from './blender';
@@ -44,7 +45,11 @@ export const previewJob = z.strictObject({
   input: z.strictObject({ key: z.string().min(1).max(1024), url: z.string().url(), etag: z.string().min(1).max(200) }).optional(),
   /** When the API stops waiting (ms since the epoch): a preview not started by then is not rendered. */
   deadline: z.number().int().positive(),
-  /** A strip of the animation instead of the still: these frames (the API chose them) of a clip of clipFrames. */
+  /**
+   * A strip of the animation instead of the still: these frames (the API chose them) of a clip of clipFrames. An audio
+   * scene's strip shows as many frames of its clip, the loudest moments of the customer's audio among them
+   * (render/strip-frames.ts), and these when its audio cannot be measured or is flat.
+   */
   strip: z
     .strictObject({
       frames: z.array(z.number().int().positive()).min(LIVE_STRIP.minFrames).max(LIVE_STRIP.maxFrames),
@@ -103,7 +108,7 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes, downlo
       denoise: LIVE_PREVIEW.denoise,
       cornerMark: true,
     };
-    if (job.strip) return await renderStrip(servers.scene(scene.id), settings, job.strip, servers.bands, left(), gone);
+    if (job.strip) return await renderStrip(servers.scene(scene.id), settings, job.strip, stripFollowsAudio(scene), servers.bands, left(), gone);
     const render = await servers.scene(scene.id).render(
       { ...settings, mode: 'still', maxAudioSeconds: PREVIEW_AUDIO_SECONDS },
       LIVE_PREVIEW.deadlineMs,
@@ -129,26 +134,31 @@ export async function renderPreview(job: PreviewJob, servers: WarmScenes, downlo
  * A strip: the frames rendered by the warm server's children side by side (a child per core, each its share of the
  * frames, interleaved so every child has as many), as an animation's chunk is, at the still preview's size, sampling and
  * mark; each frame's JPEG read back as a preview's is. The clip's length reaches the scene script (its frame range, and
- * the audio an audio scene decodes), so each frame shows that moment of the clip the paid render would make.
+ * the audio an audio scene decodes), so each frame shows that moment of the clip the paid render would make. An audio
+ * scene's frames (`byAudio`, with the customer's file) are the loudest moments of its audio: a child of the same request
+ * measures it first (WarmFrames.byLoudness), and the answer names the frames rendered.
  */
 async function renderStrip(
   server: WarmScene,
   settings: Omit<SceneArgs, 'outputDir' | 'mode' | 'frames'>,
   strip: NonNullable<PreviewJob['strip']>,
+  byAudio: boolean,
   cores: number,
   deadlineMs: number,
   gone: AbortSignal | undefined,
 ): Promise<PreviewResult> {
   const started = Date.now();
   const count = Math.max(1, Math.min(cores, strip.frames.length));
-  const parts = Array.from({ length: count }, (_unused, part) => strip.frames.filter((_frame, index) => index % count === part));
+  const partsOf = (frames: number[]) => Array.from({ length: count }, (_unused, part) => frames.filter((_frame, index) => index % count === part));
+  const parts = partsOf(strip.frames);
+  const byLoudness = byAudio && settings.inputFile ? (loudness: number[] | undefined) => partsOf(loudness ? loudestStripFrames(loudness, strip.clipFrames, strip.frames.length) : strip.frames) : undefined;
   const args = { ...settings, mode: 'animation' as const, frameStart: 1, frameEnd: strip.clipFrames, maxAudioSeconds: Math.ceil(strip.clipFrames / FPS) };
   let render;
   try {
     // Its children have what is left of the caller's wait, not a still's LIVE_PREVIEW.deadlineMs: eight frames on two
     // cores took 2.5-3.3 s on the loaded 2-core machine (bench:live-preview), and some passed 4 s. A strip is not kept,
     // so one finished after its caller stopped waiting would be thrown away: it is stopped then instead.
-    render = await server.renderFrames(args, { parts, onProgress: () => {}, signal: gone }, deadlineMs, { previewWidth: LIVE_PREVIEW.maxSide });
+    render = await server.renderFrames(args, { parts, ...(byLoudness ? { byLoudness } : {}), onProgress: () => {}, signal: gone }, deadlineMs, { previewWidth: LIVE_PREVIEW.maxSide });
   } catch (error) {
     // Stopped because its caller went (the client closed), or at the end of its wait (its deadline is the caller's):
     // nobody is left to answer, and the customer's settings are not the cause (the API answers that it took too long).
@@ -157,7 +167,7 @@ async function renderStrip(
   }
   try {
     const frames = [];
-    for (const frame of strip.frames) frames.push({ frame, image: (await readOutput(path.join(render.folder, framePreviewFile(frame)), MAX_PREVIEW_BYTES)).toString('base64') });
+    for (const frame of render.frames ?? strip.frames) frames.push({ frame, image: (await readOutput(path.join(render.folder, framePreviewFile(frame)), MAX_PREVIEW_BYTES)).toString('base64') });
     return { strip: frames, renderMs: Date.now() - started };
   } finally {
     await render.done();

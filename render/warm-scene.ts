@@ -68,6 +68,8 @@ export interface WarmRender {
   folder: string;
   /** The child's INFO lines. */
   log: string[];
+  /** A render of frames (renderFrames): the frames rendered, in order (its parts', which byLoudness may have chosen). */
+  frames?: number[];
   done(): Promise<void>;
 }
 
@@ -90,6 +92,13 @@ export interface WarmSceneOptions {
 export interface WarmFrames {
   /** The frames of each part (each child renders its own in order). */
   parts: number[][];
+  /**
+   * An audio scene's frames chosen by its audio (a live strip's loudest moments): one child first measures the loudness
+   * of the request's audio per video frame (render/scenes/warm.py, the "levels" step; index 0 is frameStart's), and the
+   * parts rendered are these of it instead of `parts`. Given undefined when there is no audio to measure or it was not
+   * measured (its child failed, or wrote what is not a list of levels): `parts` then, or whatever it answers.
+   */
+  byLoudness?: (loudness: number[] | undefined) => number[][];
   /** Each frame as its child reports it written, in the request's folder. */
   onProgress: (progress: RenderProgress) => void;
   onLog?: (message: string, level: RenderLogLevel) => void;
@@ -99,15 +108,20 @@ export interface WarmFrames {
 
 /** The request's settings (SceneArgs as a fresh Blender's args.json), in its folder: the children's to read, never the parent's. */
 const SETTINGS_FILE = 'request.json';
+/** The loudness per frame a "levels" request's child writes in its folder (render/scenes/warm.py, LEVELS_FILE). */
+const LEVELS_FILE = 'levels.json';
+/** Ten minutes of audio at 30 frames a second, each level rounded to 4 decimals, is about 130 KB. */
+const MAX_LEVELS_BYTES = 1024 * 1024;
 
 /**
  * What the parent is told of a request: its folder and our own choices, never a customer's setting (the parent would
  * keep it in its memory for every later child to find). `render` renders the settings (in bands or parts); `save`
- * saves the frame this process denoised (denoisedFile) as the still; `denoise` has a render write its passes.
+ * saves the frame this process denoised (denoisedFile) as the still; `levels` measures the loudness of the request's
+ * audio per frame (LEVELS_FILE); `denoise` has a render write its passes.
  */
 interface ParentRequest {
   folder: string;
-  step: 'render' | 'save';
+  step: 'render' | 'save' | 'levels';
   denoise: boolean;
   denoisedFile?: string;
 }
@@ -215,12 +229,19 @@ export class WarmScene {
       await prepareForTool([outputDir], [], this.options.identity);
       if (frames) {
         if (made.denoise && !raw.denoise) throw new RenderError('render-failed', RENDER_FAILED_MESSAGE, { logTail: [`the ${this.options.scene.slug} server's children cannot write the passes to denoise`] });
-        const parts = await listenToParts(outputDir, { ...raw, outputDir }, frames, this.options.identity);
+        // An audio scene's frames chosen by its audio: measured first, in this request's folder, under its deadline.
+        let chosen = frames;
+        if (frames.byLoudness) {
+          const loudness = inputFile ? await this.measureLoudness(parent, outputDir, left(), deadlineMs, Boolean(args.cornerMark)) : undefined;
+          if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
+          chosen = { ...frames, parts: frames.byLoudness(loudness) };
+        }
+        const parts = await listenToParts(outputDir, { ...raw, outputDir }, chosen, this.options.identity);
         const status = await this.ask(parent, { folder: outputDir, step: 'render', denoise: raw.denoise }, 1, left(), parts.sockets).finally(() => parts.close());
         this.served(parent);
         if (frames.signal?.aborted) throw new RenderError('aborted', 'The render was cancelled.');
-        const missing = frames.parts.flat().filter((frame) => !parts.reported.has(frame));
-        if (status === 'ok' && missing.length === 0) return { folder: outputDir, log: parts.info, done };
+        const missing = chosen.parts.flat().filter((frame) => !parts.reported.has(frame));
+        if (status === 'ok' && missing.length === 0) return { folder: outputDir, log: parts.info, frames: chosen.parts.flat().sort((a, b) => a - b), done };
         // Each part's own output (part-<i>-log.txt) after its control lines.
         const logTail = [...parts.logTail, ...(await childLogs(outputDir))];
         const userError = parts.userError();
@@ -259,6 +280,27 @@ export class WarmScene {
       this.idle = setTimeout(() => void this.stop('idle'), this.options.idleMs ?? IDLE_MS);
       this.idle.unref();
     }
+  }
+
+  /**
+   * The loudness of a request's audio per video frame, measured by one child of the parent (the "levels" step) in the
+   * request's folder, as the request's user: the customer's file is read there only. The customer's own error (their
+   * file is not audio, or silent) and the request's deadline end the request as its render would; a measure that failed
+   * otherwise, or a file that is not a list of levels, is undefined (logged): the render goes on without it.
+   */
+  private async measureLoudness(parent: Parent, outputDir: string, leftMs: number, deadlineMs: number, preview: boolean): Promise<number[] | undefined> {
+    const status = await this.ask(parent, { folder: outputDir, step: 'levels', denoise: false }, 1, leftMs);
+    if (status === 'ok') {
+      const levels = parseLevels(await readOutput(path.join(outputDir, LEVELS_FILE), MAX_LEVELS_BYTES).catch(() => undefined));
+      if (levels) return levels;
+    }
+    const lines = (await readSmall(path.join(outputDir, 'levels-control.txt'))).split('\n');
+    const userError = lines.find((line) => line.startsWith('ERROR '))?.slice(6).trim();
+    const logTail = [...lines.filter((line) => line.startsWith('INFO ')).map((line) => line.slice(5)), ...(await childLogs(outputDir))];
+    if (status === 'error 2' && userError) throw new RenderError('invalid-input', userError, { logTail });
+    if (status === 'timeout') throw new RenderError('timed-out', preview ? previewTimedOut(deadlineMs) : renderTimedOut(deadlineMs), { logTail });
+    log.warn(`The ${this.options.scene.slug} server did not measure a request's audio: its frames are not chosen by loudness`, { status, logTail });
+    return undefined;
   }
 
   /** A request served (its steps count once): the parent is replaced once it has served its bound. */
@@ -431,6 +473,17 @@ export class WarmScene {
       });
     });
     return ready;
+  }
+}
+
+/** A "levels" child's file: a list of finite levels, none negative; anything else is undefined. */
+function parseLevels(file: Buffer | undefined): number[] | undefined {
+  if (!file) return undefined;
+  try {
+    const levels: unknown = JSON.parse(file.toString('utf8'));
+    return Array.isArray(levels) && levels.every((level) => typeof level === 'number' && Number.isFinite(level) && level >= 0) ? (levels as number[]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -14,7 +14,7 @@ import { resolveOptions } from '#shared/options';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import type { PreviewRequest } from '#shared/schemas';
 import type { LivePreview, LivePreviewStrip } from '#shared/api-types';
-import { liveStripFrames } from '#shared/live-preview';
+import { isStripOfClip, liveStripFrames, stripFollowsAudio } from '#shared/live-preview';
 import { quoteRender } from '#shared/pricing';
 import { DomainError, dependencyFailure, InvalidRequestError, RateLimitedError, ServiceUnavailableError } from '../errors';
 import { ports } from '../ports';
@@ -124,10 +124,15 @@ export async function livePreview(asker: PreviewAsker, request: PreviewRequest, 
   if ('userError' in rendered) throw new InvalidRequestError(rendered.userError, upload ? { field: 'uploadKey' } : undefined);
   if ('notRendered' in rendered) throw rendered.notRendered === 'queue-full' ? busy() : lateAnswer();
   if ('strip' in rendered) {
-    // The frames the previewer was asked for, in order, each once: anything else is not an answer to this request.
-    const asked = strip?.frames ?? [];
-    if (rendered.strip.length !== asked.length || rendered.strip.some(({ frame }, index) => frame !== asked[index])) throw unavailable();
-    return { strip: { clipFrames: strip!.clipFrames, frames: rendered.strip.map(({ frame, image }) => ({ frame, image: dataUrl(Buffer.from(image, 'base64')) })) } };
+    // The frames the previewer was asked for, in order, each once: anything else is not an answer to this request. An
+    // audio scene's are the loudest moments of the customer's audio, chosen where it was read: as many frames of the
+    // clip, in order, each once, its first and last among them.
+    if (!strip) throw unavailable();
+    const asked = strip.frames;
+    const answered = rendered.strip.map(({ frame }) => frame);
+    const fits = stripFollowsAudio(scene) ? isStripOfClip(answered, strip.clipFrames, asked.length) : answered.length === asked.length && answered.every((frame, index) => frame === asked[index]);
+    if (!fits) throw unavailable();
+    return { strip: { clipFrames: strip.clipFrames, frames: rendered.strip.map(({ frame, image }) => ({ frame, image: dataUrl(Buffer.from(image, 'base64')) })) } };
   }
   if (strip) throw unavailable();
   return { image: dataUrl(Buffer.from(rendered.image, 'base64')) };

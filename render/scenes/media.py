@@ -55,6 +55,10 @@ def load_image(path, limits):
     return image
 
 
+# The rate the audio is measured at: enough for the spectrum's top band (10 kHz).
+AUDIO_RATE = 22050
+
+
 def load_audio_levels(path, fps, max_seconds, bands=0):
     """Decodes the audio, at most its first max_seconds, and measures it per video frame (1/fps s windows).
 
@@ -64,21 +68,10 @@ def load_audio_levels(path, fps, max_seconds, bands=0):
     """
     import numpy as np  # Debian's python3-numpy; Blender's own Python has it via that package
 
-    rate = 22050
-    samples = _decode_audio(path, rate, max_seconds)
-    log(f"audio {samples.size / rate:.2f} s")
-    if samples.size < rate // fps:
-        raise UserError(AUDIO_ERROR)
-    if float(np.max(np.abs(samples))) < 1e-4:
-        raise UserError("The uploaded audio is silent.")
-    window = rate // fps
-    count = int(math.ceil(samples.size / window))
-    padded = np.zeros(count * window, dtype=np.float32)
-    padded[:samples.size] = samples
-    frames = padded.reshape(count, window)
-    rms = np.sqrt(np.mean(frames ** 2, axis=1))
-    loudness = _normalise(rms)
-    log(f"audio {samples.size / rate:.2f}s, {count} frames")
+    rate = AUDIO_RATE
+    frames = _audio_windows(path, rate, fps, max_seconds)
+    count, window = frames.shape
+    loudness = _normalise(_rms(frames))
     if bands <= 0:
         return loudness.tolist(), None
     spectrum = np.abs(np.fft.rfft(frames * np.hanning(window), axis=1))
@@ -91,6 +84,39 @@ def load_audio_levels(path, fps, max_seconds, bands=0):
     ], axis=1)
     levels = np.stack([_normalise(levels[:, b]) for b in range(bands)], axis=1)
     return loudness.tolist(), levels.tolist()
+
+
+def loudness_per_frame(path, fps, max_seconds):
+    """The audio's RMS level per video frame (as load_audio_levels measures it) relative to its loudest frame's, neither
+    clipped nor smoothed: where the track's loudest moments are, in order (an audio scene's live strip shows them:
+    render/scenes/warm.py, measure_levels). Index i is the audio's i-th 1/fps s."""
+    rms = _rms(_audio_windows(path, AUDIO_RATE, fps, max_seconds))
+    return (rms / float(rms.max())).tolist()
+
+
+def _audio_windows(path, rate, fps, max_seconds):
+    """The decoded audio (at most its first max_seconds) cut in 1/fps s windows, one row per video frame, the last
+    padded with silence; the user's error when it is not audio, too short for one frame, or silent."""
+    import numpy as np
+
+    samples = _decode_audio(path, rate, max_seconds)
+    log(f"audio {samples.size / rate:.2f} s")
+    if samples.size < rate // fps:
+        raise UserError(AUDIO_ERROR)
+    if float(np.max(np.abs(samples))) < 1e-4:
+        raise UserError("The uploaded audio is silent.")
+    window = rate // fps
+    count = int(math.ceil(samples.size / window))
+    padded = np.zeros(count * window, dtype=np.float32)
+    padded[:samples.size] = samples
+    log(f"audio {samples.size / rate:.2f}s, {count} frames")
+    return padded.reshape(count, window)
+
+
+def _rms(frames):
+    import numpy as np
+
+    return np.sqrt(np.mean(frames ** 2, axis=1))
 
 
 def _normalise(values):

@@ -10,7 +10,7 @@ customer's file. Then it speaks on file descriptor 3, its only channel:
 
     READY <pid> passes|no-passes       (parent) warmed up, waiting for requests; whether its children can
                                        write a band's passes (serial_exr), which a denoised still needs
-    RENDER <json>                      (worker) {"id", "folder", "step": "render" | "save", "denoise": bool,
+    RENDER <json>                      (worker) {"id", "folder", "step": "render" | "save" | "levels", "denoise": bool,
                                        "denoisedFile": path (save only), "deadline": seconds, "user": [uid, gid] | null,
                                        "bands": n, "parts": [{"frames": [...], "socket": path}, ...] (frames only)}
     DONE <id> <status>                 (parent) ok | error <code> | timeout | signal <n>
@@ -40,6 +40,9 @@ The parent exits on anything unexpected: the worker then starts a fresh one.
 A forked child renders on one core: Blender's thread pool (TBB) does not follow a fork, its
 workers stay in the parent. So a still may be asked in "bands": that many children render a
 band of rows each, side by side, then one more child joins them into the still and its JPEG.
+An audio scene's live strip first asks for its audio's "levels": one child reads the customer's
+file and writes its loudness per video frame (levels.json) in the request's folder, from which
+the worker picks the strip's frames (the parent never reads it); then the frames are asked.
 A render's frames may be asked in "parts": a child each, side by side, rendering its frames as
 a fresh Blender would, its control lines (PROGRESS, DENOISE and its answer, LIMIT) on the Unix
 socket the worker listens on in the request's folder instead of control.txt. A step's LIMIT is
@@ -78,6 +81,8 @@ SHARED_TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
 SWEPT_USERS = set()
 # The request's settings in its folder, written by the worker (render/warm-scene.ts, SETTINGS_FILE): read by the children only.
 SETTINGS_FILE = "request.json"
+# The loudness a "levels" request's child writes in the request's folder (render/warm-scene.ts, LEVELS_FILE).
+LEVELS_FILE = "levels.json"
 EXIT_USER_ERROR = 2
 
 
@@ -177,6 +182,8 @@ def render_in_child(request, channel_in, build):
         # sweep of what that request's children left.
         remove_files_of(user[0])
     try:
+        if request["step"] == "levels":
+            return run_children([forked(measure_levels, "levels-")], deadline)
         if request.get("parts"):
             parts = [([int(frame) for frame in part["frames"]], part["socket"]) for part in request["parts"]]
             return run_children([forked(rendering(frames=frames), f"part-{i}-", path) for i, (frames, path) in enumerate(parts)], deadline)
@@ -197,6 +204,20 @@ def render_in_child(request, channel_in, build):
             remove_files_of(user[0])
             remove_ipc_of(user[0])
             SWEPT_USERS.add(user[0])
+
+
+def measure_levels(settings):
+    """An audio scene's live strip (render/preview-step.ts): the request's audio measured per video frame, in a child,
+    the only kind of process that reads a customer's file, as a render's children measure it (media.py). The levels go
+    to LEVELS_FILE in the request's folder (not following a link planted there), for the worker alone: it picks the
+    strip's frames from them and asks for those."""
+    import media
+
+    args = protocol.Args(settings)
+    levels = media.loudness_per_frame(media.require_input(args, "an audio file"), args.fps, args.max_audio_seconds)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    with os.fdopen(os.open(os.path.join(args.output_dir, LEVELS_FILE), flags, 0o600), "w") as out:
+        json.dump([round(level, 4) for level in levels], out)
 
 
 def run_children(starts, deadline):
