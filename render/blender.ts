@@ -199,6 +199,8 @@ export function scriptArgsOf(args: SceneArgs, scene: ScriptScene) {
     denoise,
     samples: args.samples ?? sampling.samples,
     noiseThreshold: args.noiseThreshold ?? sampling.noiseThreshold,
+    // The manifest's minimum goes with its own sampling only: a caller's samples or threshold are rendered as asked.
+    minSamples: args.samples === undefined && args.noiseThreshold === undefined ? sampling.minSamples : 0,
     options: resolveOptions(scene, args.options ?? {}),
     scene: sceneContract(scene),
     imageLimits: { maxPixels: MAX_IMAGE_PIXELS, maxSide: MAX_IMAGE_SIDE },

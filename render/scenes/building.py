@@ -60,6 +60,7 @@ def configure_render(scene, args):
     cycles.samples = args.samples
     cycles.use_adaptive_sampling = True
     cycles.adaptive_threshold = args.noise_threshold
+    cycles.adaptive_min_samples = args.min_samples
     # Debian's Blender is built without OpenImageDenoise: frames are denoised outside it,
     # from the albedo and normal passes stored here.
     cycles.use_denoising = False

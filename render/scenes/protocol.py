@@ -156,6 +156,8 @@ class Args:
         self.samples = int(_required(raw, "samples"))
         # 0 is Blender's automatic threshold.
         self.noise_threshold = float(_required(raw, "noiseThreshold"))
+        # The samples a pixel takes before adaptive sampling may stop it (0: Cycles' automatic figure).
+        self.min_samples = max(0, int(raw.get("minSamples") or 0))
         # A region of a split still: rows from the top, the bottom one excluded, and the rows of
         # margin rendered and denoised around them (render/blender.ts).
         region = raw.get("region")

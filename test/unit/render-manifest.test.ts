@@ -73,4 +73,13 @@ describe('render manifest', () => {
     const final = scriptArgsOf({ sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, outputDir: '/tmp/x' }, scene);
     expect([final.resolutionX, final.samples, final.noiseThreshold, final.denoise]).toEqual([1920, policy.final.maxSamples, policy.final.noiseThreshold, true]);
   });
+
+  it("when a scene's finals let pixels stop early, the scene script is told the samples before they may (Text Animation: 8 at threshold 0.1); a test render, another scene, or a caller's own sampling get Cycles' automatic minimum", () => {
+    const text = getScene(1)!;
+    const args = { sceneId: 1, mode: 'still', resolutionX: 1920, resolutionY: 1080, outputDir: '/tmp/x' } as const;
+    expect(scriptArgsOf(args, text)).toMatchObject({ samples: 32, noiseThreshold: 0.1, minSamples: 8 });
+    expect(scriptArgsOf({ ...args, isTest: true }, text)).toMatchObject({ samples: scenePolicy(1).test.samples, minSamples: 0 });
+    expect(scriptArgsOf({ ...args, samples: 16 }, text)).toMatchObject({ samples: 16, minSamples: 0 });
+    expect(scriptArgsOf({ ...args, sceneId: 6 }, getScene(6)!)).toMatchObject({ samples: 32, noiseThreshold: 0.05, minSamples: 0 });
+  });
 });
