@@ -14,6 +14,18 @@ type Strip = LivePreviewStrip['strip'];
 /** A frame is shown at least this long, however short the clip: a faster flicker reads as noise, not motion. */
 const SHORTEST_FRAME_MS = 120;
 
+/**
+ * The clip's frames the strip's frame at `index` stands for: from halfway after the frame before it to halfway to the
+ * frame after it (the first from the clip's start, the last to its end), so frames picked unevenly (an audio scene's
+ * loudest moments) keep the clip's pace and a loop lasts as long as the clip.
+ */
+function stretchOf(strip: Strip, index: number): number {
+  const frames = strip.frames.map((frame) => frame.frame);
+  const from = index === 0 ? 1 : (frames[index - 1] + frames[index]) / 2;
+  const to = index === frames.length - 1 ? strip.clipFrames + 1 : (frames[index] + frames[index + 1]) / 2;
+  return to - from;
+}
+
 const prefersReducedMotion = () => typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 export function LiveStrip({ title, strip, updating }: { title: string; strip: Strip; updating: boolean }) {
@@ -26,12 +38,12 @@ export function LiveStrip({ title, strip, updating }: { title: string; strip: St
     setCurrent(strip);
     setShown(0);
   }
+  const index = Math.min(shown, count - 1);
   useEffect(() => {
     if (!playing || count < 2) return;
-    const timer = setInterval(() => setShown((index) => (index + 1) % count), Math.max(SHORTEST_FRAME_MS, (strip.clipFrames / FPS / count) * 1000));
-    return () => clearInterval(timer);
-  }, [playing, count, strip.clipFrames]);
-  const index = Math.min(shown, count - 1);
+    const timer = setTimeout(() => setShown((index + 1) % count), Math.max(SHORTEST_FRAME_MS, (stretchOf(strip, index) / FPS) * 1000));
+    return () => clearTimeout(timer);
+  }, [playing, count, strip, index]);
   const frame = strip.frames[index];
   const position = `frame ${frame.frame} of ${strip.clipFrames}`;
   const choose = (chosen: number) => {

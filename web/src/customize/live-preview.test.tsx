@@ -132,6 +132,18 @@ describe('the live preview on the customise page', () => {
     expect(screen.getByRole('button', { name: 'Play the live preview' })).toBeVisible();
   });
 
+  it("when the strip's frames are spread unevenly (an audio scene's loudest moments), each is shown for the stretch of the clip it stands for", async () => {
+    // Frame 1 stands for frames 1-5 (a sixth of a second), frame 10 for frames 6-65 (two seconds).
+    livePreview.mockImplementation(async (request) => ({ strip: { clipFrames: 120, frames: [1, 10, 120].map((frame) => ({ frame, image: picture(`${request.customText}@${frame}`) })) } }));
+    openCustomize();
+    await userEvent.click(screen.getByRole('radio', { name: 'Animation' }));
+    await typeText('Beat');
+    await waitFor(() => expect(stripPicture()).toHaveAttribute('src', picture('Beat@10')), { timeout: 1000 });
+    await new Promise((done) => setTimeout(done, 1000));
+    expect(stripPicture()).toHaveAttribute('src', picture('Beat@10'));
+    await waitFor(() => expect(stripPicture()).toHaveAttribute('src', picture('Beat@120')), { timeout: 2000 });
+  });
+
   it('when the strip of an older change answers after the newer one, it is dropped and the newer strip stays', async () => {
     const first = later();
     const second = later();
