@@ -8,12 +8,14 @@
  * when axe finds a serious or critical violation. It clicks through real flows: sign
  * up, sign in, favorite, customise, pay with credits and by (local test) card, buy
  * credits, follow the job history.
+ *
+ *   npx tsx web/scripts/screenshots.ts live-strip   (only the live strip's picture, 42-customize-live-strip.png)
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { BASE_URL, axeViolations, isSerious, launchChromium, signIn, type AxeViolation } from './browser';
+import { BASE_URL, axeViolations, isSerious, launchChromium, signIn, whileLoading, type AxeViolation } from './browser';
 
 const OUT = resolve(process.env.SCREENSHOT_DIR ?? 'docs/screenshots');
 const DEMO = { email: 'demo@example.com', password: 'Demo-password-1' };
@@ -25,6 +27,35 @@ async function shot(page: Page, name: string, fullPage = true) {
   if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${OUT}/${name}.png`, fullPage });
   console.log(`  ${name}.png`);
+}
+
+/**
+ * The live strip: Animation mode on the customise page, eight frames of the customer's own
+ * text looped over the clip, with its scrubber. Paused on a frame from the reveal (keys, as a
+ * customer would), and cropped to the strip, its caption and its controls.
+ */
+async function liveStrip(page: Page) {
+  await page.goto(`${BASE_URL}/customize/1`);
+  await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+  await page.getByRole('radio', { name: 'Animation' }).check({ force: true });
+  const scrubber = page.getByRole('slider', { name: 'Live preview frame' });
+  // A strip not made within the API's wait leaves a note; the page asks again on the next change.
+  for (let attempt = 0; (await scrubber.count()) === 0; attempt += 1) {
+    if (attempt === 6) throw new Error('No live strip after six changes of the text');
+    await page.getByLabel('Custom Text').fill(attempt === 0 ? 'Hello World' : `Hello World ${attempt + 1}`);
+    await Promise.race([scrubber.waitFor({ timeout: 90_000 }), page.getByText(/Live preview unavailable/).waitFor({ timeout: 90_000 })]).catch(() => {});
+  }
+  await page.getByText(/^Live preview · 8 frames$/).waitFor();
+  await scrubber.focus();
+  await page.keyboard.press('Home');
+  for (let step = 0; step < 3; step += 1) await page.keyboard.press('ArrowRight');
+  await page.getByRole('button', { name: 'Play the live preview' }).waitFor();
+  await page.waitForTimeout(400);
+  const area = (await page.locator('.customize-aside .preview-area').boundingBox())!;
+  const controls = (await page.locator('.customize-aside .strip-controls').boundingBox())!;
+  const clip = { x: area.x - 4, y: area.y - 4, width: area.width + 8, height: controls.y + controls.height - area.y + 8 };
+  await page.screenshot({ path: `${OUT}/42-customize-live-strip.png`, clip });
+  console.log('  42-customize-live-strip.png');
 }
 
 const axeResults: Record<string, AxeViolation[]> = {};
@@ -89,6 +120,13 @@ async function main() {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });
 
+  if (process.argv[2] === 'live-strip') {
+    console.log('The live strip');
+    await liveStrip(page);
+    await browser.close();
+    return;
+  }
+
   console.log('Public screens');
   await page.goto(BASE_URL);
   await page.getByRole('heading', { name: 'Transform Your Ideas Into Reality' }).waitFor();
@@ -112,6 +150,7 @@ async function main() {
   await page.locator('img.live-picture[src^="data:image/jpeg"]').waitFor({ timeout: 60_000 });
   await page.getByText('Live preview', { exact: true }).waitFor();
   await shot(page, '41-customize-live-preview', false);
+  await liveStrip(page);
   await page.goto(`${BASE_URL}/customize/99`);
   await shot(page, '07-scene-not-found', false);
   await page.goto(`${BASE_URL}/signup`);
