@@ -31,6 +31,8 @@ const scope = {
 const invocation = z.discriminatedUnion('step', [
   z.strictObject({ step: z.literal('chunk'), ...scope, index: z.number().int().min(0) }),
   z.strictObject({ step: z.literal('encode'), ...scope }),
+  // The daily invocation that keeps a SnapStart version active (infra/constructs/render-function.ts): nothing to do.
+  z.strictObject({ step: z.literal('keep-active') }),
 ]);
 export type Invocation = z.infer<typeof invocation>;
 

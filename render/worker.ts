@@ -142,6 +142,7 @@ async function serveTheInvocation(api: string): Promise<never> {
   const warm = warmOverIpc();
   return serveOneInvocation(api, async (event) => {
     const work = invocationOf(event);
+    if (work.step === 'keep-active') return { step: work.step };
     // The worker's credentials are for this invocation's job only, as a Batch task's are for its own: the session
     // broker gives them for the ticket the invocation carries (never for a job the worker names; adapters/worker-credentials.ts).
     serveInvocationJob(work.jobId, work.workerTicket);

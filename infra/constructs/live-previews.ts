@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { renderImageFunction } from './render-image-function';
-import { snapStartSettings } from './render-function';
+import { keepVersionActive, snapStartSettings } from './render-function';
 
 export interface LivePreviewsProps {
   /** The settings core/config.ts requires at start (names only: no rights come with them). */
@@ -70,6 +70,8 @@ export class LivePreviews extends Construct {
       version: this.fn.currentVersion,
       ...(props.provisionedConcurrency > 0 ? { provisionedConcurrentExecutions: props.provisionedConcurrency } : {}),
     });
+    // The warm-up of a scene whose server the snapshot holds: nothing to do but keep the version active.
+    if (props.snapStart) keepVersionActive(this, this.target, { step: 'warm', sceneId: 1 });
   }
 
   /**

@@ -2,6 +2,8 @@ import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -55,6 +57,21 @@ export const SNAPSTART_EPHEMERAL_STORAGE = Size.mebibytes(512);
  * image's runtime speaks the restore lifecycle: render/lambda-runtime.ts). With it, /tmp is SnapStart's 512 MB at most;
  * without it, `ephemeral` (Lambda's default 512 MB when not given).
  */
+/**
+ * A SnapStart version not invoked for 14 days becomes Inactive, and an invocation meanwhile is refused
+ * (SnapStartNotReadyException) until Lambda has initialised it again (Lambda developer guide, "Troubleshooting SnapStart
+ * errors for Lambda functions"): a quiet fortnight would refuse the first render or preview after it. A daily invocation
+ * of the alias with `event` (one that does nothing: the render function's keep-active step, a preview's warm-up of a
+ * scene already warm) keeps the version active, for one restore a day.
+ */
+export function keepVersionActive(scope: Construct, alias: lambda.Alias, event: Record<string, unknown>): events.Rule {
+  return new events.Rule(scope, 'KeepActive', {
+    description: "Keeps the SnapStart version active (invoked at least once in 14 days)",
+    schedule: events.Schedule.rate(Duration.days(1)),
+    targets: [new targets.LambdaFunction(alias, { event: events.RuleTargetInput.fromObject(event), retryAttempts: 2 })],
+  });
+}
+
 export function snapStartSettings(snapStart: boolean, ephemeral?: Size): Pick<lambda.DockerImageFunctionProps, 'snapStart' | 'ephemeralStorageSize' | 'currentVersionOptions'> {
   // A deploy publishes a new version for the alias; the one it replaces is deleted, not kept (CDK keeps it by default):
   // SnapStart bills each active version's snapshot cache.
@@ -130,6 +147,7 @@ export class RenderFunction extends Construct {
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
     });
+    if (props.snapStart) keepVersionActive(this, this.alias, { step: 'keep-active' });
     // The function is a worker like the Batch tasks: it holds no data rights of its own and may only ask the
     // session broker for the credentials of the job whose ticket its invocation carries.
     props.sessionBroker.grantInvoke(this.fn);

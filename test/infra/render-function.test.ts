@@ -150,6 +150,20 @@ describe('SnapStart on the render and preview functions', () => {
     expect(aliasOf(withoutSnapStart, previewId)[1].Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: 2 });
   });
 
+  it('when SnapStart is on, each alias is invoked daily with an event that does nothing (the render function\'s keep-active step, a warm-up of a scene the snapshot holds), so no version goes Inactive after 14 days; without SnapStart there is no such rule', () => {
+    const keepers = (t: Template) => resourcesOf(t, 'AWS::Events::Rule').filter(([, rule]) => rule.Properties.Description?.includes('SnapStart version active'));
+    const rules = keepers(template);
+    expect(rules).toHaveLength(2);
+    for (const [id, event] of [[renderFunction(template)[0], { step: 'keep-active' }], [previewFunction(template)[0], { step: 'warm', sceneId: 1 }]] as const) {
+      const [aliasId] = aliasOf(template, id);
+      const rule = rules.find(([, r]) => refersTo(r.Properties.Targets[0].Arn, aliasId));
+      expect(rule, `a rule for ${id}`).toBeDefined();
+      expect(rule![1].Properties.ScheduleExpression).toBe('rate(1 day)');
+      expect(JSON.parse(rule![1].Properties.Targets[0].Input as string)).toEqual(event);
+    }
+    expect(keepers(withoutSnapStart)).toHaveLength(0);
+  });
+
   it('when SnapStart is on and provisioned preview environments are asked for, synth refuses (SnapStart does not support provisioned concurrency)', () => {
     expect(() => synthesizeTemplate({ previewProvisionedConcurrency: '2' })).toThrow(/previewProvisionedConcurrency.*snapStart/);
   });

@@ -9,6 +9,7 @@
  * counts an error and sends the event again, as Lambda's asynchronous retry does (after
  * one minute, then two; here after RETRY_DELAY_MS, the one figure scaled down).
  */
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,6 +55,8 @@ interface Environment {
 class LambdaDouble {
   readonly handedOut: Invocation[] = [];
   readonly failures: { invocation: Invocation; cause: string }[] = [];
+  /** The invocations answered, with what they answered. */
+  readonly answered: { invocation: Invocation; body: string }[] = [];
   private readonly queue: Invocation[] = [];
   private readonly environments = new Map<string, Environment>();
   private server: Server | undefined;
@@ -93,6 +96,7 @@ class LambdaDouble {
     if (!invocation || invocation.requestId !== runtime[3]) return;
     environment.running = undefined;
     if (runtime[4] === 'error') this.failed(invocation, `function error: ${body}`);
+    else this.answered.push({ invocation, body });
   }
 
   private enqueue(invocation: Invocation) {
@@ -188,6 +192,14 @@ afterAll(async () => {
 });
 
 describe('the render function path (Lambda Runtime API)', () => {
+  it("when the daily keep-active event arrives (it keeps a SnapStart version active), the function answers it at once and does nothing else: no job, no credentials, no error", async () => {
+    const client = new LambdaClient({ endpoint: process.env.LAMBDA_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    await client.send(new InvokeCommand({ FunctionName: 'render-function', InvocationType: 'Event', Payload: Buffer.from(JSON.stringify({ step: 'keep-active' })) }));
+    const answer = await until('the keep-active event answered', async () => lambda.answered.find(({ invocation }) => invocation.payload.step === 'keep-active'));
+    expect(JSON.parse(answer.body)).toEqual({ step: 'keep-active' });
+    expect(lambda.failures.filter(({ invocation }) => invocation.payload.step === 'keep-active')).toEqual([]);
+  });
+
   it('when the environment rendering a chunk is killed mid-chunk, Lambda sends the chunk again, the new environment takes the lost claim over once its lease runs out, and the job completes with every frame', async () => {
     const job = queuedJob({ resolution_x: 64, resolution_y: 64, total_frames: 3, samples: 2, custom_text: 'Hi', totalLogLines: 40 });
     await createJob(job);
