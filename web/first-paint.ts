@@ -84,13 +84,16 @@ export function firstPaint(): Plugin {
         const initial = filesOf(bundle, entry);
         const linked = new Set([...initial.scripts, ...initial.styles]);
         const routes = ROUTES.map(({ pattern, modules, images }) => {
-          const files = modules.map((module) => {
+          const pages = modules.map((module) => {
             const chunk = chunksOf(bundle).find((candidate) => candidate.facadeModuleId?.replaceAll('\\', '/').endsWith(`/web/${module}`));
             if (!chunk) throw new Error(`first-paint: no chunk for ${module}`);
-            return filesOf(bundle, chunk);
+            return chunk;
           });
+          const files = pages.map((chunk) => filesOf(bundle, chunk));
           const unique = (list: string[]) => [...new Set(list)].filter((file) => !linked.has(file)).map((file) => `/${file}`);
-          return { pattern, scripts: unique(files.flatMap((file) => file.scripts)), styles: unique(files.flatMap((file) => file.styles)), images };
+          const own = unique(pages.map((chunk) => chunk.fileName));
+          const scripts = unique(files.flatMap((file) => file.scripts)).filter((file) => !own.includes(file));
+          return { pattern, pages: own, scripts, styles: unique(files.flatMap((file) => file.styles)), images };
         });
         // Vite links the entry and what it imports; those links move into the head script,
         // so that on a route with a preview they wait for it too.
@@ -123,9 +126,17 @@ export function firstPaint(): Plugin {
   };
   const route = ${JSON.stringify(routes)}.map((candidate) => ({ ...candidate, match: new RegExp(candidate.pattern).exec(location.pathname) })).find(({ match }) => match);
   const image = route?.images[route.match[1]];
-  const ask = () => {
+  // The app and the route's pages first, then the modules the pages import, a few a task:
+  // each link starts its request, which costs a slow phone a little, and the route's twenty
+  // at once would be a long task just as its image has been painted.
+  const ask = async () => {
     code(${JSON.stringify(app)});
-    if (route) code(route.scripts, route.styles);
+    if (!route) return;
+    code(route.pages, route.styles);
+    for (let index = 0; index < route.scripts.length; index += 5) {
+      await new Promise((done) => setTimeout(done));
+      code(route.scripts.slice(index, index + 5));
+    }
   };
   // The image is what the visitor sees first: on a slow link the code waits for it.
   const asked = image ? shown(image).then(ask) : ask();

@@ -6,7 +6,7 @@
  * actions are not used, and it would cost the first paint 17 KB.
  */
 import { Suspense, lazy, type ComponentType, type ReactNode } from 'react';
-import { Outlet, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
+import { Outlet, matchPath, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
 import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { Layout, RequireUser, RequireVerified, WaitForSession } from './components/Layout';
 import { PageLoading } from './components/ui';
@@ -15,6 +15,31 @@ import { JOBS_LOADING_TEXT } from './jobs/loading-text';
 import { FavoritesProvider } from './lib/favorites';
 import { HomePage } from './pages/Home';
 
+/**
+ * A page loaded on demand, as lazy() loads it, that renders at once (without its Suspense
+ * fallback) when its code is already in: preload() starts the load, and a render after it
+ * has finished takes the module as it is.
+ */
+function lazyPage<P extends object>(load: () => Promise<{ default: ComponentType<P> }>) {
+  type Module = { default: ComponentType<P> };
+  let loaded: Module | undefined;
+  let loading: Promise<Module> | undefined;
+  const preload = () =>
+    (loading ??= load().then(
+      (module) => (loaded = module),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  // A thenable that calls back at once: lazy() then has the module before it would suspend.
+  const ready = (module: Module) => ({ then: (done: (value: Module) => void) => done(module) }) as unknown as Promise<Module>;
+  return Object.assign(
+    lazy(() => (loaded ? ready(loaded) : preload())),
+    { preload },
+  );
+}
+
 const NotFoundPage = lazy(() => import('./pages/NotFound'));
 const AboutPage = lazy(() => import('./pages/About'));
 const LoginPage = lazy(() => import('./pages/Login'));
@@ -22,13 +47,13 @@ const SignupPage = lazy(() => import('./pages/Signup'));
 const VerifyEmailPage = lazy(() => import('./pages/VerifyEmail'));
 const ResetPasswordPage = lazy(() => import('./pages/ResetPassword'));
 const FavoritesPage = lazy(() => import('./pages/Favorites'));
-const CustomizePage = lazy(() => import('./customize/CustomizePage'));
+const CustomizePage = lazyPage(() => import('./customize/CustomizePage'));
 const JobHistoryPage = lazy(() => import('./jobs/JobHistoryPage'));
 const AccountPage = lazy(() => import('./account/AccountPage'));
 const AdminGuard = lazy(() => import('./admin/AdminGuard'));
 const AnalyticsDashboard = lazy(() => import('./admin/AnalyticsDashboard'));
 const ClientAnalyticsDashboard = lazy(() => import('./admin/ClientAnalyticsDashboard'));
-const DataRoot = lazy(() => import('./data/DataRoot'));
+const DataRoot = lazyPage(() => import('./data/DataRoot'));
 const ApiDocsPage = lazy(() => import('./developer/ApiDocsPage'));
 const BatchPage = lazy(() => import('./developer/BatchPage'));
 
@@ -93,6 +118,16 @@ export const routes: RouteObject[] = [
     ],
   },
 ];
+
+/**
+ * The code of the page at `pathname`, where the first paint asks for it with the app's
+ * (web/first-paint.ts: the customise page): once it is in, the app's first render shows the
+ * page itself, not its loading state first and the page a commit (and a full layout) later.
+ */
+export function preloadRoute(pathname: string): Promise<unknown> {
+  if (matchPath('/customize/:sceneId', pathname)) return Promise.all([DataRoot.preload(), CustomizePage.preload()]);
+  return Promise.resolve();
+}
 
 /** The page for the current location (inside a BrowserRouter). */
 export function AppRoutes() {

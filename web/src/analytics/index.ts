@@ -40,6 +40,24 @@ function storage(kind: 'local' | 'session'): Storage | null {
   }
 }
 
+let timezone: string | undefined;
+
+/**
+ * The visitor's IANA time zone, read once (in a task of its own before the session starts).
+ * From Temporal where the browser has it: Intl.DateTimeFormat builds a whole date formatter
+ * (its locale data) for it, several times longer on a slow phone where the page has just started.
+ */
+function zone(): string {
+  if (timezone !== undefined) return timezone;
+  try {
+    timezone = (globalThis as { Temporal?: { Now?: { timeZoneId?: () => string } } }).Temporal?.Now?.timeZoneId?.();
+  } catch {
+    // Intl below
+  }
+  timezone ||= Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+  return timezone;
+}
+
 function browserEnvironment(): TrackerEnvironment {
   return {
     now: () => Date.now(),
@@ -49,7 +67,7 @@ function browserEnvironment(): TrackerEnvironment {
     isReturningVisitor: () => storage('local')?.getItem(RETURNING_VISITOR_KEY) === '1',
     markReturningVisitor: () => storage('local')?.setItem(RETURNING_VISITOR_KEY, '1'),
     screenResolution: () => `${window.screen?.width ?? 0}x${window.screen?.height ?? 0}`,
-    timezone: () => Intl.DateTimeFormat().resolvedOptions().timeZone ?? '',
+    timezone: zone,
     send: (body, final) => post(SESSIONS_URL, body, final),
   };
 }
@@ -90,6 +108,23 @@ export function reportPageView(pathname: string, search: string): void {
   post(PAGE_VIEWS_URL, body, true);
 }
 
+/**
+ * The page views' work, each piece in a task of its own after the render that asked for it:
+ * the first reads and writes of the browser's storage and the first beacon cost a slow phone
+ * a long task, which would otherwise fall in the one that starts the page. In order; an
+ * event tracked before they have run runs them first.
+ */
+const pending: (() => void)[] = [];
+
+function later(job: () => void): void {
+  pending.push(job);
+  setTimeout(() => pending.shift()?.(), 0);
+}
+
+function runPending(): void {
+  while (pending.length > 0) pending.shift()!();
+}
+
 /** Page views and the visitor session, for the whole app: call once in the root layout. */
 export function useAnalyticsTracking(): void {
   const location = useLocation();
@@ -97,17 +132,21 @@ export function useAnalyticsTracking(): void {
     // location.key changes on every navigation, and not on StrictMode's second run.
     if (location.key === lastLocationKey) return;
     lastLocationKey = location.key;
-    startTracking()?.pageView(location.pathname);
-    reportPageView(location.pathname, location.search);
-  }, [location.key, location.pathname, location.search]);
+    const { pathname, search } = location;
+    if (!tracker && trackingAllowed()) later(() => void zone());
+    later(() => startTracking()?.pageView(pathname));
+    later(() => reportPageView(pathname, search));
+  }, [location]);
 }
 
 /** A render was started from the customise page. */
 export function trackRenderStart(sceneId?: number): void {
+  runPending();
   tracker?.renderStart(sceneId);
 }
 
 /** A sign-up or sign-in succeeded. */
 export function trackAuthEvent(action: 'signup' | 'login', method: 'email' | 'google'): void {
+  runPending();
   tracker?.authEvent(action, method);
 }

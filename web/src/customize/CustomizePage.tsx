@@ -9,8 +9,6 @@ import type { Scene } from '#shared/catalogue';
 import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { SCENE_NOT_FOUND } from '#shared/messages';
 import { Notice } from '../components/ui';
-import { useLivePreview } from '../data/previews';
-import { useSceneDelivery } from '../data/scene-delivery';
 import { useSession } from '../lib/session';
 import { STORAGE_KEYS, writeStorage } from '../lib/storage-keys';
 import { CustomizeHead } from './CustomizeIntro';
@@ -19,7 +17,7 @@ import { ConfirmRenderModal, RenderPaymentModal, summarizeOptions } from './Rend
 import { RenderSettingsForm } from './RenderSettingsForm';
 import { ScenePreview } from './ScenePreview';
 import { VerificationNotice } from './VerificationNotice';
-import { buildPreviewRequest, loadFormSettings, promisedSecondsFor, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
+import { loadFormSettings, quoteFor, restoreFormState, saveFormSettings, validationErrors, type FormState, type UploadState } from './form-state';
 import { useRenderSubmission } from './use-render-submission';
 import { keepUpload, takeKeptUpload } from './kept-upload';
 
@@ -68,10 +66,6 @@ function CustomizeScene({ scene }: { scene: Scene }) {
   const update = (changes: Partial<FormState>) => setState((current) => ({ ...current, ...changes }));
   const setUpload = (fn: (current: UploadState | null) => UploadState | null) => setState((current) => ({ ...current, upload: fn(current.upload) }));
   const flow = useRenderSubmission(scene, state, update, price, templateRatio);
-  const live = useLivePreview(scene.id, buildPreviewRequest(scene, state, templateRatio));
-  // The promise the job will keep: the server's figures for the scene once read, the bench's until then.
-  const delivery = useSceneDelivery(scene.id);
-  const readyIn = promisedSecondsFor(scene, state, delivery);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -108,14 +102,13 @@ function CustomizeScene({ scene }: { scene: Scene }) {
       )}
 
       <div className="customize-layout">
-        <ScenePreview scene={scene} state={state} frames={quote.frames} live={live} />
+        <ScenePreview scene={scene} state={state} frames={quote.frames} templateRatio={templateRatio} />
         <RenderSettingsForm
           scene={scene}
           state={state}
           update={update}
           setUpload={setUpload}
           quote={quote}
-          readyIn={readyIn}
           errors={errors}
           signedIn={Boolean(user)}
           startError={flow.startError}
@@ -130,7 +123,6 @@ function CustomizeScene({ scene }: { scene: Scene }) {
           state={state}
           price={price}
           frames={quote.frames}
-          readyIn={readyIn}
           optionSummary={summarizeOptions(scene, state)}
           onCancel={flow.cancelConfirm}
           onConfirm={flow.confirm}

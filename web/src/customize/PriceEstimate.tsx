@@ -1,11 +1,10 @@
 /** The price estimate (from the shared calculator, as the server charges) and its breakdown dialog. */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { RenderCostResult } from '#shared/pricing';
 import { formatUsd } from '#shared/pricing';
 import { Modal } from '../components/Modal';
 import { Tooltip } from '../components/ui';
 import { formatMinutes } from './form-state';
-import { formatReadyIn } from '#shared/fast-path';
 
 export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: RenderCostResult; frames: number; onClose: () => void }) {
   const b = quote.breakdown;
@@ -60,8 +59,8 @@ export function PriceBreakdownDialog({ quote, frames, onClose }: { quote: Render
   );
 }
 
-/** readyIn: seconds until the result should be stored (shared/fast-path.ts), the promise; a paid render's billed minutes beside it. */
-export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: RenderCostResult; frames: number; isTest: boolean; readyIn?: number }) {
+/** readyIn: the time until the result should be stored (ReadyIn: shared/fast-path.ts), the promise; a paid render's billed minutes beside it. */
+export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: RenderCostResult; frames: number; isTest: boolean; readyIn?: ReactNode }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="price-box" aria-live="polite">
@@ -76,7 +75,7 @@ export function PriceEstimate({ quote, frames, isTest, readyIn }: { quote: Rende
         )}
       </div>
       <div className="price-meta">
-        {readyIn !== undefined && <span>ready in {formatReadyIn(readyIn)}</span>}
+        {readyIn !== undefined && <span>ready in {readyIn}</span>}
         {/* The minutes the price is computed from: a paid render's billing, not a wait (a free test is not billed). */}
         {!isTest && <span>{formatMinutes(quote.estimatedRenderTimeMinutes)} billed render time</span>}
         <span>

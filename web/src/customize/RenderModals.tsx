@@ -6,13 +6,13 @@ import { BACKGROUND_STYLE_OPTION, type Scene } from '#shared/catalogue';
 import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS, TEST_RENDER_MAX_SIDE, renderedResolution } from '#shared/render-policy';
 import { insufficientCredits } from '#shared/messages';
 import { formatUsd } from '#shared/pricing';
-import { formatReadyIn } from '#shared/fast-path';
 import { Modal } from '../components/Modal';
 import { Spinner } from '../components/ui';
 import { formatCredits } from '../components/Layout';
 import { CardPayment } from '../payments/CardPayment';
 import type { FormState, PaymentMethod } from './form-state';
 import { renderSettingsOf } from './form-state';
+import { ReadyIn } from './ReadyIn';
 
 /** The options as the confirm dialog lists them: style, colour, sliders. */
 export function summarizeOptions(scene: Scene, state: FormState): string[] {
@@ -30,7 +30,6 @@ export function ConfirmRenderModal({
   state,
   price,
   frames,
-  readyIn,
   optionSummary,
   onCancel,
   onConfirm,
@@ -39,8 +38,6 @@ export function ConfirmRenderModal({
   state: FormState;
   price: number;
   frames: number;
-  /** The promise for this render, in seconds (form-state's promisedSecondsFor); the billed minutes are the price breakdown's. */
-  readyIn: number;
   optionSummary: string[];
   onCancel: () => void;
   onConfirm: () => void;
@@ -107,7 +104,9 @@ export function ConfirmRenderModal({
         <dt>Frames</dt>
         <dd>{frames}</dd>
         <dt>Ready in</dt>
-        <dd>{formatReadyIn(readyIn)}</dd>
+        <dd>
+          <ReadyIn scene={scene} state={state} />
+        </dd>
         <dt>Price</dt>
         <dd>{state.isTest ? 'Free test render (PREVIEW watermark)' : formatUsd(price)}</dd>
       </dl>

@@ -4,12 +4,14 @@ import type { Scene } from '#shared/catalogue';
 import { requiredUploadKind } from '#shared/catalogue';
 import { clampResolution } from '#shared/resolution';
 import { formatUsd, type RenderCostResult } from '#shared/pricing';
-import { MAX_CUSTOM_TEXT_LENGTH } from '#shared/schemas';
+// The text limit itself (schemas.ts's MAX_CUSTOM_TEXT_LENGTH is this value): the schemas and zod
+// load when the page validates, not with the form's first paint.
+import { TEXT_LIMIT as MAX_CUSTOM_TEXT_LENGTH } from '#shared/render-manifest';
 import { AlignmentPreview } from './AlignmentPreview';
 import { OptionsForm, hasOptions } from './OptionsForm';
 import { OutputFormatField } from './OutputFormatField';
 import { PriceEstimate } from './PriceEstimate';
-import { formatReadyIn } from '#shared/fast-path';
+import { ReadyIn } from './ReadyIn';
 import { ResolutionFields } from './ResolutionFields';
 import { UploadField } from './UploadField';
 import { effectiveOutputFormat, type FormState, type UploadState } from './form-state';
@@ -19,8 +21,6 @@ export interface RenderSettingsFormProps {
   state: FormState;
   update: (changes: Partial<FormState>) => void;
   quote: RenderCostResult & { frames: number };
-  /** The promise for this render, in seconds (form-state's promisedSecondsFor, with the scene's delivery figures). */
-  readyIn: number;
   errors: string[];
   signedIn: boolean;
   startError: string | null;
@@ -30,7 +30,7 @@ export interface RenderSettingsFormProps {
   onSubmit: (event: FormEvent) => void;
 }
 
-export function RenderSettingsForm({ scene, state, update, quote, readyIn, errors, signedIn, startError, onTemplateRatio, setUpload, onSubmit }: RenderSettingsFormProps) {
+export function RenderSettingsForm({ scene, state, update, quote, errors, signedIn, startError, onTemplateRatio, setUpload, onSubmit }: RenderSettingsFormProps) {
   const uploadKind = requiredUploadKind(scene);
   const user = signedIn;
   const price = quote.finalPrice;
@@ -115,7 +115,7 @@ export function RenderSettingsForm({ scene, state, update, quote, readyIn, error
               quote={quote}
               frames={quote.frames}
               isTest={state.isTest}
-              readyIn={readyIn}
+              readyIn={<ReadyIn scene={scene} state={state} />}
             />
             <label className="checkbox" style={{ marginTop: 14 }}>
               <input type="checkbox" checked={state.isTest} onChange={(event) => update({ isTest: event.target.checked })} />
@@ -155,7 +155,7 @@ export function RenderSettingsForm({ scene, state, update, quote, readyIn, error
               {!user ? 'Sign In & Render' : state.isTest ? 'Start Free Test Render' : `Render for ${formatUsd(price)}`}
             </button>
             <p className="hint center">
-              Ready in {formatReadyIn(readyIn)} · you confirm before {state.isTest ? 'it starts' : 'paying'}
+              Ready in <ReadyIn scene={scene} state={state} /> · you confirm before {state.isTest ? 'it starts' : 'paying'}
             </p>
           </div>
         </form>

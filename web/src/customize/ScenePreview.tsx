@@ -2,8 +2,10 @@
  * The customise page's left third: the scene's preview video or images and its facts. Once
  * the customer has changed something, the live preview of their own settings takes the
  * example's place in the same box; when none can be had, the example stays with a quiet note.
+ * The live preview is asked for here, so a picture or strip arriving re-renders this column,
+ * not the form beside it.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Scene } from '#shared/catalogue';
 import { exampleImagesFor, previewVideoFor } from '#shared/catalogue';
 import { DEFAULT_END_FRAME } from '#shared/frames';
@@ -11,11 +13,12 @@ import { formatUsd } from '#shared/pricing';
 import { SCENE_TYPE_LABEL, SceneTypeIcon } from '../components/Icons';
 import { PreviewImage } from '../components/SceneCard';
 import { Tooltip } from '../components/ui';
-import type { LivePreviewState } from '../data/previews';
-import { backgroundStyleOf, type FormState } from './form-state';
+import { useLivePreview, type LivePreviewState } from '../data/previews';
+import { backgroundStyleOf, buildPreviewRequest, type FormState } from './form-state';
 import { LiveStrip } from './LiveStrip';
 
-export function ScenePreview({ scene, state, frames, live }: { scene: Scene; state: FormState; frames: number; live: LivePreviewState }) {
+export function ScenePreview({ scene, state, frames, templateRatio }: { scene: Scene; state: FormState; frames: number; templateRatio: number | null }) {
+  const live = useLivePreview(scene.id, buildPreviewRequest(scene, state, templateRatio));
   const style = backgroundStyleOf(state);
   const images = exampleImagesFor(scene, style);
   const video = previewVideoFor(scene, style);
@@ -31,6 +34,14 @@ export function ScenePreview({ scene, state, frames, live }: { scene: Scene; sta
     setExampleOver(live.strip ?? live.image);
   };
   const showVideo = video && !videoFailed && selected === 0;
+  // The video takes its poster's place a task after the page has first shown: a media element's setup (its player, its
+  // controls' styles) would otherwise add to the long task of the page's first layout on a slow phone. The poster is
+  // the same picture, so nothing visibly changes.
+  const [videoMounted, setVideoMounted] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setVideoMounted(true));
+    return () => clearTimeout(timer);
+  }, []);
   const previewFrames = state.mode === 'still' ? (scene.endFrame ?? DEFAULT_END_FRAME) : frames;
   return (
     <aside className="customize-aside" aria-label="Scene preview">
@@ -40,8 +51,10 @@ export function ScenePreview({ scene, state, frames, live }: { scene: Scene; sta
         <div className="preview-area">
           {liveImage ? (
             <img className="live-picture" src={liveImage} alt={`${scene.title} live preview`} />
-          ) : showVideo ? (
+          ) : showVideo && videoMounted ? (
             <video key={video} src={video} poster={images[0]} autoPlay muted loop playsInline aria-label={`${scene.title} preview animation`} onError={() => setVideoFailed(true)} />
+          ) : showVideo ? (
+            <img src={images[0]} alt={`${scene.title} example`} />
           ) : (
             <PreviewImage key={images[selected]} src={images[selected]} alt={`${scene.title} example`} />
           )}
