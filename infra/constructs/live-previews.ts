@@ -30,6 +30,10 @@ export const PREVIEW_TIMEOUT_SECONDS = 20;
  * One vCPU's share (Lambda gives 1 vCPU per 1,769 MB): a preview's forked child renders on one
  * core (render/warm-scene.ts); the warm server with one child fits in about 600 MB, and the
  * denoiser (loaded during Init) takes about 240 MB more for a preview's frame (measured).
+ * Animation mode's strip of 8 frames took 2.37 s by one child and 1.80 s by two side by side
+ * (bench:delivery, 29 November 2026, medians of 5): two vCPUs would save half a second of a strip
+ * well inside the API's wait, for 1.6 times its GB-seconds, twice every still preview's (one
+ * child) and twice the snapshot cache. One vCPU it stays.
  */
 export const PREVIEW_MEMORY_MB = 1769;
 
