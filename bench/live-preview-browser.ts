@@ -14,6 +14,8 @@ import { writeSampleImage } from '#render/sample-inputs';
 
 export interface BrowserFigures {
   warm: Record<'text' | 'colour' | 'option' | 'uploaded image', number[]>;
+  /** Animation mode: from the last keystroke to the new strip's first frame on screen. */
+  strip: number[];
   cold: number[];
   /** A free test render: the confirm dialog's button clicked to the rendered image on screen in Job History. */
   testRenders: number[];
@@ -101,7 +103,7 @@ export async function measureInBrowser(options: { site: string; email: string; p
     // tsx (esbuild, keepNames) wraps the functions sent to the page in its __name helper, which the page lacks.
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await signIn(page, options.email, options.password, site);
-    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, cold: [], testRenders: [] };
+    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, strip: [], cold: [], testRenders: [] };
     const stamp = () => Date.now().toString(36);
 
     await openCustomize(page, site, 1, '#custom-text');
@@ -126,6 +128,18 @@ export async function measureInBrowser(options: { site: string; email: string; p
       await page.evaluate(change, { selector: `${radios}[value="${other}"]`, value: '' });
       figures.warm.option.push(await untilNewPicture(page));
     }
+
+    // Animation mode's strip: from the last keystroke to the new strip's first frame on screen. The customer asked for
+    // reduced motion, so the strip does not loop and the only picture that changes is a new strip's.
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await openCustomize(page, site, 1, '#custom-text');
+    await page.evaluate(change, { selector: 'input[type="radio"][name="render-mode"][value="animation"]', value: '' });
+    await untilNewPicture(page);
+    for (let i = 0; i < changes; i += 1) {
+      await page.evaluate(change, { selector: '#custom-text', value: `Strip ${i} ${stamp()}` });
+      figures.strip.push(await untilNewPicture(page));
+    }
+    await page.emulateMedia({ reducedMotion: null });
 
     // An uploaded image (Image Visualizer): from the file chosen to its picture, the upload included.
     await openCustomize(page, site, 2, 'input[type="file"]');

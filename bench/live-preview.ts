@@ -177,6 +177,7 @@ try {
     const browser = await measureInBrowser({ site: siteUrl, email: demo.email, password: demo.password, changes: CHANGES, cold: COLD, tests: TESTS, uploadDir: dir, stopPreviews: () => stack.previews.stop() });
     console.log('\nin Chromium, production build (last keystroke or pick to the new picture on screen, the page\'s debounce included):');
     for (const [kind, samples] of Object.entries(browser.warm)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
+    console.log(`  ${'text, strip'.padEnd(15)} warm ${summary(browser.strip)}  (Animation mode: the last keystroke to the new strip's first frame on screen)`);
     const failed = browser.cold.filter((ms) => Number.isNaN(ms)).length;
     console.log(`  ${'text'.padEnd(15)} cold ${summary(browser.cold.filter((ms) => !Number.isNaN(ms)))}  (the page opened with its scene's server stopped, the text changed at once${failed ? `; ${failed} got no picture: a 503 waits for the next change` : ''})`);
     console.log(`  free test render: the confirm button clicked to the rendered image on screen in Job History: ${summary(browser.testRenders)}`);
