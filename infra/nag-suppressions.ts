@@ -129,6 +129,9 @@ export const nagSuppressions: readonly NagSuppression[] = [
     reason: 'API, Cognito and deploy functions are invoked synchronously (the caller sees the error); scheduled jobs re-run on their next tick and alarm on errors.',
   },
   { path: 'Scheduled', id: 'Serverless-EventBusDLQ', reason: 'Schedules are idempotent sweeps: a missed invocation is redone by the next one; errors alarm.' },
+  // The daily keep-active invocations of the SnapStart aliases (keepVersionActive), where snapStart is on.
+  { path: 'RenderFunction', id: 'Serverless-EventBusDLQ', reason: 'Its one EventBridge target is the daily keep-active invocation: a missed one is redone the next day, 13 days before the version would go Inactive.' },
+  { path: 'LivePreviews', id: 'Serverless-EventBusDLQ', reason: 'Its one EventBridge target is the daily keep-active warm-up: a missed one is redone the next day, 13 days before the version would go Inactive.' },
   { path: 'JobOutcomes/DeadLetters', id: 'AwsSolutions-SQS3', reason: "It is the dead-letter queue of the stream's event source mapping (an on-failure destination, which the rule does not see)." },
   { path: 'JobOutcomes/DeadLetters', id: 'Serverless-SQSRedrivePolicy', reason: 'It is itself the last stop of the stream records; its messages alarm and are replayed by hand.' },
   { path: 'Monitoring/AlarmTopic', id: 'Serverless-SNSRedrivePolicy', reason: 'An e-mail subscription for alarms; an undelivered alarm e-mail is also visible in the CloudWatch console.' },
@@ -144,7 +147,7 @@ export function acknowledgeNagFindings(stack: Stack, suppressions: readonly NagS
   // A stack deployed without its render function (renderFunctionConcurrency 0) has none of its findings to accept.
   const renderFunctionOff = !byPath.has(`${stack.node.path}/RenderFunction`);
   for (const { path, id, reason } of suppressions) {
-    if (renderFunctionOff && path.startsWith('RenderFunction/')) continue;
+    if (renderFunctionOff && (path === 'RenderFunction' || path.startsWith('RenderFunction/'))) continue;
     const scope = path === '' ? stack : byPath.get(`${stack.node.path}/${path}`);
     if (!scope) throw new Error(`cdk-nag suppression of ${id}: no construct at ${path} in ${stack.stackName}`);
     Validations.of(scope).acknowledge({ id, reason });
