@@ -139,6 +139,9 @@ export async function measureInBrowser(options: { site: string; email: string; p
       await page.evaluate(change, { selector: '#custom-text', value: `Strip ${i} ${stamp()}` });
       figures.strip.push(await untilNewPicture(page));
     }
+    // Back to a still (the page keeps the customer's settings), for the free test renders below.
+    await page.evaluate(change, { selector: 'input[type="radio"][name="render-mode"][value="still"]', value: '' });
+    await untilNewPicture(page);
     await page.emulateMedia({ reducedMotion: null });
 
     // An uploaded image (Image Visualizer): from the file chosen to its picture, the upload included.
