@@ -413,6 +413,11 @@ describe('the product in Chromium, journey by journey', () => {
     await page.waitForURL('**/job-history');
     rendersStarted++;
     const jobId = await newestJobId(page);
+    // The card grows when its picture arrives, moving its footer: the report is made on the finished job's settled card,
+    // not clicked while the picture pushes the button down (a click there can land on the picture instead).
+    await waitForBadge(page, jobId, 'Completed');
+    await jobCard(page, jobId).getByText('Render completed successfully!').waitFor();
+    await jobCard(page, jobId).locator('img[alt^="Rendered image"]').first().waitFor();
 
     await jobCard(page, jobId).getByRole('button', { name: 'Report Issue' }).click();
     const dialog = page.getByRole('dialog', { name: 'Report Rendering Issue' });
