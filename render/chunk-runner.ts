@@ -99,7 +99,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     log.error(setupProblem, { jobId, chunk: index });
     return giveUp(RENDER_SETUP_FAILED, 'internal', RENDER_SETUP_ERROR);
   };
-  const warm = options.warm;
+  const { warm } = options;
   if (!warm) {
     const refused = await cannotRenderHere();
     if (refused) return refused;

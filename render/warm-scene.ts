@@ -38,6 +38,7 @@ import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoise
 import { readExr } from './denoiser/exr';
 import { denoiseImage } from './denoiser/frame';
 import { stitchRegions } from './region-stitch';
+import { renderedRowsOf } from '#shared/render-plan';
 import { log } from '#observability/logger';
 
 /** Requests one parent serves before it is replaced: its memory cannot drift for long. */
@@ -256,7 +257,7 @@ export class WarmScene {
         // The bands' noisy passes, stitched and denoised here (as a split still's regions), then saved by one more child.
         const denoisedFile = path.join(outputDir, DENOISED_FILE);
         // A region's bands share its rendered rows (its own and its margins: render/scenes/protocol.py, rendered_rows).
-        const rows = raw.region ? regionBandRows(raw.region, raw.resolutionY) : raw.resolutionY;
+        const rows = raw.region ? renderedRowsOf(raw.region, raw.resolutionY) : raw.resolutionY;
         await denoiseBands(outputDir, bands, raw.resolutionX, rows, denoisedFile, denoiseQualityOf(raw));
         status = await this.ask(parent, { folder: outputDir, step: 'save', denoise: false, denoisedFile }, 1, left());
       }
@@ -620,10 +621,6 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
     },
   };
 }
-
-/** The rows a region of a still renders: its own and `margin` rows of the frame above and below them. */
-const regionBandRows = (region: { top: number; bottom: number; margin: number }, height: number) =>
-  Math.min(height, region.bottom + region.margin) - Math.max(0, region.top - region.margin);
 
 /** The still's denoised frame, written by this process into the request's folder for the saving child. */
 const DENOISED_FILE = 'denoised.clean.f32';

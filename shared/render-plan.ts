@@ -144,10 +144,14 @@ export function regionRows(height: number, index: number, count: number): { top:
   return { top: Math.floor((index * height) / count), bottom: Math.floor(((index + 1) * height) / count) };
 }
 
+/** The rows a region renders and denoises: its own and `margin` rows of the frame above and below them, within the frame. */
+export function renderedRowsOf(region: { top: number; bottom: number; margin: number }, height: number): number {
+  return Math.min(height, region.bottom + region.margin) - Math.max(0, region.top - region.margin);
+}
+
 /** The rows region `index` of `count` renders and denoises: its own and REGION_MARGIN_ROWS above and below, within the frame. */
 export function regionRenderedRows(height: number, index: number, count: number): number {
-  const { top, bottom } = regionRows(height, index, count);
-  return Math.min(height, bottom + REGION_MARGIN_ROWS) - Math.max(0, top - REGION_MARGIN_ROWS);
+  return renderedRowsOf({ ...regionRows(height, index, count), margin: REGION_MARGIN_ROWS }, height);
 }
 
 /** A job that needs a finishing step after its chunks: every animation (its segments joined), and a still split into regions (its rows joined). */
