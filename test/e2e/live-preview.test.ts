@@ -43,15 +43,21 @@ async function nextPicture(page: Page, before: string | null): Promise<string> {
   return (await handle.jsonValue()) as string;
 }
 
+/** A visitor's customise page of Text Animation, its form shown, and the bodies of the previews it asks for, as they go. */
+async function openCustomizeAsVisitor(): Promise<{ page: Page; asked: string[] }> {
+  const page = await visitors.page();
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/visitor-previews')) asked.push(request.postData() ?? '');
+  });
+  await page.goto(`${webUrl()}/customize/1`);
+  await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+  return { page, asked };
+}
+
 describe('the live preview on the customise page', () => {
   it('when a visitor types a text and pauses, a render of it replaces the example; a new text brings a new picture', async () => {
-    const page = await visitors.page();
-    const asked: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/visitor-previews')) asked.push(request.postData() ?? '');
-    });
-    await page.goto(`${webUrl()}/customize/1`);
-    await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+    const { page, asked } = await openCustomizeAsVisitor();
     // The page warms the scene's preview server once it has painted.
     await expect.poll(() => asked.filter((body) => body.includes('"warmUp":true')).length, { timeout: 20_000 }).toBe(1);
     await expect(livePicture(page).count()).resolves.toBe(0);
@@ -78,13 +84,7 @@ describe('the live preview on the customise page', () => {
   });
 
   it("when a visitor in Animation mode pauses, a strip of their text plays, and its scrubber moves from the keyboard and reads out the clip's frame", async () => {
-    const page = await visitors.page();
-    const asked: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/visitor-previews')) asked.push(request.postData() ?? '');
-    });
-    await page.goto(`${webUrl()}/customize/1`);
-    await whileLoading(page, 'the customise form', (timeout) => page.getByLabel('Custom Text').waitFor({ timeout }));
+    const { page, asked } = await openCustomizeAsVisitor();
     await page.getByRole('radio', { name: 'Animation' }).check();
     const scrubber = page.getByRole('slider', { name: 'Live preview frame' });
     // A strip not made within the API's wait leaves a note and waits for the next change, as the page does: a new text then.
