@@ -2,8 +2,8 @@
  * Benchmark: the render farm.
  *
  * 1. Renders the same 24-frame Text Animation at 640x360 through the local worker
- *    pool three times, from the chunks' submission to the job marked done (encode
- *    included): 1 worker given one core (a farm node of one core), 1 worker given
+ *    pool three times, from the chunks' submission to the job marked done (the finishing
+ *    step included): 1 worker given one core (a farm node of one core), 1 worker given
  *    every core as Blender threads, and one single-core worker per core. Prints the
  *    wall times, both speed-ups, and the per-chunk overhead: the time a chunk worker
  *    spends outside Blender (start-up, claim, input, storing frames, records).
@@ -44,7 +44,7 @@ const [WIDTH, HEIGHT] = [640, 360];
  * a bucket of 100 tasks, refilled at 20 tasks per second (ECS developer guide, "AWS
  * Fargate throttling quotas"). Batch's scheduler adds its own delay between
  * SubmitJob and RUNNABLE -> STARTING, which AWS does not publish: 15 s assumed, and
- * the same again before the dependent encode job starts.
+ * the same again before the dependent finishing job starts.
  */
 const AWS = { fargateStartSeconds: 45 + 30, launchBurst: 100, launchPerSecond: 20, batchSchedulingSeconds: 15 };
 /** The measured figure this project's pricing was checked against: a Full-HD final Text Animation frame on 2 vCPU. */
@@ -91,7 +91,7 @@ function lastLaunchSeconds(count: number): number {
   return count <= AWS.launchBurst ? 0 : (count - AWS.launchBurst) / AWS.launchPerSecond;
 }
 
-function simulateBatch(fullHdFrameSeconds: number, perChunkOverheadSeconds: number, encodeSecondsPerFrame: number) {
+function simulateBatch(fullHdFrameSeconds: number, perChunkOverheadSeconds: number, finishSecondsPerFrame: number) {
   const plan = planChunks({ sceneId: 1, totalFrames: 120, isStill: false, resolutionX: 1920, resolutionY: 1080 }, DEFAULT_PLAN_SETTINGS);
   const children = 100;
   // Children start in waves of `children`; each wave's chunks run side by side.
@@ -101,8 +101,8 @@ function simulateBatch(fullHdFrameSeconds: number, perChunkOverheadSeconds: numb
     const longest = Math.max(...inWave.map((c) => (c.frameEnd - c.frameStart + 1) * fullHdFrameSeconds + perChunkOverheadSeconds));
     clock += lastLaunchSeconds(inWave.length) + AWS.fargateStartSeconds + longest;
   }
-  const encode = AWS.batchSchedulingSeconds + AWS.fargateStartSeconds + 120 * encodeSecondsPerFrame;
-  return { chunks: plan.length, framesPerChunk: plan[0].frameEnd - plan[0].frameStart + 1, renderSeconds: clock, totalSeconds: clock + encode };
+  const finish = AWS.batchSchedulingSeconds + AWS.fargateStartSeconds + 120 * finishSecondsPerFrame;
+  return { chunks: plan.length, framesPerChunk: plan[0].frameEnd - plan[0].frameStart + 1, renderSeconds: clock, totalSeconds: clock + finish };
 }
 
 async function main() {

@@ -73,7 +73,7 @@ export const AWS_PRICES = {
 /**
  * How a render uses AWS, beyond the calculator's minutes. Assumptions, each stated:
  * the worker's image pull and Blender start are billed (Fargate bills from the pull);
- * an animation adds one encode task; the worker writes a heartbeat every 5 s and one
+ * an animation adds one finishing task; the worker writes a heartbeat every 5 s and one
  * update per frame; the job page polls every 3 s while the render runs; frames are
  * PNG and stay in the outputs bucket with the video (no expiry on outputs).
  */
@@ -81,7 +81,7 @@ export const USAGE = {
   vcpu: settingDefaults.renderCpu / 1024,
   memoryGb: settingDefaults.renderMemoryMiB / 1024,
   taskStartMinutes: 1,
-  encodeMinutes: 0.5,
+  finishMinutes: 0.5,
   heartbeatsPerMinute: 12,
   writeUnitsPerUpdate: 2,
   fixedUpdates: 10,
@@ -140,7 +140,7 @@ export function fullHdQuote(scene: Scene, mode: RenderMode) {
 export function renderCost(scene: Scene, mode: RenderMode, renderMinutesOverride?: number): RenderCost {
   const quote = fullHdQuote(scene, mode);
   const renderMinutes = renderMinutesOverride ?? quote.estimatedRenderTimeMinutes;
-  const taskMinutes = renderMinutes + USAGE.taskStartMinutes + (mode === 'animation' ? USAGE.encodeMinutes + USAGE.taskStartMinutes : 0);
+  const taskMinutes = renderMinutes + USAGE.taskStartMinutes + (mode === 'animation' ? USAGE.finishMinutes + USAGE.taskStartMinutes : 0);
   const onDemand = fargateOnDemand(taskMinutes);
   return {
     scene,
