@@ -1,6 +1,6 @@
 import { sweepStaleJobs } from '#core/jobs/stale-sweep';
 import { reconcileCredits } from '#core/credits/reconciliation';
-import { runDailyRollup } from '#core/analytics/rollup';
+import { runDailyRollup } from '#core/rollup/rollup';
 import { recalibrateDelivery } from '#core/analytics/delivery-figures';
 import { applyRetention } from '#core/analytics/retention';
 import { retryDueWebhooks } from '#core/webhooks/webhooks';

@@ -1,4 +1,4 @@
-import { runDailyRollup } from '#core/analytics/rollup';
+import { runDailyRollup } from '#core/rollup/rollup';
 import { recalibrateDelivery } from '#core/analytics/delivery-figures';
 import { composeServer } from '#composition/server';
 

@@ -12,7 +12,7 @@ import { moveCredits } from '#core/credits/credits';
 import { createJob, type JobRecord } from '#core/jobs/jobs';
 import { putMetric, recordHealthSample } from '#core/analytics/metrics';
 import { deleteSessionsOfDay, listSessionsNewestFirst, saveSession } from '#core/analytics/sessions';
-import { runRollup } from '#core/analytics/rollup';
+import { runRollup } from '#core/rollup/rollup';
 import { handler as rollupHandler } from '#lambdas/scheduled/analytics-rollup';
 import { applyRetention } from '#core/analytics/retention';
 import { api, verifiedUser, type TestUser } from './helpers';

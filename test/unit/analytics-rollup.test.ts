@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeSystem, uptimePercentage, windowOf } from '#core/analytics/rollup';
+import { computeSystem, uptimePercentage, windowOf } from '#core/rollup/rollup';
 
 type Job = Parameters<typeof computeSystem>[0][number];
 type Daily = Parameters<typeof computeSystem>[1][number];

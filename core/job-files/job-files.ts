@@ -2,13 +2,15 @@
  * One job's files as its render worker reaches them: the customer's upload (read, checked
  * again on the very bytes Blender will open, deleted once the result is stored) and the
  * job's outputs under its own prefix. The worker's credentials reach nothing else
- * (adapters/worker-credentials.ts); this is the same scope, named.
+ * (adapters/worker-credentials.ts); this is the same scope, named. It applies the uploads'
+ * rules (their inspection, how long they live) to the buckets' files, so it sits above
+ * storage/ and uploads/ in a folder of its own.
  */
 import type { Readable } from 'node:stream';
 import type { UploadKind } from '#shared/catalogue';
 import { inspectUploadFile, UploadRefusedError } from '../uploads/upload-inspector';
 import { keepsUploadAfterRender } from '../uploads/upload-retention';
-import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from './storage';
+import { deleteInput, deleteOutputsUnder, downloadInput, downloadOutput, readOutput, uploadLargeOutput, uploadOutput, uploadOutputStream } from '../storage/storage';
 
 export interface JobFilesScope {
   jobId: string;

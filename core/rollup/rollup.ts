@@ -5,7 +5,7 @@ import type { AnalyticsKind } from '#shared/analytics';
 import { listAllUsers, type UserRecord } from '../users/users';
 import { listAllCreditHistory, type LedgerEntry } from '../credits/credits';
 import { listAllJobsOfUser, type JobRecord } from '../jobs/jobs';
-import { dayOf, listDailyCounters, overwriteDailyCounters, type CounterName, type DailyStats } from './counters';
+import { dayOf, listDailyCounters, overwriteDailyCounters, type CounterName, type DailyStats } from '../analytics/counters';
 import {
   METRIC_KINDS,
   listHealthSamples,
@@ -13,14 +13,16 @@ import {
   type HealthDay,
   type MetricKind,
   type MetricRecords,
-} from './metrics';
+} from '../analytics/metrics';
 
 /**
  * The analytics rollup: computes the renders, users, system, revenue and scenes
  * records from the source data (jobs, the credit ledger,
  * the user directory, the daily counters and the health samples) and writes each
  * with its period_start. EventBridge runs it daily (`handler`); an admin's Import
- * runs one kind (`runRollup`), 'daily' included.
+ * runs one kind (`runRollup`), 'daily' included. It reads the records of users, jobs
+ * and the ledger, whose modules write their counters into analytics/, so it sits above
+ * them all in a folder of its own.
  *
  * The figures' definitions are ours:
  *
