@@ -23,7 +23,8 @@ import { DEFAULT_FAST_PATH_CONCURRENCY, DEFAULT_RENDER_FUNCTION_ARCHITECTURE, FU
 import { fromRoot } from '#infra/paths';
 import { readSettings, settingDefaults } from '#infra/settings';
 import { CloudRenderStack } from '#infra/stack';
-import { scheduledJobs } from '#infra/constructs/schedules';
+import { scheduledJobs } from '#infra/schedules';
+import { eventBridgeSchedule } from '#infra/constructs/schedules';
 
 /**
  * AWS list prices, us-east-1, in USD, as published in January 2025 (Fargate since
@@ -271,7 +272,7 @@ export function idleCosts(context: Record<string, string> = {}): IdleLine[] {
   const template = Template.fromStack(new CloudRenderStack(app, settings.stackName, { settings }));
   const count = (type: string) => Object.keys(template.findResources(type)).length;
   const p = AWS_PRICES;
-  const scheduled = scheduledJobs.map((job) => invocationsPerMonth(job.schedule.expressionString)).reduce((a, b) => a + b, 0);
+  const scheduled = scheduledJobs.map((job) => invocationsPerMonth(eventBridgeSchedule(job.period).expressionString)).reduce((a, b) => a + b, 0);
   const lambdaScheduled = scheduled * ((p.lambdaPerMillionRequests / 1e6) + 0.3 * USAGE.lambdaMemoryGb * p.lambdaArmGbSecond);
   const alarmMetrics = Object.values(template.findResources('AWS::CloudWatch::Alarm')).reduce(
     (sum, alarm) => sum + ((alarm.Properties.Metrics as { MetricStat?: unknown }[] | undefined)?.filter((metric) => metric.MetricStat).length ?? 1),

@@ -1,5 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { fromRoot } from '#infra/paths';
+import { scheduledJobs } from '#infra/schedules';
 import { SYNTH_TIMEOUT_MS, functionIdOf, resourcesOf, synthesizeTemplate } from './stack-template';
 
 let template: Template;
@@ -41,6 +44,11 @@ describe('EventBridge schedules', () => {
     const schedules = schedulesOf('lambdas/scheduled/reconciliation.ts');
     expect(schedules).toHaveLength(1);
     expect(schedules[0]).toMatch(DAILY);
+  });
+
+  it('when a scheduled handler exists, the schedule table names it, so the stack and the local stack both run it', () => {
+    const handlers = readdirSync(fromRoot('lambdas/scheduled')).map((file) => file.replace(/\.ts$/, ''));
+    expect(scheduledJobs.map((job) => job.handler).sort()).toEqual(handlers.sort());
   });
 
   it('when the stale-job sweep runs, it finishes before the next one starts', () => {
