@@ -12,6 +12,7 @@ import { segmentFirstFrame } from '#shared/render-contract';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
+import { duringCondition, statusAfter, transitionCondition } from './job-states';
 
 export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
 
@@ -170,6 +171,7 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
   if (losses >= CHUNK_MAX_LOSSES) return { claimed: false, reason: 'exhausted', cause: 'input', chunk };
   if (attempts > maxAttempts) return { claimed: false, reason: 'exhausted', cause: 'internal', chunk };
   const at = now.toISOString();
+  const start = transitionCondition('start');
   try {
     await new Transaction()
       .add(
@@ -197,10 +199,10 @@ export async function claimChunk(jobId: string, index: number, workerId: string,
           Update: guardedUpdate(
             keys.job(jobId),
             // A lost worker's chunk was already counted as running.
-            'SET #status = :rendering, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
-            '#status IN (:queued, :rendering)',
-            { ':rendering': 'rendering', ':queued': 'queued', ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1 },
-            STATUS,
+            'SET #status = :started, startTime = if_not_exists(startTime, :now), lastHeartbeat = :now, lastRenderActivity = :now, GSI2PK = :active, GSI2SK = :now ADD chunksRunning :running',
+            start.expression,
+            { ':started': statusAfter('start'), ':now': at, ':active': keys.activeJobs, ':running': lost ? 0 : 1, ...start.values },
+            start.names,
           ),
         },
       )
@@ -231,8 +233,9 @@ export async function finishChunk(jobId: string, index: number, workerId: string
   if (segment !== undefined && segmentStart === undefined) return false;
   // The chunk's frame times go in as one value under the chunk's name: an update naming each frame
   // passes DynamoDB's 4 KB expression limit at about 120 frames.
-  const jobNames: Record<string, string> = { ...STATUS, '#chunk': `c${index}` };
-  const jobValues: Record<string, unknown> = { ':now': at, ':rendering': 'rendering', ':seconds': seconds, ':frames': Object.keys(frameSeconds).length, ':one': 1, ':minusOne': -1, ':chunkSeconds': frameSeconds };
+  const rendering = duringCondition('rendering');
+  const jobNames: Record<string, string> = { ...rendering.names, '#chunk': `c${index}` };
+  const jobValues: Record<string, unknown> = { ...rendering.values, ':now': at, ':seconds': seconds, ':frames': Object.keys(frameSeconds).length, ':one': 1, ':minusOne': -1, ':chunkSeconds': frameSeconds };
   return holds(
     new Transaction()
       .add(
@@ -250,7 +253,7 @@ export async function finishChunk(jobId: string, index: number, workerId: string
           Update: guardedUpdate(
             keys.job(jobId),
             'SET lastRenderActivity = :now, lastHeartbeat = :now, GSI2SK = :now, chunkFrameSeconds.#chunk = :chunkSeconds ADD chunksDone :one, chunksRunning :minusOne, chunkSecondsDone :seconds, chunkFramesDone :frames',
-            '#status = :rendering',
+            rendering.expression,
             jobValues,
             jobNames,
           ),
@@ -320,13 +323,14 @@ export async function expireChunkLease(jobId: string, index: number, workerId: s
  * and a lost encoder's claim can be taken over once its lease has run out.
  */
 export async function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
+  const rendering = duringCondition('rendering');
   return updateWhen(
     guardedUpdate(
       keys.job(jobId),
       'SET encodeWorkerId = :worker, encodeLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
-      '#status = :rendering AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)',
-      { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ':rendering': 'rendering' },
-      STATUS,
+      `${rendering.expression} AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)`,
+      { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ...rendering.values },
+      rendering.names,
     ),
   );
 }

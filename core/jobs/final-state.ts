@@ -20,6 +20,7 @@ import { counterIncrement, type CounterName } from '../analytics/counters';
 import { recordPromiseOutcome } from '../analytics/delivery-figures';
 import { refundFailedJob } from '../payments/fulfilment';
 import { jobFromItem, updateJobAndRead, type JobRecord } from './jobs';
+import { isIn, JOB_STATE_SETS } from './job-states';
 import { sendJobReport } from './reports';
 import { notifyJobOutcome } from '../webhooks/webhooks';
 import { sendJobOutcomeEmail } from './outcome-mail';
@@ -28,8 +29,8 @@ import { giveBackTestRender } from './render-jobs';
 import { hashUserId, log, withLogScope } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
 
-/** The statuses whose arrival has effects. */
-export const FINAL_STATUSES = ['done', 'failed'] as const;
+/** The statuses whose arrival has effects (the state machine's final set), for the stream's filter in infra/. */
+export const FINAL_STATUSES = JOB_STATE_SETS.final;
 
 /** One outcome of one attempt: a resumed job that fails again is a new outcome. */
 export const outcomeKey = (job: Pick<JobRecord, 'status' | 'attempts'>) => `${job.status}#${job.attempts ?? 1}`;
@@ -133,7 +134,7 @@ async function reportTimeAccuracy(job: JobRecord, now: Date): Promise<void> {
 
 /** Whether a change of a job item (old and new image) is its arrival in a final state. */
 export function reachedFinalState(oldStatus: string | undefined, newStatus: string | undefined): boolean {
-  return (FINAL_STATUSES as readonly (string | undefined)[]).includes(newStatus) && oldStatus !== newStatus;
+  return isIn('final', newStatus) && oldStatus !== newStatus;
 }
 
 /** A table stream record as Lambda hands it over (and the local poller rebuilds it). */

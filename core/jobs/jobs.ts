@@ -3,8 +3,9 @@ import type { JobView } from '#shared/api-types';
 import { tableName } from '../ports';
 import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
-import { guardedUpdate, isConditionFailure, newItem, STATUS, updateWhen } from '../db/transaction';
+import { guardedUpdate, isConditionFailure, newItem, updateWhen } from '../db/transaction';
 import type { Alignment } from '#shared/schemas';
+import { duringCondition, isIn, statusAfter, statusIn, transitionCondition, type JobMove, type JobStates } from './job-states';
 
 export interface OutputFile {
   name: string;
@@ -66,16 +67,14 @@ export interface JobRecord extends JobView {
   pictureLink?: { tokenHash: string; frame: number; until: string };
 }
 
-/** Statuses in which a worker should be holding the job: they sit in the sparse sweep index. */
-const ACTIVE: readonly JobStatus[] = ['queued', 'rendering'];
-
 const activeIndex = (heartbeat: string) => ({ GSI2PK: keys.activeJobs, GSI2SK: heartbeat });
 
 function jobItem(job: JobRecord) {
   return {
     ...keys.job(job.jobId),
     ...keys.jobInUserList(job.userId, job.created_at, job.jobId),
-    ...(ACTIVE.includes(job.status) ? activeIndex(job.lastHeartbeat ?? job.created_at) : {}),
+    // A running job sits in the sparse sweep index.
+    ...(isIn('running', job.status) ? activeIndex(job.lastHeartbeat ?? job.created_at) : {}),
     entity: 'job',
     ...job,
   };
@@ -188,14 +187,33 @@ async function queryJobs(input: Parameters<typeof queryPages>[0]): Promise<JobRe
   return jobs;
 }
 
+/**
+ * A change of a job's item. Its status changes only by a transition of the job's state
+ * machine (core/jobs/job-states.ts), which also gives the condition: name at most one of
+ * `transition` and `during`.
+ */
 export interface JobChange {
-  set?: Partial<JobRecord>;
+  set?: Partial<Omit<JobRecord, 'status'>>;
   remove?: (keyof JobRecord)[];
-  /** The change applies only while the job is in one of these statuses. */
+  /** The status change this write makes: the status it leads to, its from-statuses and its guard come from the table. */
+  transition?: JobMove;
+  /** For a write that changes no status: it applies only while the job is in these states. */
+  during?: JobStates;
+  /**
+   * The statuses the change applies in, listed by the caller. Only core/jobs/task-server.ts still lists them,
+   * until its calls name a transition or a state set; then this option goes.
+   */
   whenStatusIn?: readonly JobStatus[];
-  /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)', with its values. */
+  /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)', with its values (and those of a transition's guard). */
   condition?: string;
   conditionValues?: Record<string, unknown>;
+}
+
+/** The condition on the job's status a change names, if any. */
+function statusConditionOf(change: JobChange) {
+  if (change.transition) return transitionCondition(change.transition);
+  if (change.during) return duringCondition(change.during);
+  return change.whenStatusIn ? statusIn(change.whenStatusIn) : undefined;
 }
 
 /**
@@ -208,9 +226,10 @@ export function jobUpdateRequest(jobId: string, change: JobChange) {
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
   const removes: string[] = [];
-  const set: Record<string, unknown> = { ...change.set };
-  const { status, lastHeartbeat } = change.set ?? {};
-  if (status !== undefined && !ACTIVE.includes(status)) removes.push('GSI2PK', 'GSI2SK');
+  const status = change.transition ? statusAfter(change.transition) : undefined;
+  const set: Record<string, unknown> = { ...change.set, ...(status ? { status } : {}) };
+  const { lastHeartbeat } = change.set ?? {};
+  if (status !== undefined && !isIn('running', status)) removes.push('GSI2PK', 'GSI2SK');
   else if (status !== undefined || lastHeartbeat !== undefined) Object.assign(set, activeIndex(lastHeartbeat ?? new Date().toISOString()));
   Object.entries(set).forEach(([name, value], i) => {
     if (value === undefined) return;
@@ -223,10 +242,11 @@ export function jobUpdateRequest(jobId: string, change: JobChange) {
     removes.push(`#r${i}`);
   });
   const conditions = ['attribute_exists(PK)'];
-  if (change.whenStatusIn) {
-    names['#status'] = 'status';
-    conditions.push(`#status IN (${change.whenStatusIn.map((_, i) => `:w${i}`).join(', ')})`);
-    change.whenStatusIn.forEach((allowed, i) => (values[`:w${i}`] = allowed));
+  const statusCondition = statusConditionOf(change);
+  if (statusCondition) {
+    Object.assign(names, statusCondition.names);
+    Object.assign(values, statusCondition.values);
+    conditions.push(statusCondition.expression);
   }
   if (change.condition) conditions.push(change.condition);
   Object.assign(values, change.conditionValues);
@@ -272,13 +292,14 @@ export async function changeJob(jobId: string, change: JobChange): Promise<boole
  * makes this fail, which tells the worker to stop).
  */
 export async function recordRenderedFrame(jobId: string, frame: number, loggedLines: number, now = new Date()): Promise<boolean> {
+  const rendering = duringCondition('rendering');
   return updateWhen(
     guardedUpdate(
       keys.job(jobId),
       'SET uploaded_frames = list_append(uploaded_frames, :frame), loggedLines = :lines, lastRenderActivity = :now, lastHeartbeat = :now, lastActive = :now, GSI2SK = :now',
-      '#status = :rendering AND NOT contains(uploaded_frames, :n)',
-      { ':frame': [frame], ':n': frame, ':lines': loggedLines, ':now': now.toISOString(), ':rendering': 'rendering' },
-      STATUS,
+      `${rendering.expression} AND NOT contains(uploaded_frames, :n)`,
+      { ':frame': [frame], ':n': frame, ':lines': loggedLines, ':now': now.toISOString(), ...rendering.values },
+      rendering.names,
     ),
   );
 }

@@ -4,6 +4,7 @@ import { ports, type Farm, type FarmEngine } from '../ports';
 import { fastPathSettings, finishingFitsFunction, planForFastPath } from '#shared/fast-path';
 import { DEFAULT_PLAN_SETTINGS, hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
+import { isIn } from './job-states';
 import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 import { newWorkerTicket } from './worker-sessions';
@@ -21,7 +22,7 @@ export async function launchRender(jobId: string): Promise<void> {
   if (!job) throw new Error(`Job ${jobId} not found`);
   if (chosenFarm().keepsOwnLine) return submitToFarm(job);
   // Every job joins the end of its user's line, so a new job never overtakes one already waiting.
-  const joined = await updateJobAndRead(jobId, { set: { waitingForSlot: new Date().toISOString() }, whenStatusIn: ['queued'] });
+  const joined = await updateJobAndRead(jobId, { set: { waitingForSlot: new Date().toISOString() }, during: 'queued' });
   if (joined) await admitWaitingJobs(job.userId);
 }
 
@@ -47,10 +48,10 @@ export async function admitWaitingJobs(userId: string, { reconcile = false } = {
     if (!(await takeRenderSlot(userId, waiting.jobId, getConfig().RENDER_JOBS_PER_USER))) break;
     // Leaving the line is conditional: of two admitters, one submits; a job abandoned meanwhile gives its slot back.
     const now = new Date().toISOString();
-    const left = await updateJobAndRead(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], whenStatusIn: ['queued'], condition: 'attribute_exists(waitingForSlot)' });
+    const left = await updateJobAndRead(waiting.jobId, { set: { lastHeartbeat: now }, remove: ['waitingForSlot'], during: 'queued', condition: 'attribute_exists(waitingForSlot)' });
     if (!left) {
       const current = await getJob(waiting.jobId);
-      if (current?.status !== 'queued' && current?.status !== 'rendering') await releaseRenderSlot(userId, waiting.jobId);
+      if (!isIn('running', current?.status)) await releaseRenderSlot(userId, waiting.jobId);
       continue;
     }
     await submitToFarm(left);
@@ -97,7 +98,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
   // The plan's writes and the ticket's go at once; the farm is sent the chunks once both are stored.
   const [pending, ticketed] = await Promise.all([
     planOrResumeChunks(job, settings, chosen.chunks),
-    updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, whenStatusIn: ['queued', 'rendering'] }),
+    updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, during: 'running' }),
   ]);
   if (!ticketed) return;
   // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
@@ -108,7 +109,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
     // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
     { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
   );
-  if (farmJobIds.length > 0) await updateJobAndRead(job.jobId, { set: { farmJobIds }, whenStatusIn: ['queued', 'rendering'] });
+  if (farmJobIds.length > 0) await updateJobAndRead(job.jobId, { set: { farmJobIds }, during: 'running' });
 }
 
 /**
@@ -159,7 +160,7 @@ export async function waitingOnFarm(job: Pick<JobRecord, 'status' | 'farmJobIds'
  */
 export const farmJobState = {
   /** A job waiting in the pool's queue keeps a fresh heartbeat, so the stale-job sweep does not take it for lost. */
-  keepAlive: (jobId: string) => updateJobAndRead(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['queued', 'rendering'] }).then(() => undefined),
+  keepAlive: (jobId: string) => updateJobAndRead(jobId, { set: { lastHeartbeat: new Date().toISOString() }, during: 'running' }).then(() => undefined),
   /** A lost worker's lease ends at once; true when the chunk was that worker's and is pending again. */
   expireChunkLease,
   // Pending, or rendering under a lost worker's lease that ran out: the next claim takes it at once.

@@ -26,6 +26,7 @@ import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';
 import { jobLink } from './reports';
 import { getJob, updateJobAndRead, type JobRecord } from './jobs';
+import { isIn } from './job-states';
 import { log } from '#observability/logger';
 
 export type OutcomeMailResult = 'sent' | 'already-sent' | 'not-wanted' | 'not-final' | 'failed';
@@ -46,7 +47,7 @@ const pictureUrl = (jobId: string, token: string) =>
 
 /** Sends the outcome e-mail of a done or failed job once; never throws (a lost e-mail must not fail a render). */
 export async function sendJobOutcomeEmail(job: JobRecord, now = new Date()): Promise<OutcomeMailResult> {
-  if (job.status !== 'done' && job.status !== 'failed') return 'not-final';
+  if (!isIn('final', job.status)) return 'not-final';
   try {
     const user = await getUser(job.userId);
     if (user && !wantsOutcomeEmails(user)) return 'not-wanted';
@@ -62,7 +63,7 @@ export async function sendJobOutcomeEmail(job: JobRecord, now = new Date()): Pro
       },
       // A new outcome without a picture closes the last one's link.
       ...(token ? {} : { remove: ['pictureLink'] }),
-      whenStatusIn: [job.status],
+      during: job.status,
       condition: '(attribute_not_exists(outcomeEmailFor) OR outcomeEmailFor <> :outcome)',
       conditionValues: { ':outcome': key },
     });

@@ -1,4 +1,6 @@
+import type { JobStatus } from '#shared/jobs';
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
+import { JOB_TRANSITIONS, type JobMove } from './job-states';
 import { renderTimeAccuracy } from '#shared/render-policy';
 import { log } from '#observability/logger';
 
@@ -6,8 +8,43 @@ import { log } from '#observability/logger';
 export type FailureCause = 'internal' | 'input';
 
 /**
- * Marks a job failed (from the statuses given) with who the failure is down to.
- * Only the job's own state is written, nothing that decides money: the refund of a
+ * How a job fails, as the state machine names it (core/jobs/job-states.ts), with the values its guard reads:
+ * the sweep fails a job only if no heartbeat arrived since it looked ('loseWorker'), or, for a job that is alive
+ * but makes no progress, only if no frame was stored since it looked ('stall'); the finishing step's failure
+ * counts only from the worker that holds that step ('failFinishing'), checked in the same write.
+ */
+export type FailureTransition =
+  | { transition?: 'fail' }
+  | { transition: 'loseWorker'; silentSince: string }
+  | { transition: 'stall'; stalledSince: string }
+  | { transition: 'failFinishing'; finishingHeldBy: string }
+  /** core/jobs/task-server.ts's calls, until they name their transition: its lists are exactly 'fail''s and 'failFinishing''s. */
+  | { whenStatusIn: readonly JobStatus[]; finishingHeldBy?: string };
+
+/** The guard's values of a failure, and its transition. */
+function failureTransition(how: FailureTransition): { transition: JobMove; conditionValues: Record<string, string> } {
+  if ('whenStatusIn' in how) {
+    const transition = how.finishingHeldBy === undefined ? 'fail' : 'failFinishing';
+    if (!sameStatuses(how.whenStatusIn, JOB_TRANSITIONS[transition].from)) throw new Error(`The statuses ${how.whenStatusIn.join(', ')} are not those of the transition '${transition}'`);
+    return how.finishingHeldBy === undefined ? { transition, conditionValues: {} } : { transition, conditionValues: { ':finishingWorker': how.finishingHeldBy } };
+  }
+  switch (how.transition) {
+    case 'loseWorker':
+      return { transition: how.transition, conditionValues: { ':silentSince': how.silentSince } };
+    case 'stall':
+      return { transition: how.transition, conditionValues: { ':stalledSince': how.stalledSince } };
+    case 'failFinishing':
+      return { transition: how.transition, conditionValues: { ':finishingWorker': how.finishingHeldBy } };
+    default:
+      return { transition: 'fail', conditionValues: {} };
+  }
+}
+
+const sameStatuses = (a: readonly JobStatus[], b: readonly JobStatus[]) => a.length === b.length && a.every((status) => b.includes(status));
+
+/**
+ * Marks a job failed, by one of the state machine's failing transitions ('fail' unless told), with who the
+ * failure is down to. Only the job's own state is written, nothing that decides money: the refund of a
  * paid job failed on our side (from the server's own payment records), the counters
  * and the automatic problem report follow from the failed state in
  * core/jobs/final-state.ts, outside the render worker.
@@ -17,27 +54,13 @@ export async function failJob(
   job: JobRecord,
   crashReason: string,
   cause: FailureCause,
-  options: { errorType?: string; whenStatusIn?: readonly JobRecord['status'][]; silentSince?: string; stalledSince?: string; finishingHeldBy?: string } = {},
+  options: { errorType?: string } & FailureTransition = {},
   now = new Date(),
 ): Promise<JobRecord | undefined> {
   const errorType = options.errorType ?? (cause === 'input' ? 'INPUT_ERROR' : 'RENDER_ERROR');
-  const conditions = [
-    // The sweep fails a job only if no heartbeat arrived since it looked.
-    ...(options.silentSince ? ['lastHeartbeat < :silentSince'] : []),
-    // ...or, for a job that is alive but makes no progress, only if no frame was stored since it looked.
-    ...(options.stalledSince ? ['lastRenderActivity < :stalledSince'] : []),
-    // ...and the finishing step's failure only by the worker that holds that step, checked in the same write.
-    ...(options.finishingHeldBy !== undefined ? ['encodeWorkerId = :finishingWorker'] : []),
-  ];
   const change: JobChange = {
-    set: { status: 'failed', crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType },
-    whenStatusIn: options.whenStatusIn ?? ['queued', 'rendering'],
-    ...(conditions.length ? { condition: conditions.join(' AND ') } : {}),
-    conditionValues: {
-      ...(options.silentSince ? { ':silentSince': options.silentSince } : {}),
-      ...(options.stalledSince ? { ':stalledSince': options.stalledSince } : {}),
-      ...(options.finishingHeldBy !== undefined ? { ':finishingWorker': options.finishingHeldBy } : {}),
-    },
+    set: { crashReason, lastActive: now.toISOString(), failureCause: cause, failureErrorType: errorType },
+    ...failureTransition(options),
   };
   if (!(await changeJob(job.jobId, change))) return undefined;
   // The failure metric is counted once per outcome by the final-state effects; this line says why, for the job's story.
@@ -54,7 +77,6 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
   const { actualMinutes: actual, ratio } = renderTimeAccuracy(job, now.getTime());
   const done = await changeJob(job.jobId, {
     set: {
-      status: 'done',
       completionTime: now.toISOString(),
       lastActive: now.toISOString(),
       actualRenderTimeMinutes: Number(actual.toFixed(3)),
@@ -65,7 +87,7 @@ export async function completeJob(job: JobRecord, outputs: { fileMetadata: NonNu
       ...outputs,
     },
     remove: ['crashReason'],
-    whenStatusIn: ['rendering'],
+    transition: 'complete',
   });
   return done ? getJob(job.jobId) : undefined;
 }

@@ -29,6 +29,7 @@ import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upl
 import { ensureUser, getUser } from '../users/users';
 import { listChunksOfJob } from './chunks';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
+import { statusAfter } from './job-states';
 import { addToLogScope, log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
 
@@ -140,7 +141,7 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
     userEmail: user.email,
     sceneId: scene.id,
     blendFile: scene.blendfile,
-    status: 'queued',
+    status: statusAfter('create'),
     created_at: now.toISOString(),
     lastActive: now.toISOString(),
     lastHeartbeat: now.toISOString(),
@@ -203,7 +204,7 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
     return { job: paid };
   }
 
-  const awaiting: JobRecord = { ...job, status: 'awaiting_payment', paymentId };
+  const awaiting: JobRecord = { ...job, status: statusAfter('createForCard'), paymentId };
   const payment = await openPayment(
     { paymentId, userId: requester.userId, purpose: 'render', amountCents: toCents(price), jobId: job.jobId },
     withKey.add(createJobItem(awaiting)),
@@ -265,7 +266,7 @@ export async function abandonRenderJob(userId: string, jobId: string): Promise<J
   const abandons = await consumeWindow('abandon', userId, ABANDONS_PER_HOUR, 3600);
   if (!abandons.allowed) throw new RateLimitedError(TOO_MANY_STOPS, abandons.resetSeconds);
   const now = new Date().toISOString();
-  const updated = await updateJobAndRead(job.jobId, { set: { status: 'abandoned', abandonedAt: now, lastActive: now }, whenStatusIn: ['awaiting_payment', 'queued', 'rendering', 'failed'] });
+  const updated = await updateJobAndRead(job.jobId, { set: { abandonedAt: now, lastActive: now }, transition: 'abandon' });
   if (!updated) throw new ConflictError(JOB_CHANGED);
   await releaseRenderSlotOf(updated);
   await cancelRender(updated);
@@ -322,12 +323,11 @@ export async function resumeRenderJob(requester: Requester, jobId: string): Prom
   if (!resumes.allowed) throw new RateLimitedError(TOO_MANY_STOPS, resumes.resetSeconds);
   const now = new Date().toISOString();
   const change = {
-    set: { status: 'queued' as const, lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
+    transition: 'resume' as const,
+    set: { lastActive: now, lastHeartbeat: now, attempts: (job.attempts ?? 1) + 1 },
     // A refund not written yet never will be: the payment it would give back carries the new attempt (refundFailedJob checks the attempt).
     // The promise was for the whole render from its payment; a resume's accuracy is measured against the estimate.
     remove: ['crashReason', 'abandonedAt', 'failureCause', 'failureErrorType', 'promisedSeconds'] as (keyof JobRecord)[],
-    whenStatusIn: ['failed', 'abandoned'] as const,
-    condition: 'paymentStatus = :seenPaymentStatus',
     conditionValues: { ':seenPaymentStatus': job.paymentStatus },
   };
   if (job.paymentStatus === 'refunded' || job.paymentStatus === 'awaiting') {

@@ -2,6 +2,7 @@ import { getItem } from '../db/items';
 import { keys } from '../db/keys';
 import { guardedUpdate, updateWhen } from '../db/transaction';
 import { getJob } from './jobs';
+import { isIn } from './job-states';
 
 /**
  * A user's render slots: at most `limit` of their jobs are on the farm at once.
@@ -39,7 +40,7 @@ export async function releaseSlotsOfEndedJobs(userId: string): Promise<string[]>
   const released: string[] = [];
   for (const jobId of await jobsHoldingSlots(userId)) {
     const job = await getJob(jobId);
-    if (job && (job.status === 'queued' || job.status === 'rendering')) continue;
+    if (job && isIn('running', job.status)) continue;
     await releaseRenderSlot(userId, jobId);
     released.push(jobId);
   }

@@ -25,10 +25,10 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     if (job.waitingForSlot) continue;
     // Still in the farm's queue (capacity is short): it keeps its place instead of failing as lost.
     if (await waitingOnFarm(job)) {
-      await updateJobAndRead(job.jobId, { set: { lastHeartbeat: now.toISOString() }, whenStatusIn: ['queued'] });
+      await updateJobAndRead(job.jobId, { set: { lastHeartbeat: now.toISOString() }, during: 'queued' });
       continue;
     }
-    if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', silentSince }, now)) failed.push(job.jobId);
+    if (await failJob(job, WORKER_LOST, 'internal', { errorType: 'STALE_JOB', transition: 'loseWorker', silentSince }, now)) failed.push(job.jobId);
   }
   // Workers that still send heartbeats but store no frame (a hung upload, a stuck process) are judged on
   // render activity: a job with chunks claimed and no frame for the limit of one frame's render.
@@ -38,7 +38,7 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
     const limitMs = renderTimeLimitSeconds(1, frameCostInputOf(job)) * 1000;
     const stalledSince = new Date(now.getTime() - limitMs).toISOString();
     if ((job.lastRenderActivity ?? job.startTime ?? job.created_at) >= stalledSince) continue;
-    if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', whenStatusIn: ['rendering'], stalledSince }, now)) failed.push(job.jobId);
+    if (await failJob(job, RENDER_STALLED, 'internal', { errorType: 'STALLED_RENDER', transition: 'stall', stalledSince }, now)) failed.push(job.jobId);
   }
   // Slots whose release was lost (or is still being retried off the stream) go back, and the lines move.
   // The same read serves: the stalled-render check above fails only rendering jobs, never a waiting one.

@@ -10,6 +10,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { getJob, type JobRecord } from './jobs';
+import { isIn } from './job-states';
 
 /** The job a scope session is for, as the server's records say. */
 export interface JobScope {
@@ -57,6 +58,6 @@ export async function issueWorkerSession(request: unknown, issue: ScopeIssuer): 
   const parsed = sessionRequest.safeParse(request);
   if (!parsed.success) throw new WorkerSessionRefused('a worker session needs a job id and its ticket');
   const job = await jobOfTicket(parsed.data.jobId, parsed.data.ticket);
-  if (job.status !== 'queued' && job.status !== 'rendering') throw new WorkerSessionRefused(`job ${job.jobId} is ${job.status}: its workers get no more credentials`);
+  if (!isIn('running', job.status)) throw new WorkerSessionRefused(`job ${job.jobId} is ${job.status}: its workers get no more credentials`);
   return issue({ jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}) });
 }

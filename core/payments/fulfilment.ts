@@ -3,6 +3,7 @@ import { sendMail } from '../ports';
 import { launchRender } from '../jobs/launch';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
 import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
+import { mayTake } from '../jobs/job-states';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
@@ -49,12 +50,12 @@ export async function settleSucceededPayment(
       return 'applied';
     }
     const job = await getJob(payment.jobId!);
-    if (job && job.status === 'awaiting_payment') {
+    if (job && mayTake('pay', job.status)) {
       const queued = await applyOnce([
         ...settleItems,
         jobUpdateItem(job.jobId, {
-          set: { status: 'queued', paymentStatus: 'confirmed', paymentTimestamp: now.toISOString(), lastActive: now.toISOString(), lastHeartbeat: now.toISOString() },
-          whenStatusIn: ['awaiting_payment'],
+          transition: 'pay',
+          set: { paymentStatus: 'confirmed', paymentTimestamp: now.toISOString(), lastActive: now.toISOString(), lastHeartbeat: now.toISOString() },
         }),
         counterIncrement(now, { renders_started: 1, revenue_usd: amount }),
       ]);
@@ -151,7 +152,7 @@ export async function refundFailedJob(jobId: string, now = new Date()): Promise<
       new Transaction().add(
         jobUpdateItem(jobId, {
           set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
-          whenStatusIn: ['failed'],
+          during: 'failed',
           condition: 'attempts = :attempts AND attribute_not_exists(refundedAt)',
           conditionValues: { ':attempts': job.attempts ?? 1 },
         }),

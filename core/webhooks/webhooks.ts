@@ -15,6 +15,7 @@ import { deleteItem, getItem, putItem, queryPage, updateItem } from '../db/items
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
 import { getJob, updateJobAndRead, type JobRecord } from '../jobs/jobs';
+import { isIn } from '../jobs/job-states';
 import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
 import { log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
@@ -196,11 +197,11 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
  * job's final-state effects never wait on a receiver. Whether it was queued.
  */
 export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<boolean> {
-  if (!job.webhook_url || (job.status !== 'done' && job.status !== 'failed')) return false;
+  if (!job.webhook_url || !isIn('final', job.status)) return false;
   const outcome = `${job.status}#${job.attempts ?? 1}`;
   const claimed = await updateJobAndRead(job.jobId, {
     set: { webhookOutcome: outcome },
-    whenStatusIn: [job.status],
+    during: job.status,
     condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',
     conditionValues: { ':outcome': outcome },
   });

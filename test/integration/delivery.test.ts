@@ -18,6 +18,7 @@ import { framePreviewFile } from '#shared/render-contract';
 import { stripFrames } from '#shared/live-preview';
 import { api, grantCredits, verifiedUser, type TestUser } from './helpers';
 import { queuedJob } from './farm-helpers';
+import { forceJobStatus } from './job-fixtures';
 
 const mailsTo = async (email: string) => {
   const dir = join(inject('dataDir'), 'mail');
@@ -72,7 +73,7 @@ describe('the outcome e-mail', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const jobId = created.body.job.jobId as string;
     // The local pool may have started it: whatever it did, the test fails it from where it is.
-    const failed = await failJob((await getJob(jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['queued', 'rendering'] });
+    const failed = await failJob((await getJob(jobId))!, 'Blender crashed', 'internal');
     expect(failed).toBeDefined();
     let mails = await mailsAbout(user.email, jobId, 1);
     expect(mails[0]).toContain('Subject: Your render of Text Animation failed');
@@ -84,8 +85,8 @@ describe('the outcome e-mail', () => {
     expect((await mailsTo(user.email)).filter((mail) => mail.includes(jobId))).toHaveLength(1);
 
     // A resume is a new attempt: its failure is a new outcome and gets its own e-mail.
-    await updateJobAndRead(jobId, { set: { status: 'rendering', attempts: 2 } });
-    await failJob((await getJob(jobId))!, 'Blender crashed again', 'internal', { whenStatusIn: ['rendering'] });
+    await forceJobStatus(jobId, 'rendering', { set: { attempts: 2 } });
+    await failJob((await getJob(jobId))!, 'Blender crashed again', 'internal');
     mails = await mailsAbout(user.email, jobId, 2);
     expect(mails.some((mail) => mail.includes('Reason: Blender crashed again'))).toBe(true);
   });
@@ -120,7 +121,7 @@ describe('the outcome e-mail', () => {
     const job = await jobOf(user, {});
     expect(await sendJobOutcomeEmail(job)).toBe('not-final');
     // Out of the line again, so it does not stand in the queue test's way.
-    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(job.jobId, { transition: 'abandon' });
   });
 });
 
@@ -155,10 +156,10 @@ describe('GET /api/jobs/{jobId}/queue', () => {
       expect(b.position).toBe(a.position + 1);
       expect(b.waitSeconds).toBeGreaterThanOrEqual(a.waitSeconds + first.estimatedRenderTimeMinutes * 60 / a.workers - 1);
       expect(a.workers).toBeGreaterThanOrEqual(1);
-      await updateJobAndRead(first.jobId, { set: { status: 'rendering' } });
+      await updateJobAndRead(first.jobId, { transition: 'start' });
       expect((await api(`/api/jobs/${first.jobId}/queue`, { token: user.token })).body.queue).toBeNull();
     } finally {
-      for (const job of [first, second]) await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
+      for (const job of [first, second]) await updateJobAndRead(job.jobId, { transition: 'abandon' });
     }
   });
 });

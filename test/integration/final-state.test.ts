@@ -48,7 +48,7 @@ describe('what follows a job\'s final state', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
-    const failed = await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    const failed = await failJob(job, 'Blender crashed', 'internal');
     // The worker's own write: the job's state only, the money left to the effects.
     expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'confirmed', failureCause: 'internal', failureErrorType: 'RENDER_ERROR' });
     expect(failed!.refundedAt).toBeUndefined();
@@ -63,7 +63,7 @@ describe('what follows a job\'s final state', () => {
     await grantCredits(user, 10);
     const before = await todaysCounters();
     const job = await paidJobInProgress(user);
-    const failed = (await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] }))!;
+    const failed = (await failJob(job, 'Blender crashed', 'internal'))!;
     // The poller delivers the record once; three more deliveries race it, and one comes after it is done.
     await Promise.all([onJobFinalState(failed), onJobFinalState(failed), onJobFinalState(failed)]);
     await storedJobOnce(job.jobId, (stored) => stored.finalStatesHandled?.has('failed#1') === true && stored.automaticErrorReported === true);
@@ -80,7 +80,7 @@ describe('what follows a job\'s final state', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
-    await failJob(job, 'The uploaded model could not be read', 'input', { whenStatusIn: ['rendering'] });
+    await failJob(job, 'The uploaded model could not be read', 'input');
     const stored = await storedJobOnce(job.jobId, (s) => s.automaticErrorReported === true && s.finalStatesHandled?.has('failed#1') === true);
     expect(stored).toMatchObject({ paymentStatus: 'confirmed', automaticErrorType: 'INPUT_ERROR' });
     expect(stored.refundedAt).toBeUndefined();

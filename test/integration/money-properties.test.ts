@@ -44,6 +44,7 @@ import { keys } from '#core/db/keys';
 import { newItem, Transaction } from '#core/db/transaction';
 import { bindPorts, ports, type Farm, type PaymentProvider } from '#core/ports';
 import { cents, moneyViolations, readAccount, type Account } from '../money-invariants';
+import { forceJobStatus } from './job-fixtures';
 
 /** Jobs the core sent to the farm; only those can start rendering. */
 const submitted = new Set<string>();
@@ -376,7 +377,7 @@ class PurchaseDuringRenders extends Step {
 class FarmStarts extends Step {
   async run(model: Model) {
     const jobId = pick(model.jobIds.filter((id) => submitted.has(id)), this.index);
-    if (jobId) await updateJobAndRead(jobId, { set: { status: 'rendering', startTime: new Date().toISOString() }, whenStatusIn: ['queued'] });
+    if (jobId) await forceJobStatus(jobId, 'rendering', { set: { startTime: new Date().toISOString() }, from: ['queued'] });
   }
   check(model: Readonly<Model>) {
     return model.jobIds.length > 0;

@@ -153,7 +153,7 @@ describe('business metrics', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     for (const cause of ['input', 'internal'] as const) {
-      const failed = (await failJob(await paidRendering(user, 2), 'It broke', cause, { whenStatusIn: ['rendering'] }))!;
+      const failed = (await failJob(await paidRendering(user, 2), 'It broke', cause))!;
       const first = await linesOf(() => onJobFinalState(failed));
       const [metric, ...more] = metricLines(first.lines, METRIC.rendersFailed);
       expect(more, cause).toEqual([]);

@@ -318,7 +318,7 @@ describe('card refunds and disputes of renders paid by card', () => {
 
   it('when a failed card render was refunded as credits and its charge is then disputed, the credits are taken back: the money is not recovered twice', async () => {
     const { jobId, intent, price } = await cardPaidRender();
-    await failJob((await getJob(jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['queued', 'rendering'] });
+    await failJob((await getJob(jobId))!, 'Blender crashed', 'internal');
     await storedJobOnce(jobId, (stored) => stored.paymentStatus === 'refunded');
     expect((await getUser(user.userId))!.credits).toBe(price);
     expect((await sendWebhook(objectEvent('charge.dispute.created', stripeDouble.dispute(intent.id)))).statusCode).toBe(200);
@@ -338,7 +338,7 @@ describe('card refunds and disputes of renders paid by card', () => {
 
   it('when a delivered card render is disputed, its files are withheld with a message saying why until the dispute is won', async () => {
     const { jobId, intent } = await cardPaidRender();
-    const rendering = (await updateJobAndRead(jobId, { set: { status: 'rendering' }, whenStatusIn: ['queued'] }))!;
+    const rendering = (await updateJobAndRead(jobId, { transition: 'start' }))!;
     expect(await completeJob(rendering, { fileMetadata: [], mainOutputPath: `users/${user.userId}/jobs/${jobId}/render.png`, mainOutputType: 'image/png' })).toBeDefined();
     const files = () => jobsHandler(event('GET /api/jobs/{jobId}/files', { user, pathParameters: { jobId } }));
     expect((await files()).statusCode).toBe(200);

@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failJob } from '#core/jobs/outcomes';
 import { planOrResumeChunks } from '#core/jobs/chunks';
-import { serveRenderTask } from '#core/jobs/task-server';
+import { taskServer } from '#core/jobs/task-server';
 import { DEFAULT_PLAN_SETTINGS } from '#shared/render-plan';
 import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
 import { Transaction } from '#core/db/transaction';
 import { getUser } from '#core/users/users';
 import { api, grantCredits, storedJobOnce, verifiedUser, type TestUser } from './helpers';
+import { forceJobStatus } from './job-fixtures';
 
 const textScene = getScene(1)!;
 
@@ -36,12 +37,11 @@ async function storeFrames(job: JobRecord, frames: number[]): Promise<void> {
 async function chunksRendered(job: JobRecord, size: number, done: number[]): Promise<void> {
   const ranges = Array.from({ length: Math.ceil(job.total_frames / size) }, (_, index) => ({ index, frameStart: index * size + 1, frameEnd: Math.min(job.total_frames, (index + 1) * size) }));
   await planOrResumeChunks(job, DEFAULT_PLAN_SETTINGS, ranges);
-  const ask = (task: string, args: unknown) => serveRenderTask({ jobId: job.jobId, task, args }, { requireTicket: false });
   for (const index of done) {
     const { frameStart, frameEnd } = ranges[index];
-    expect(await ask('startChunk', { index, workerId: 'worker' })).toMatchObject({ chunk: { index } });
+    expect(await taskServer.startChunk(job.jobId, { index, workerId: 'worker' })).toMatchObject({ chunk: { index } });
     const frameSeconds = Object.fromEntries(Array.from({ length: frameEnd - frameStart + 1 }, (_, i) => [String(frameStart + i), 1]));
-    expect(await ask('finishChunk', { index, workerId: 'worker', frameSeconds })).toBe(true);
+    expect(await taskServer.finishChunk(job.jobId, { index, workerId: 'worker', frameSeconds })).toBe(true);
   }
 }
 
@@ -112,7 +112,7 @@ describe('a failed paid job and its refund', () => {
     expect(job.total_frames).toBe(120);
     await chunksRendered(job, 20, [0, 1, 2, 3, 4]);
     await storeFrames(job, job.uploaded_frames);
-    await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await failJob(job, 'Blender crashed', 'internal');
     const failed = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect(failed).toMatchObject({ status: 'failed', refundCredits: job.estimatedPrice });
     expect(await netPaidFor(user.userId, job.jobId)).toBe(0);
@@ -138,7 +138,7 @@ describe('a failed paid job and its refund', () => {
     const job = await paidJobInProgress(user, { mode: 'animation', uploaded_frames: forged });
     await chunksRendered(job, 20, [0]);
     await storeFrames(job, Array.from({ length: 120 }, (_, i) => i + 1));
-    await failJob(job, 'A part of the render failed on every attempt.', 'internal', { whenStatusIn: ['rendering'] });
+    await failJob(job, 'A part of the render failed on every attempt.', 'internal');
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
 
     const resumePrice = quoteRemainingFrames(textScene, { mode: 'animation', resolutionX: 128, resolutionY: 128 }, 100).finalPrice;
@@ -163,7 +163,7 @@ describe('a failed paid job and its refund', () => {
         }
         return undefined;
       };
-      const [failed, resumed] = await Promise.all([failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] }), resumeAsSoonAsFailed()]);
+      const [failed, resumed] = await Promise.all([failJob(job, 'Blender crashed', 'internal'), resumeAsSoonAsFailed()]);
       expect(failed, 'the failure was written').toBeDefined();
       expect(resumed, 'the resume got through').toBeDefined();
       // The failure's stream record is handled (late, if the resume got in first) before the money is checked.
@@ -181,7 +181,7 @@ describe('a failed paid job and its refund', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
-    const failed = await failJob(job, 'The uploaded model could not be read', 'input', { whenStatusIn: ['rendering'] });
+    const failed = await failJob(job, 'The uploaded model could not be read', 'input');
     expect(failed).toMatchObject({ status: 'failed', paymentStatus: 'confirmed' });
     const resumed = await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} });
     expect(resumed.status).toBe(200);
@@ -198,7 +198,7 @@ describe('a refund decided from the server\'s own records', () => {
     const free = jobInProgress(user, { isTest: true, paymentMethod: 'free', paymentStatus: 'free', creditsUsed: undefined });
     await new Transaction().add(createJobItem(free)).commit();
     await updateJobAndRead(free.jobId, { set: { paymentStatus: 'confirmed', creditsUsed: 500, refundDue: true, isTest: false } as Partial<JobRecord> });
-    await failJob((await getJob(free.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await failJob((await getJob(free.jobId))!, 'Blender crashed', 'internal');
     const handled = await storedJobOnce(free.jobId, (stored) => stored.finalStatesHandled?.has('failed#1') === true);
     expect(handled.refundedAt).toBeUndefined();
     expect((await listAllCreditHistory(user.userId)).filter((e) => e.jobId === free.jobId)).toEqual([]);
@@ -210,7 +210,7 @@ describe('a refund decided from the server\'s own records', () => {
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
     await updateJobAndRead(job.jobId, { set: { creditsUsed: 500 } });
-    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal');
     const refunded = await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect(refunded.refundCredits).toBe(job.estimatedPrice);
     expect((await getUser(user.userId))!.credits).toBe(10);
@@ -220,11 +220,11 @@ describe('a refund decided from the server\'s own records', () => {
     const user = await verifiedUser();
     await grantCredits(user, 10);
     const job = await paidJobInProgress(user);
-    await failJob(job, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await failJob(job, 'Blender crashed', 'internal');
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     // A forged second attempt: the refund's marks removed, the job rendering and paid again on its item only.
-    await updateJobAndRead(job.jobId, { set: { status: 'rendering', paymentStatus: 'confirmed', attempts: 2 }, remove: ['refundedAt', 'refundCredits'] });
-    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal', { whenStatusIn: ['rendering'] });
+    await forceJobStatus(job.jobId, 'rendering', { set: { paymentStatus: 'confirmed', attempts: 2 }, remove: ['refundedAt', 'refundCredits'] });
+    await failJob((await getJob(job.jobId))!, 'Blender crashed', 'internal');
     await storedJobOnce(job.jobId, (stored) => stored.finalStatesHandled?.has('failed#2') === true);
     expect((await listAllCreditHistory(user.userId)).filter((e) => e.jobId === job.jobId && e.type === 'refund')).toHaveLength(1);
     expect((await getUser(user.userId))!.credits).toBe(10);
@@ -240,23 +240,23 @@ describe('outputs of a job that did not complete', () => {
     writeFileSync(file, Buffer.from('89504e470d0a1a0a', 'hex'));
     await uploadOutput(user.userId, job.jobId, 'final.png', file, 'image/png');
     // The worker stored the image, then could not record the job as done: it fails it, on our side.
-    expect(await failJob(job, 'Completing the job failed', 'internal', { whenStatusIn: ['rendering'] })).toMatchObject({ status: 'failed', failureCause: 'internal' });
+    expect(await failJob(job, 'Completing the job failed', 'internal')).toMatchObject({ status: 'failed', failureCause: 'internal' });
     await storedJobOnce(job.jobId, (stored) => stored.paymentStatus === 'refunded');
     expect((await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body).toEqual({ files: [] });
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(404);
 
     // A worker that sets the refunded job done (its status is the worker's to write) gets it no file.
-    await updateJobAndRead(job.jobId, { set: { status: 'done' } });
+    await forceJobStatus(job.jobId, 'done');
     const refunded = await api(`/api/jobs/${job.jobId}/files`, { token: user.token });
     expect(refunded.status).toBe(402);
     expect(refunded.body.message).toBe(RESULT_REFUNDED);
     expect((await api(`/api/jobs/${job.jobId}/main-output`, { token: user.token })).status).toBe(402);
 
     // The same stored file is served once the job is done (a resume, paid again, that completes).
-    await updateJobAndRead(job.jobId, { set: { status: 'failed' } });
+    await forceJobStatus(job.jobId, 'failed');
     expect((await api(`/api/jobs/${job.jobId}/resume`, { token: user.token, body: {} })).status).toBe(200);
     await api(`/api/jobs/${job.jobId}/abandon`, { token: user.token, body: {} });
-    await updateJobAndRead(job.jobId, { set: { status: 'done' } });
+    await forceJobStatus(job.jobId, 'done');
     const files = (await api(`/api/jobs/${job.jobId}/files`, { token: user.token })).body.files;
     expect(files.map((f: { name: string }) => f.name)).toEqual(['final.png']);
   });

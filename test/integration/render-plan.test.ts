@@ -4,6 +4,7 @@ import { queuedJob } from './farm-helpers';
 import { storedJobOnce } from './helpers';
 import { RENDER_STALLED, sweepStaleJobs } from '#core/jobs/stale-sweep';
 import { claimChunk, claimEncode, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '#core/jobs/chunks';
+import { forceJobStatus } from './job-fixtures';
 
 describe('a job as a plan of chunks', () => {
   it('when a Full-HD animation is queued, it is split into chunks of whole frames stored under the job', async () => {
@@ -82,7 +83,7 @@ describe('a job as a plan of chunks', () => {
     const job = queuedJob();
     await createJob(job);
     await planOrResumeChunks(job);
-    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' }, whenStatusIn: ['queued'] });
+    await updateJobAndRead(job.jobId, { transition: 'abandon' });
     expect(await claimChunk(job.jobId, 0, 'w')).toMatchObject({ claimed: false, reason: 'job-inactive' });
     expect((await listChunksOfJob(job.jobId))[0].status).toBe('pending');
   });
@@ -123,8 +124,8 @@ describe('a job as a plan of chunks', () => {
     await finishChunk(job.jobId, 0, 'a', { '1': 1, '2': 1 });
     await claimChunk(job.jobId, 1, 'b');
     expect(await releaseChunk(job.jobId, 1, 'b', 'boom', { retry: false })).toBe('failed');
-    await updateJobAndRead(job.jobId, { set: { status: 'failed' }, whenStatusIn: ['rendering'] });
-    await updateJobAndRead(job.jobId, { set: { status: 'queued' }, whenStatusIn: ['failed'] });
+    await updateJobAndRead(job.jobId, { transition: 'fail' });
+    await forceJobStatus(job.jobId, 'queued', { from: ['failed'] });
     const pending = await planOrResumeChunks((await getJob(job.jobId))!);
     expect(pending.map((c) => c.index)).toEqual([1, 2]);
     const chunks = await listChunksOfJob(job.jobId);

@@ -64,7 +64,7 @@ describe('render slots per user on AWS', () => {
     expect((await jobsHoldingSlots(userId)).sort()).toEqual([a.jobId, b.jobId].sort());
 
     // The job ends (as a worker reports it); its final-state effects, off the table's stream, give its slot back.
-    await updateJobAndRead(a.jobId, { set: { status: 'rendering', startTime: new Date().toISOString() } });
+    await updateJobAndRead(a.jobId, { transition: 'start', set: { startTime: new Date().toISOString() } });
     await completeJob((await getJob(a.jobId))!, { fileMetadata: [], mainOutputPath: 'x', mainOutputType: 'image/png' });
     await vi.waitFor(async () => expect(await jobsHoldingSlots(userId)).toEqual([b.jobId]), { timeout: 15_000, interval: 200 });
     // On AWS the same effects send the next job in line to the farm (the local stack's stream poller runs in local mode).
@@ -140,7 +140,7 @@ describe('render slots per user on AWS', () => {
     const waiting = await queue(userId);
     await launchRender(waiting.jobId);
     // A ends without its slot being given back (a crash between the two writes).
-    await updateJobAndRead(a.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(a.jobId, { transition: 'abandon' });
     expect(rendersSubmittedFor(waiting.jobId)).toBe(0);
     await sweepStaleJobs();
     expect(rendersSubmittedFor(waiting.jobId)).toBe(1);

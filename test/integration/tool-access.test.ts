@@ -12,9 +12,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { planOrResumeChunks } from '#core/jobs/chunks';
-import { updateJobAndRead } from '#core/jobs/jobs';
 import { log } from '#observability/logger';
 import { abandonAndWaitForWorker, abandonedPaidStill, api, smallTextStill, storedJobOnce, until, verifiedUser } from './helpers';
+import { forceJobStatus } from './job-fixtures';
 
 const home = mkdtempSync(join(tmpdir(), 'private-home-'));
 const privateTemporary = join(home, 'tmp');
@@ -33,7 +33,7 @@ async function runWhereToolsCannotReach(jobId: string) {
   const { runChunk, RENDER_SETUP_FAILED } = await import('#render/chunk-runner');
   const { containTools } = await import('#render/tool-environment');
   containTools();
-  const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+  const queued = await forceJobStatus(jobId, 'queued', { set: { lastHeartbeat: new Date().toISOString() }, from: ['abandoned'] });
   await planOrResumeChunks(queued!);
   const errors = vi.spyOn(log, 'error');
   const previous = process.env.TMPDIR;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createJob, updateJobAndRead, type JobRecord } from '#core/jobs/jobs';
 import { issueWorkerSession, newWorkerTicket, type JobScope } from '#core/jobs/worker-sessions';
+import { forceJobStatus } from './job-fixtures';
 
 /** STS cannot be reached: the issuer port keeps the scope it was asked for. */
 function recordingIssuer() {
@@ -42,9 +43,9 @@ describe('the worker session broker', () => {
   it('when the job was abandoned or submitted again, the old ticket gets nothing', async () => {
     const { job, ticket } = await submittedJob();
     const { asked, issue } = recordingIssuer();
-    await updateJobAndRead(job.jobId, { set: { status: 'abandoned' } });
+    await updateJobAndRead(job.jobId, { transition: 'abandon' });
     await expect(issueWorkerSession({ jobId: job.jobId, ticket }, issue)).rejects.toThrow(/abandoned/);
-    await updateJobAndRead(job.jobId, { set: { status: 'rendering', workerTicketHash: newWorkerTicket().hash } });
+    await forceJobStatus(job.jobId, 'rendering', { set: { workerTicketHash: newWorkerTicket().hash } });
     await expect(issueWorkerSession({ jobId: job.jobId, ticket }, issue)).rejects.toThrow(/no farm submission/);
     expect(asked).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { s3Client } from '#core/ports';
 import { getConfig } from '#core/config';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
 import { abandonedPaidStill, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
+import { forceJobStatus } from './job-fixtures';
 
 async function waitForJob(user: TestUser, jobId: string, until: (job: any) => boolean, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
@@ -90,8 +91,7 @@ describe('render worker without Blender', () => {
     const previous = process.env.BLENDER_PATH;
     process.env.BLENDER_PATH = '/nonexistent/blender';
     try {
-      const { updateJobAndRead } = await import('#core/jobs/jobs');
-      const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      const queued = await forceJobStatus(jobId, 'queued', { set: { lastHeartbeat: new Date().toISOString() }, from: ['abandoned'] });
       await planOrResumeChunks(queued!);
       expect(await runChunk(jobId, 0, { workerId: 'no-blender' })).toBe('failed');
     } finally {
