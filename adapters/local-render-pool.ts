@@ -12,7 +12,7 @@ import { firstToolUid, poolBlockFirstUid, POOL_BLOCKS, slotToolUid } from '#shar
 /** Exit code of a worker whose chunk failed on our side and is pending again (EX_TEMPFAIL). */
 export const EXIT_RETRY = 75;
 
-export type PoolTask = { kind: 'chunk'; jobId: string; userId: string; index: number } | { kind: 'encode'; jobId: string; userId: string };
+export type PoolTask = { kind: 'chunk'; jobId: string; userId: string; index: number } | { kind: 'finish'; jobId: string; userId: string };
 
 /** What the pool asks about a job between workers (core/jobs/launch.ts answers it). */
 export interface PoolJobState {
@@ -22,7 +22,7 @@ export interface PoolJobState {
   expireChunkLease(jobId: string, index: number, workerId: string): Promise<boolean>;
   /** The chunk is pending, or its lost worker's lease ran out: the next worker may take it at once. */
   isChunkFree(jobId: string, index: number): Promise<boolean>;
-  /** Every chunk of the job is done and it needs its encode step. */
+  /** Every chunk of the job is done and it needs its finishing step. */
   readyToEncode(jobId: string): Promise<boolean>;
 }
 
@@ -39,7 +39,10 @@ export interface LocalRenderPoolOptions {
   cores?: number;
   /** The workers' environment (the stack's configuration; BLENDER_PATH...). */
   env?: NodeJS.ProcessEnv;
-  /** The worker program (the bundled render/worker.ts when absent); tests give a stand-in that reports what it was started with. */
+  /**
+   * The worker program (the bundled render/worker.ts when absent), started with the role it runs as (`chunk`, `finish`,
+   * `standby`: render/entries/) and its task's arguments; tests give a stand-in that reports what it was started with.
+   */
   workerProgram?: string;
   /**
    * Serves a worker's chunk by warm scene servers in this process (the stack's, render/warm-render.ts: answerWarmRequests,
@@ -79,7 +82,7 @@ interface Running {
 /**
  * The local render farm: the same chunk worker an AWS Batch array child runs, as
  * child processes, at most `workers` at once. A chunk whose worker died or failed
- * on our side is queued again (its attempts are counted on the chunk); the encode
+ * on our side is queued again (its attempts are counted on the chunk); the finishing
  * step is queued once every chunk of a job is done, as the dependent Batch job
  * would run. Waiting jobs keep a fresh heartbeat so the stale-job sweep does not
  * take the queue for a lost worker.
@@ -107,11 +110,11 @@ export class LocalRenderPool {
 
   constructor(private readonly options: LocalRenderPoolOptions) {}
 
-  /** Queues chunks of a job (a resume passes only the unfinished ones); none queues its encode step. */
+  /** Queues chunks of a job (a resume passes only the unfinished ones); none queues its finishing step. */
   submit(jobId: string, userId: string, chunkIndexes: number[]): void {
     this.stopping = false;
     this.cancelled.delete(jobId);
-    if (chunkIndexes.length === 0) this.queue.push({ kind: 'encode', jobId, userId });
+    if (chunkIndexes.length === 0) this.queue.push({ kind: 'finish', jobId, userId });
     for (const index of chunkIndexes) {
       if (!this.queue.some((t) => t.kind === 'chunk' && t.jobId === jobId && t.index === index)) this.queue.push({ kind: 'chunk', jobId, userId, index });
     }
@@ -288,12 +291,12 @@ export class LocalRenderPool {
     const workerId = `local-${randomUUID()}`;
     const dir = join(this.options.jobsDir, task.jobId);
     mkdirSync(dir, { recursive: true });
-    const name = task.kind === 'chunk' ? `chunk-${task.index}` : 'encode';
+    const name = task.kind === 'chunk' ? `chunk-${task.index}` : 'finish';
     const logPath = join(dir, `${name}.log`);
     const cores = this.options.cores ?? availableParallelism();
     // The cores are shared by the workers that will be busy at once: a lone still gets them all.
     const threads = Math.max(1, Math.floor(cores / Math.max(1, Math.min(this.options.workers, this.busy + this.queue.length))));
-    const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['encode', task.jobId];
+    const args = task.kind === 'chunk' ? ['chunk', task.jobId, String(task.index)] : ['finish', task.jobId];
     const warmRenders = task.kind === 'chunk' ? this.options.warmRenders?.() : undefined;
     const settings = { WORKER_ID: workerId, RENDER_THREADS: String(threads), ...(warmRenders ? { WARM_RENDERS: '1' } : {}) };
     const spare = await this.takeSpare();
@@ -338,7 +341,7 @@ export class LocalRenderPool {
    * A worker that exited asking for a retry, or died without a word (killed, out of
    * memory), leaves its chunk to be queued again: the next worker's claim counts the
    * attempt, and after the last one fails the job under the refund rule. Once every
-   * chunk is done the encode step is queued.
+   * chunk is done the finishing step is queued.
    */
   private async afterExit(task: PoolTask, workerId: string, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.stopping || this.cancelled.has(task.jobId) || task.kind !== 'chunk') return;
@@ -355,9 +358,9 @@ export class LocalRenderPool {
       return;
     }
     if (await this.options.jobs.readyToEncode(task.jobId)) {
-      const queued = this.queue.some((t) => t.kind === 'encode' && t.jobId === task.jobId);
-      const encoding = [...this.running.values()].some((r) => r.task.kind === 'encode' && r.task.jobId === task.jobId);
-      if (!queued && !encoding) this.queue.push({ kind: 'encode', jobId: task.jobId, userId: task.userId });
+      const queued = this.queue.some((t) => t.kind === 'finish' && t.jobId === task.jobId);
+      const finishing = [...this.running.values()].some((r) => r.task.kind === 'finish' && r.task.jobId === task.jobId);
+      if (!queued && !finishing) this.queue.push({ kind: 'finish', jobId: task.jobId, userId: task.userId });
     }
   }
 

@@ -30,14 +30,17 @@ const scope = {
 };
 const invocation = z.discriminatedUnion('step', [
   z.strictObject({ step: z.literal('chunk'), ...scope, index: z.number().int().min(0) }),
-  z.strictObject({ step: z.literal('encode'), ...scope }),
+  z.strictObject({ step: z.literal('finish'), ...scope }),
   // The daily invocation that keeps a SnapStart version active (infra/constructs/render-function.ts): nothing to do.
   z.strictObject({ step: z.literal('keep-active') }),
 ]);
 export type Invocation = z.infer<typeof invocation>;
 
 export function invocationOf(event: unknown): Invocation {
-  return invocation.parse(event);
+  // The finishing step's old name: Lambda keeps an asynchronous event up to 6 hours, so one the launcher sent as
+  // { step: 'encode' } before a deploy may reach this version after it.
+  const step = (event as { step?: unknown } | null)?.step;
+  return invocation.parse(step === 'encode' ? { ...(event as object), step: 'finish' } : event);
 }
 
 /**
@@ -75,7 +78,7 @@ export async function serveInvocations(runtimeApi: string, handle: (event: unkno
   }
 }
 
-/** The argument a runtime loop starts its invocation's process with (render/worker.ts reads it). */
+/** The argument a runtime loop starts its invocation's process with (render/entries/common.ts' serveFunction reads it). */
 export const INVOCATION_PROCESS = 'invocation';
 
 /** How long an invocation's process that has told its outcome may take to exit before it is killed. */

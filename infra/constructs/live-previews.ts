@@ -39,7 +39,7 @@ export const PREVIEW_MEMORY_MB = 1769;
 
 /**
  * The live previews on AWS (render/preview-step.ts): the render image (render/Dockerfile; the
- * render function's asset, built once) with RENDER_STEP=preview, invoked synchronously by the
+ * render function's asset, built once) with RENDER_STEP=preview (render/entries/preview.ts), invoked synchronously by the
  * API functions (adapters/preview-function.ts) with a 5-s deadline. An environment keeps its
  * warm scene servers between invocations (they are not dumpable; everything else an invocation
  * left is cleared: render/lambda-runtime.ts). Its role grants nothing: the upload comes as a

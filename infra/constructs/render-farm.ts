@@ -22,18 +22,18 @@ export interface RenderFarmProps {
   maxVcpus: number;
 }
 
-/** The worker asks for another attempt with this exit code (render/worker.ts). */
+/** The worker asks for another attempt with this exit code (render/entries/common.ts). */
 export const WORKER_RETRY_EXIT_CODE = '75';
 /** Attempts per chunk, the first included: Spot reclaims and lost hosts are retried, a user's bad input is not (it exits 0). */
 export const RENDER_ATTEMPTS = 3;
 /** A chunk is sized to about 90 s and Blender stops itself at 4x its estimate; this is the backstop. */
 export const CHUNK_TIMEOUT = Duration.hours(2);
-/** Encoding streams every frame of the job through ffmpeg once. */
-export const ENCODE_TIMEOUT = Duration.hours(3);
+/** The finishing step streams every frame of the job through ffmpeg once. */
+export const FINISH_TIMEOUT = Duration.hours(3);
 
 /**
  * The render farm: AWS Batch on Fargate. A job's chunks are one array job (a child
- * per chunk, AWS_BATCH_JOB_ARRAY_INDEX picking it), and an encode job depends on the
+ * per chunk, AWS_BATCH_JOB_ARRAY_INDEX picking it), and a finishing job depends on the
  * whole array. The job queue tries the Fargate Spot compute environment first and
  * the on-demand one when Spot is at its ceiling.
  *
@@ -49,7 +49,7 @@ export class RenderFarm extends Construct {
   readonly spot: batch.FargateComputeEnvironment;
   readonly onDemand: batch.FargateComputeEnvironment;
   readonly renderJob: batch.EcsJobDefinition;
-  readonly encodeJob: batch.EcsJobDefinition;
+  readonly finishJob: batch.EcsJobDefinition;
   /** The role the workers' tasks run as: it may only call the session broker. */
   readonly jobRole: iam.Role;
   /** Gives a worker the scope role's credentials for the job its farm ticket was issued for (lambdas/farm/worker-session.ts). */
@@ -108,7 +108,8 @@ export class RenderFarm extends Construct {
     // Built by `cdk deploy` from render/Dockerfile with the repository as context
     // (.dockerignore keeps it to the worker's sources); synth only hashes it.
     const image = ecs.ContainerImage.fromAsset(repoRoot, { file: 'render/Dockerfile', platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64 });
-    const container = (name: string, step: 'chunk' | 'encode') =>
+    // RENDER_STEP is the role the image runs (render/worker.ts starts render/entries/<role>.ts).
+    const container = (name: string, step: 'chunk' | 'finish') =>
       new batch.EcsFargateContainerDefinition(this, name, {
         image,
         cpu: props.cpu / 1024,
@@ -139,11 +140,11 @@ export class RenderFarm extends Construct {
       timeout: CHUNK_TIMEOUT,
       propagateTags: true,
     });
-    this.encodeJob = new batch.EcsJobDefinition(this, 'EncodeJob', {
-      container: container('EncodeContainer', 'encode'),
+    this.finishJob = new batch.EcsJobDefinition(this, 'FinishJob', {
+      container: container('FinishContainer', 'finish'),
       retryAttempts: RENDER_ATTEMPTS,
       retryStrategies,
-      timeout: ENCODE_TIMEOUT,
+      timeout: FINISH_TIMEOUT,
       propagateTags: true,
     });
 
@@ -218,7 +219,7 @@ export class RenderFarm extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['batch:SubmitJob'],
-        resources: [this.jobQueue.jobQueueArn, this.renderJob.jobDefinitionArn, this.encodeJob.jobDefinitionArn],
+        resources: [this.jobQueue.jobQueueArn, this.renderJob.jobDefinitionArn, this.finishJob.jobDefinitionArn],
       }),
     );
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -252,7 +253,7 @@ export class RenderFarm extends Construct {
       RENDER_MODE: 'batch',
       RENDER_JOB_QUEUE: this.jobQueue.jobQueueArn,
       RENDER_JOB_DEFINITION: this.renderJob.jobDefinitionArn,
-      ENCODE_JOB_DEFINITION: this.encodeJob.jobDefinitionArn,
+      ENCODE_JOB_DEFINITION: this.finishJob.jobDefinitionArn,
       RENDER_FARM_WORKERS: String(this.workersAtOnce),
     };
   }

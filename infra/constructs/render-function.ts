@@ -32,9 +32,9 @@ export interface WorkerImage {
 }
 
 /**
- * Built by `cdk deploy` from render/Dockerfile; synth only hashes it. The image's worker runs Lambda's Runtime API
- * loop when AWS_LAMBDA_RUNTIME_API is set. It is built for the functions' processor (an arm64 function cannot run an
- * x86 image); one asset, built once, whichever functions run it.
+ * Built by `cdk deploy` from render/Dockerfile; synth only hashes it. Each function runs the role its RENDER_STEP names
+ * (render/worker.ts starts render/entries/<role>.ts), which speaks Lambda's Runtime API. It is built for the functions'
+ * processor (an arm64 function cannot run an x86 image); one asset, built once, whichever functions run it.
  */
 export function workerImage(architecture: 'x86_64' | 'arm64'): WorkerImage {
   const arm = architecture === 'arm64';
@@ -144,6 +144,7 @@ export class RenderFunction extends Construct {
       aliasName: 'live',
       version: this.fn.currentVersion,
       retryAttempts: FUNCTION_RETRY_ATTEMPTS,
+      // An event may wait this long, across a deploy: the runtime still reads one sent under an older name of its step (render/lambda-runtime.ts, invocationOf).
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(this.deadLetters),
     });

@@ -7,7 +7,7 @@ export interface RenderImageFunctionProps extends Omit<lambda.DockerImageFunctio
   /** The render image (render/Dockerfile, the render function's asset, built once) and its processor. */
   image: lambda.DockerImageCode;
   architecture: lambda.Architecture;
-  /** What the image runs as (render/worker.ts reads RENDER_STEP): the render function, the probe or the previews. */
+  /** The role the image runs as (RENDER_STEP; render/worker.ts starts render/entries/<role>.ts): the render function, the probe or the previews. */
   step: 'function' | 'probe' | 'preview';
   /** The settings core/config.ts requires at start, and the step's own. */
   environment: Record<string, string>;

@@ -87,7 +87,7 @@ describe('IAM', () => {
     expect(resources.filter((resource) => /Outputs.*\/previews\/\*"/.test(resource))).toHaveLength(1);
   });
 
-  it('when the API starts a render, it may submit Batch jobs only to the render queue with the render and encode definitions', () => {
+  it('when the API starts a render, it may submit Batch jobs only to the render queue with the render and finish definitions', () => {
     for (const entry of ['lambdas/functions/jobs.ts', 'lambdas/functions/payments.ts', 'lambdas/functions/developer.ts', 'lambdas/scheduled/stale-jobs.ts', 'lambdas/streams/job-final-state.ts']) {
       expect(actionsOf(entry), entry).toContain('batch:SubmitJob');
     }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { CHUNK_TIMEOUT, ENCODE_TIMEOUT, RENDER_ATTEMPTS, WORKER_RETRY_EXIT_CODE } from '#infra/constructs/render-farm';
+import { CHUNK_TIMEOUT, FINISH_TIMEOUT, RENDER_ATTEMPTS, WORKER_RETRY_EXIT_CODE } from '#infra/constructs/render-farm';
 import { SYNTH_TIMEOUT_MS, resourcesOf, synthesizeTemplate, type Resource } from './stack-template';
 
 let template: Template;
@@ -36,9 +36,9 @@ describe('render farm on AWS Batch', () => {
     expect(order.map((entry) => typeOf(entry.ComputeEnvironment))).toEqual(['FARGATE_SPOT', 'FARGATE']);
   });
 
-  it('when a chunk or the encode step runs, its job definition runs the worker image on Fargate with its step, retries and timeout', () => {
-    expect(definitions().map(stepOf).sort()).toEqual(['chunk', 'encode']);
-    for (const [step, timeout] of [['chunk', CHUNK_TIMEOUT], ['encode', ENCODE_TIMEOUT]] as const) {
+  it('when a chunk or the finishing step runs, its job definition runs the worker image on Fargate with its step, retries and timeout', () => {
+    expect(definitions().map(stepOf).sort()).toEqual(['chunk', 'finish']);
+    for (const [step, timeout] of [['chunk', CHUNK_TIMEOUT], ['finish', FINISH_TIMEOUT]] as const) {
       const { Properties } = definitionFor(step);
       expect(Properties.Type).toBe('container');
       expect(Properties.PlatformCapabilities).toEqual(['FARGATE']);

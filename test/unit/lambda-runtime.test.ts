@@ -18,6 +18,11 @@ describe('the render function speaks the Lambda Runtime API', () => {
     expect(JSON.parse(api.posted[0].body)).toEqual({ ran: { step: 'chunk', jobId: 'j1', userId: 'u1', index: 3 } });
     expect(api.posted[1]).toMatchObject({ path: '/2018-06-01/runtime/invocation/req-0/error', errorType: 'Unhandled' });
   });
+
+  it('when an event asks for the finishing step, by its name or by the old one an event queued before a deploy still carries, it is the finishing step', () => {
+    for (const step of ['finish', 'encode']) expect(invocationOf({ step, jobId: 'j1', workerTicket: 't1' })).toEqual({ step: 'finish', jobId: 'j1', workerTicket: 't1' });
+    expect(() => invocationOf({ step: 'finish', jobId: 'j1', index: 2 })).toThrow();
+  });
 });
 
 /** A program that serves the Runtime API as the functions do, each invocation in a process of its own (render/worker.ts's shape). */

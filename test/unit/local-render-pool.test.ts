@@ -73,6 +73,18 @@ describe('the local render pool', () => {
     expect(slots()['job-d']).toBe('0');
   }, 60_000);
 
+  it("when a job's finishing step is queued, its worker is started as the finish role with the job, its lines in the job's finish.log", async () => {
+    const programDir = mkdtempSync(join(tmpdir(), 'pool-finish-'));
+    dirs.push(programDir);
+    // A stand-in worker that prints what it was started with.
+    const program = join(programDir, 'worker.mjs');
+    writeFileSync(program, `console.log('started ' + process.argv.slice(2).join(' '));`);
+    const { pool, dir } = newPool({ workerProgram: program });
+    pool.submit('job-f', 'user-f', []);
+    await pool.idle();
+    expect(readFileSync(join(dir, 'job-f', 'finish.log'), 'utf8')).toContain('started finish job-f');
+  }, 60_000);
+
   it('when the pool stands a worker by, the next task runs in that booted process with its own settings, and another is booted once idle', async () => {
     const programDir = mkdtempSync(join(tmpdir(), 'pool-standby-'));
     dirs.push(programDir);
