@@ -9,7 +9,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { framePreviewFile } from '#shared/render-contract';
-import type { JobFiles } from '#core/storage/job-files';
+import type { JobFiles } from '#core/job-files/job-files';
 import { log } from '#observability/logger';
 
 /** Stores one frame's preview from the render's output folder; logs and carries on when that fails. */
