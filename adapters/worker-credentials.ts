@@ -134,7 +134,7 @@ export function workerCredentials(settings: WorkerCredentialSettings): WorkerCre
   let asking: ReturnType<WorkerCredentialProvider> | undefined;
   return async () => {
     if (current && current.expiration.getTime() - Date.now() > REFRESH_BEFORE_MS) return current;
-    asking ??= (broker({}) as Promise<IssuedCredentials>)
+    asking ??= (broker({ kind: 'credentials' }) as Promise<IssuedCredentials>)
       .then((issued) => (current = { ...issued, expiration: new Date(issued.expiration) }))
       .finally(() => (asking = undefined));
     return asking;
@@ -142,28 +142,30 @@ export function workerCredentials(settings: WorkerCredentialSettings): WorkerCre
 }
 
 /**
- * On AWS, how a render worker asks the task server (core/jobs/task-server.ts): the session broker answers a task
- * for the job of the ticket the worker shows. Undefined without a broker, where the worker's own process answers.
+ * On AWS, how a render worker asks the task server (core/jobs/task-server.ts): the question by name and its arguments,
+ * which the session broker answers for the job of the ticket the worker shows (its answer as JSON). Undefined without
+ * a broker, where the worker's own process answers.
  */
 export function workerTaskBroker(settings: WorkerCredentialSettings): ((request: { jobId: string; task: string; args: unknown }) => Promise<unknown>) | undefined {
   const broker = sessionBroker(settings);
-  return broker && (({ task, args }) => broker({ task, args }));
+  return broker && (({ task, args }) => broker({ kind: 'task', task, args }));
 }
 
 /**
- * One call to the session broker, for this worker's job and ticket, within its deadline; its refusal thrown.
+ * One call to the session broker, for this worker's job and ticket, within its deadline; its refusal thrown. The
+ * request names the broker's entry it is for (`kind`: credentials or task, lambdas/farm/worker-session.ts).
  * Only a render worker asks it, so its client has the `worker` budget whatever budget the process's other
  * clients have (the render function's is the request's, whose 2-s attempt a cold broker may outlast): an
  * attempt of the worker's (30 s) outlasts BROKER_DEADLINE_MS, which stays the one deadline over all of them;
  * a throttled Invoke, or a connection that did not open within 3 s, is tried again inside it.
  */
-function sessionBroker(settings: WorkerCredentialSettings): ((extra: Record<string, unknown>) => Promise<unknown>) | undefined {
+function sessionBroker(settings: WorkerCredentialSettings): ((request: { kind: 'credentials' } | { kind: 'task'; task: string; args: unknown }) => Promise<unknown>) | undefined {
   if (!settings.sessionFunction) return undefined;
   if (!settings.jobId || !settings.ticket) throw new Error('JOB_ID and WORKER_TICKET must be set for a render worker with WORKER_SESSION_FUNCTION');
   const { jobId, ticket, sessionFunction } = settings;
   const client = createLambdaClient({ region: settings.region, endpoint: settings.lambdaEndpoint, calls: { ...settings.calls, budget: 'worker' } });
-  return async (extra) => {
-    const payload = Buffer.from(JSON.stringify({ jobId, ticket, ...extra }));
+  return async (request) => {
+    const payload = Buffer.from(JSON.stringify({ ...request, jobId, ticket }));
     const answer = await client.send(new InvokeCommand({ FunctionName: sessionFunction, Payload: payload }), { abortSignal: AbortSignal.timeout(BROKER_DEADLINE_MS) });
     const body = answer.Payload ? Buffer.from(answer.Payload).toString('utf8') : '';
     if (answer.FunctionError) throw new Error(`The worker session broker refused: ${body}`);

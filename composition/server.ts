@@ -9,7 +9,8 @@ import { farmJobState } from '#core/jobs/launch';
 import { createDocumentClient, createS3Client, createTableClient, type AwsClientSettings, type CallSettings } from '#adapters/clients';
 import { guardTableRequests } from '#adapters/table-guard';
 import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker, type WorkerCredentialSettings } from '#adapters/worker-credentials';
-import { serveRenderTask } from '#core/jobs/task-server';
+import { bindRenderTasks, renderTasksOver, type RenderTasks } from '#core/jobs/render-tasks';
+import { taskServer } from '#core/jobs/task-server';
 import { localMailer, sesMailer } from '#adapters/mailer';
 import { fetchUpload, functionMediaProbe, probeUpload } from '#adapters/media-probe';
 import { stripePayments } from '#adapters/stripe';
@@ -30,7 +31,7 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from '#render/blender-install';
  * from is reset (tests and the local stack set the environment after import).
  */
 let made:
-  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes; tasks?: Ports['askRenderTask'] }
+  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes; tasks?: RenderTasks }
   | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
@@ -110,15 +111,18 @@ export function composeServer(): void {
       const adapters = current();
       return (adapters.health ??= healthProbes(adapters.config));
     },
-    askRenderTask: (request) => {
-      const adapters = current();
-      const { config } = adapters;
-      adapters.tasks ??=
-        workerTaskBroker(brokerSettings(config)) ??
-        ((asked) => servingTasks.run(true, () => serveRenderTask(asked, { requireTicket: false })));
-      return adapters.tasks(request);
-    },
   });
+  // The render worker's questions: through the session broker on AWS (its job's ticket shown), else answered here.
+  bindRenderTasks(() => {
+    const adapters = current();
+    return (adapters.tasks ??= brokeredTasks(adapters.config) ?? tasksServedHere);
+  });
+}
+
+/** On AWS, the render worker's questions carried by name to the session broker; undefined elsewhere. */
+function brokeredTasks(config: Config): RenderTasks | undefined {
+  const broker = workerTaskBroker(brokerSettings(config));
+  return broker && renderTasksOver(broker);
 }
 
 /**
@@ -248,6 +252,22 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
 
 /** Set while this process answers a render task for its own worker (the local stack and tests; on AWS the broker answers). */
 const servingTasks = new AsyncLocalStorage<true>();
+const served = <T>(answer: () => Promise<T>): Promise<T> => servingTasks.run(true, answer);
+
+/** The task server answering in this process, each question by its own function: its table requests pass the worker's guard. */
+const tasksServedHere: RenderTasks = {
+  startChunk: (jobId, args) => served(() => taskServer.startChunk(jobId, args)),
+  renewChunk: (jobId, args) => served(() => taskServer.renewChunk(jobId, args)),
+  recordFrame: (jobId, args) => served(() => taskServer.recordFrame(jobId, args)),
+  finishChunk: (jobId, args) => served(() => taskServer.finishChunk(jobId, args)),
+  failChunk: (jobId, args) => served(() => taskServer.failChunk(jobId, args)),
+  retryChunk: (jobId, args) => served(() => taskServer.retryChunk(jobId, args)),
+  giveBackChunk: (jobId, args) => served(() => taskServer.giveBackChunk(jobId, args)),
+  startFinishing: (jobId, args) => served(() => taskServer.startFinishing(jobId, args)),
+  renewFinishing: (jobId, args) => served(() => taskServer.renewFinishing(jobId, args)),
+  failFinishing: (jobId, args) => served(() => taskServer.failFinishing(jobId, args)),
+  completeJob: (jobId, outputs) => served(() => taskServer.completeJob(jobId, outputs)),
+};
 
 /**
  * The render worker's table client refuses, before sending, every request of its own: a worker asks the task

@@ -7,6 +7,10 @@ import type { Alignment } from '#shared/schemas';
  * decides and the adapters only reach out. Adapters (adapters/) implement these
  * shapes without importing the core; each entry point (a Lambda module, the local
  * stack, the render worker) binds them once through composition/server.ts.
+ *
+ * One port is declared beside its questions instead: the render worker's questions to the task server
+ * (core/jobs/render-tasks.ts, RenderTasks), whose answers are the job's own records, which this module
+ * cannot name without an import circle.
  */
 
 export interface MailMessage {
@@ -227,11 +231,6 @@ export interface Ports {
    * configuration, in tests or the local stack, is asked afresh).
    */
   healthProbes(): HealthProbes;
-  /**
-   * A render worker's question to the task server (core/jobs/task-server.ts), answered as JSON: the session broker
-   * on AWS, with the job's farm ticket; this process locally.
-   */
-  askRenderTask(request: { jobId: string; task: string; args: unknown }): Promise<unknown>;
 }
 
 let bound: Ports | undefined;

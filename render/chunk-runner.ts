@@ -14,15 +14,15 @@ import { getScene, requiredUploadKind } from '#shared/catalogue';
 import { FPS } from '#shared/frames';
 import { renderedResolution } from '#shared/render-policy';
 import { REGION_MARGIN_ROWS } from '#shared/render-manifest';
-import { frameFile, REGION_FILE, regionFile, segmentFile, STILL_FILE } from '#shared/render-contract';
+import { frameFile, REGION_FILE, regionFile, segmentFile } from '#shared/render-contract';
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '#shared/render-plan';
 import type { JobRecord } from '#core/jobs/jobs';
 import type { ChunkRecord } from '#core/jobs/chunks';
-import { renderTasks, type ChunkTask, type TaskOutcome } from '#core/jobs/render-tasks';
-import { jobFiles } from '#core/storage/job-files';
+import { renderTasks, renewEveryHeartbeat, startChunkTakingOverLostClaim, taskReason, type HeldChunk, type TaskOutcome } from '#core/jobs/render-tasks';
+import { jobFiles } from '#core/job-files/job-files';
 import { openToWrite } from '#core/storage/no-follow';
-import { OUTPUT_FORMATS, outputFormatOf, rendersTransparent } from '#shared/output-formats';
-import { stillToJpeg } from './delivery-formats';
+import { outputFormatOf, rendersTransparent } from '#shared/output-formats';
+import { deliverStill } from './still-delivery';
 import { encodeSegment } from './encode';
 import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
@@ -36,6 +36,9 @@ export const FRAME_STORE_ATTEMPTS = 3;
 
 /** What a chunk's run ends in (core/jobs/render-tasks.ts says what each means). */
 export type ChunkOutcome = TaskOutcome;
+
+/** The log lines a running render shows: at most one short of the job's total (the last comes with its end), never negative. */
+const linesShown = (logged: number, total: number) => Math.max(0, Math.min(logged, total - 1)) || 0;
 
 /** The render machine cannot run its tools (toolAccessProblem): the operator's words go to the log, the customer gets these. */
 export const RENDER_SETUP_FAILED =
@@ -82,11 +85,14 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     steps[name] = (steps[name] ?? 0) + now - marked;
     marked = now;
   };
-  const task = await renderTasks.startChunk(jobId, index, options.workerId, { takeOverLostClaim: options.takeOverLostClaim, signal: options.signal });
+  const held: HeldChunk = { index, workerId: options.workerId };
+  const start = options.takeOverLostClaim ? await startChunkTakingOverLostClaim(jobId, held, options.signal) : await renderTasks().startChunk(jobId, held);
   step('claim');
-  if ('outcome' in task) return task.outcome;
-  const { job, chunk } = task;
-  const giveUp = (reason: string, cause: 'internal' | 'input', errorType?: string) => renderTasks.failChunk(task, options.workerId, reason, cause, errorType);
+  // Another worker's live claim is its to run.
+  if (!('job' in start)) return 'outcome' in start ? start.outcome : 'skipped';
+  const { job, chunk } = start;
+  const giveUp = (reason: string, cause: 'internal' | 'input', errorType?: string) =>
+    renderTasks().failChunk(jobId, { ...held, reason: taskReason(reason), cause, ...(errorType ? { errorType } : {}) });
 
   if (!getScene(job.sceneId)) return giveUp(`Scene ${job.sceneId} is not in the catalogue.`, 'internal');
   // Before this worker's own Blender starts: Blender must be there, and a tools' user that cannot reach a job's folder
@@ -118,9 +124,15 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     },
     { once: true },
   );
+  // The worker stopped (the job stopped under it, or it was stopped from outside): the chunk goes back at once.
+  const giveBack = () => renderTasks().giveBackChunk(jobId, { ...held, stoppedFromOutside: stoppedBySignal }).catch(() => 'stopped' as const);
   let loggedLines = job.loggedLines ?? 0;
   // No longer this worker's to run (abandoned, failed by the sweep, given to another): Blender stops.
-  const unwatch = renderTasks.watchChunk(task, options.workerId, () => loggedLines, () => stop.abort());
+  const unwatch = renewEveryHeartbeat(
+    () => renderTasks().renewChunk(jobId, { ...held, loggedLines: linesShown(loggedLines, job.totalLogLines) }),
+    { jobId, chunk: index },
+    () => stop.abort(),
+  );
 
   let blenderMs = 0;
   let stores: ReturnType<typeof storeFramesInOrder> | undefined;
@@ -138,7 +150,7 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     const frameSeconds: Record<string, number> = {};
     const blenderStart = Date.now();
     if (frames.length > 0) {
-      stores = storeFramesInOrder(task, outputDir, () => loggedLines, () => stop.abort());
+      stores = storeFramesInOrder(job, held, outputDir, () => loggedLines, () => stop.abort());
       let lastMark = Date.now();
       const args: SceneArgs = { ...sceneArgsFor(job, frames, inputFile, outputDir), ...(region ? { region } : {}) };
       const timeoutMs = renderTimeLimitSeconds(frames.length, frameCostInputOf(job)) * 1000;
@@ -185,10 +197,10 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
       await stores!.finished();
       step('store');
     }
-    if (stop.signal.aborted) return await renderTasks.giveBackChunk(task, options.workerId, stoppedBySignal);
+    if (stop.signal.aborted) return await giveBack();
 
     // The steps so far go with the chunk's completion: production's figures, which the customer's promise learns from.
-    const finished = () => renderTasks.finishChunk(task, options.workerId, frameSeconds, undefined, steps);
+    const finished = (segment?: string) => renderTasks().finishChunk(jobId, { ...held, frameSeconds, ...(segment ? { segment } : {}), stepsMs: steps });
     if (region) {
       // The finishing step joins the regions' rows once every region is stored.
       await jobFiles(job).store(regionFile(index), join(outputDir, REGION_FILE), 'image/png');
@@ -197,17 +209,17 @@ export async function runChunk(jobId: string, index: number, options: ChunkRunOp
     if (job.isStillRender) return (await deliverStill(job, outputDir, finished)) ? 'done' : 'stopped';
     const segment = await storeSegment(job, chunk, join(outputDir, 'frames'), workDir);
     // The chunk's record names its segment: the finishing step joins the recorded segments without asking the bucket.
-    return (await renderTasks.finishChunk(task, options.workerId, frameSeconds, segment, steps)) ? 'done' : 'stopped';
+    return (await finished(segment)) ? 'done' : 'stopped';
   } catch (thrown) {
     // A frame that could not be stored stops Blender: that failure, not the abort, is the cause.
     const storeError = stores ? await stores.finished().then(() => undefined, (e: unknown) => e) : undefined;
     const error = storeError ?? thrown;
-    if (stop.signal.aborted && !storeError) return await renderTasks.giveBackChunk(task, options.workerId, stoppedBySignal);
+    if (stop.signal.aborted && !storeError) return await giveBack();
     // A bad upload is the user's to fix (no refund, no retry); anything else failed on our side and is tried again.
     if (error instanceof RenderError && error.kind === 'invalid-input') return giveUp(error.userMessage, 'input');
     const reason = error instanceof RenderError ? `${error.userMessage} ${error.details.logTail?.slice(-3).join(' | ') ?? ''}`.trim() : String((error as Error)?.message ?? error);
     log.error('Chunk attempt failed', { jobId, chunk: index, attempt: chunk.attempts, error });
-    return await renderTasks.retryChunk(task, options.workerId, reason);
+    return await renderTasks().retryChunk(jobId, { ...held, reason: taskReason(reason) });
   } finally {
     unwatch();
     await rm(workDir, { recursive: true, force: true });
@@ -238,30 +250,6 @@ async function fetchCheckedInput(job: JobRecord, workDir: string): Promise<strin
   const refused = await jobFiles(job).fetchCheckedInput(inputFile, requiredUploadKind(getScene(job.sceneId)!) ?? 'audio');
   if (refused) throw new RenderError('invalid-input', refused);
   return inputFile;
-}
-
-/**
- * Stores a rendered still (outputDir/still.png) in the job's format with its preview and,
- * once `stored` agrees (the chunk still this worker's), completes the job; false when the
- * job stopped rendering meanwhile.
- */
-export async function deliverStill(job: JobRecord, outputDir: string, stored: () => Promise<boolean>): Promise<boolean> {
-  const format = OUTPUT_FORMATS[outputFormatOf(job)];
-  const still = join(outputDir, STILL_FILE);
-  const file = format.contentType === 'image/jpeg' ? join(outputDir, format.fileName) : still;
-  if (file !== still) await stillToJpeg(still, file);
-  const files = jobFiles(job);
-  // The preview goes up beside the image, not after it.
-  const [output] = await Promise.all([files.store(format.fileName, file, format.contentType), storeFramePreview(files, job.jobId, 1, outputDir)]);
-  if (!(await stored())) return false;
-  const done = await renderTasks.completeJob(job.jobId, {
-    fileMetadata: [{ name: format.fileName, key: output.key, contentType: format.contentType, size: output.size }],
-    mainOutputPath: output.key,
-    mainOutputType: format.contentType,
-  });
-  if (!done) return false;
-  await files.deleteInput().catch((error) => log.error('Input not deleted', { jobId: job.jobId, error }));
-  return true;
 }
 
 /**
@@ -321,20 +309,20 @@ export class FrameStoreError extends Error {}
  * render is stopped and finished() rejects with a FrameStoreError, never leaving a
  * rejected promise unobserved.
  */
-function storeFramesInOrder(task: ChunkTask, outputDir: string, loggedLines: () => number, stopRender: () => void) {
-  const files = jobFiles(task.job);
+function storeFramesInOrder(job: JobRecord, held: HeldChunk, outputDir: string, loggedLines: () => number, stopRender: () => void) {
+  const files = jobFiles(job);
   let chain: Promise<void> = Promise.resolve();
   let failure: FrameStoreError | undefined;
   const store = async (frame: number) => {
     // The preview goes up beside the frame, not after it, and once (a preview that cannot be stored is only logged);
     // both are stored before the frame is recorded, so a frame the job lists as done already has its preview.
-    const preview = storeFramePreview(files, task.job.jobId, frame, outputDir);
+    const preview = storeFramePreview(files, job.jobId, frame, outputDir);
     for (let attempt = 1; ; attempt += 1) {
       try {
         await files.store(frameFile(frame), join(outputDir, frameFile(frame)), 'image/png');
         await preview;
         // False: the job stopped rendering (abandoned, failed by the sweep).
-        if (!(await renderTasks.recordFrame(task, frame, loggedLines()))) stopRender();
+        if (!(await renderTasks().recordFrame(job.jobId, { ...held, frame, loggedLines: linesShown(loggedLines(), job.totalLogLines) }))) stopRender();
         return;
       } catch (error) {
         if (attempt >= FRAME_STORE_ATTEMPTS) throw new FrameStoreError(`frame ${frame} could not be stored: ${(error as Error)?.message ?? error}`);

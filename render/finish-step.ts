@@ -20,10 +20,11 @@ import { renderedResolution } from '#shared/render-policy';
 import type { JobRecord, OutputFile } from '#core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
-import { renderTasks, type TaskOutcome } from '#core/jobs/render-tasks';
-import { jobFiles, type JobFiles } from '#core/storage/job-files';
+import { renderTasks, renewEveryHeartbeat, taskReason, type TaskOutcome } from '#core/jobs/render-tasks';
+import { jobFiles, type JobFiles } from '#core/job-files/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
-import { deliverStill, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED } from './chunk-runner';
+import { deliverStill } from './still-delivery';
+import { RENDER_SETUP_ERROR, RENDER_SETUP_FAILED } from './chunk-runner';
 import { log } from '#observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */
@@ -79,16 +80,18 @@ async function finishStill(job: JobRecord, chunks: FinishingChunk[], files: JobF
 export type FinishingOutcome = Exclude<TaskOutcome, 'retry'>;
 
 export async function runFinishing(jobId: string, options: { workerId: string }): Promise<FinishingOutcome> {
-  const task = await renderTasks.startFinishing(jobId, options.workerId);
+  const { workerId } = options;
+  const task = await renderTasks().startFinishing(jobId, { workerId });
   if (!task) return 'skipped';
   const { job, chunks } = task;
+  const fail = (reason: string, errorType?: string) => renderTasks().failFinishing(jobId, { workerId, reason: taskReason(reason), ...(errorType ? { errorType } : {}) });
   // ffmpeg runs as the tools' user: one that cannot reach a job's folder is said before the work.
   const setupProblem = await toolAccessProblem();
   if (setupProblem) {
     log.error(setupProblem, { jobId });
-    return renderTasks.failFinishing(job, options.workerId, RENDER_SETUP_FAILED, RENDER_SETUP_ERROR);
+    return fail(RENDER_SETUP_FAILED, RENDER_SETUP_ERROR);
   }
-  const unwatch = renderTasks.watchFinishing(jobId, options.workerId);
+  const unwatch = renewEveryHeartbeat(() => renderTasks().renewFinishing(jobId, { workerId }), { jobId });
   const files = jobFiles(job);
   const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
   try {
@@ -129,7 +132,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
     if (chosen) outputs.push(chosen);
     // The card plays the chosen file when a browser can (WebM, GIF); a ZIP is a download beside the MP4.
     const main = chosen && chosen.contentType !== 'application/zip' ? chosen : outputs[0];
-    if (!(await renderTasks.completeJob(jobId, { fileMetadata: outputs, mainOutputPath: main.key, mainOutputType: main.contentType }))) return 'stopped';
+    if (!(await renderTasks().completeJob(jobId, { fileMetadata: outputs, mainOutputPath: main.key, mainOutputType: main.contentType }))) return 'stopped';
     await files.deleteUnder('frames/').catch((error) => log.error('Frames not deleted', { jobId, error }));
     await files.deleteUnder('segments/').catch((error) => log.error('Segments not deleted', { jobId, error }));
     await files.deleteInput().catch((error) => log.error('Input not deleted', { jobId, error }));
@@ -137,7 +140,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   } catch (error) {
     log.error('Encoding failed', { jobId, error });
     const reason = `The render failed on our side while ${job.isStillRender ? 'finishing the image' : 'encoding the video'}: ${(error as Error)?.message ?? error}`;
-    return renderTasks.failFinishing(job, options.workerId, reason);
+    return fail(reason);
   } finally {
     unwatch();
     await rm(workDir, { recursive: true, force: true });

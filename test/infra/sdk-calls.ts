@@ -184,7 +184,8 @@ const PORT_ADAPTERS: Record<string, PortAdapter[]> = {
   mediaDuration: [{ module: '#adapters/media-probe', exports: ['functionMediaProbe'], invokes: 'MEDIA_PROBE_FUNCTION' }],
   previewer: [{ module: '#adapters/preview-function', exports: ['functionPreviewer'], invokes: 'PREVIEW_FUNCTION' }],
   healthProbes: [{ module: '#adapters/health-probes', exports: ['tableProbe', 'bucketsProbe'], buckets: BUCKETS }],
-  askRenderTask: [{ module: '#adapters/worker-credentials', exports: ['workerTaskBroker'], invokes: 'WORKER_SESSION_FUNCTION' }],
+  // The render worker's port (core/jobs/render-tasks.ts, renderTasks()), which composition binds beside the others.
+  renderTasks: [{ module: '#adapters/worker-credentials', exports: ['workerTaskBroker'], invokes: 'WORKER_SESSION_FUNCTION' }],
 };
 
 /** The farm port's engines on AWS, method by method (a class keeps every method, so its source is read per method). */
@@ -212,6 +213,7 @@ export async function callsOfEntry(entry: string): Promise<AwsCall[]> {
   const code = await bundleOf({ file: entry });
   const calls = callsIn(code, entry);
   const used = new Set([...code.matchAll(/\bports\d*\(\)\s*\.(\w+)\(/g)].map((match) => match[1]));
+  if (/\brenderTasks\d*\(\)\s*\./.test(code)) used.add('renderTasks');
   for (const port of used) {
     for (const adapter of PORT_ADAPTERS[port] ?? []) {
       const adapterCode = await bundleOf({ contents: `export { ${adapter.exports.join(', ')} } from '${adapter.module}';` });

@@ -12,7 +12,7 @@ import { recalibrateDelivery, recordChunkSteps, sceneStepFigures, RECALIBRATION_
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
 import { planOrResumeChunks } from '#core/jobs/chunks';
 import { completeJob } from '#core/jobs/outcomes';
-import { serveRenderTask } from '#core/jobs/task-server';
+import { taskServer } from '#core/jobs/task-server';
 import { handler as dailyRollupHandler } from '#lambdas/scheduled/analytics-rollup';
 import { api, grantCredits, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';
 import { queuedJob } from './farm-helpers';
@@ -126,11 +126,12 @@ describe('the promise learns from production', () => {
     await planOrResumeChunks(job);
     const counted = async () => (await recalibrateDelivery(new Date())).find((scene) => scene.sceneId === 1)!.chunks;
     const before = await counted();
-    expect(await serveRenderTask({ jobId: job.jobId, task: 'startChunk', args: { index: 0, workerId: 'w' } }, { requireTicket: false })).toMatchObject({ chunk: { index: 0 } });
+    expect(await taskServer.startChunk(job.jobId, { index: 0, workerId: 'w' })).toMatchObject({ chunk: { index: 0 } });
     const stepsMs = { claim: 120, setup: 5, input: 0, build: 1800, render: 900, store: 60 };
-    expect(await serveRenderTask({ jobId: job.jobId, task: 'finishChunk', args: { index: 0, workerId: 'w', frameSeconds: { '1': 0.9 }, stepsMs } }, { requireTicket: false })).toBe(true);
+    expect(await taskServer.finishChunk(job.jobId, { index: 0, workerId: 'w', frameSeconds: { '1': 0.9 }, stepsMs })).toBe(true);
     expect(await counted()).toBe(before + 1);
-    await expect(serveRenderTask({ jobId: job.jobId, task: 'finishChunk', args: { index: 0, workerId: 'w', frameSeconds: {}, stepsMs: { warmUp: 1 } } }, { requireTicket: false })).rejects.toThrow(/do not fit/);
+    // A step the server does not know, as a worker's JSON could name it.
+    await expect(taskServer.finishChunk(job.jobId, { index: 0, workerId: 'w', frameSeconds: {}, stepsMs: { warmUp: 1 } as Record<string, number> })).rejects.toThrow(/do not fit/);
   });
 
   it('when a render with a promise is done, the admin dashboard shows its scene\'s promised against actual', async () => {

@@ -12,7 +12,7 @@ import { forceJobStatus } from './job-fixtures';
 describe('render worker with a broken denoiser', () => {
   it('when the denoiser weights file is missing, the job fails on our side and the paid price comes back', async () => {
     const { runChunk } = await import('#render/chunk-runner');
-    const { CHUNK_GAVE_UP } = await import('#core/jobs/render-tasks');
+    const { CHUNK_GAVE_UP } = await import('#core/jobs/task-server');
     const { planOrResumeChunks } = await import('#core/jobs/chunks');
     // The API launched a worker with working weights: run the job again here with the weights file gone.
     const { user, jobId } = await abandonedPaidStill();

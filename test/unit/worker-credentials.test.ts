@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { resetConfig } from '#core/config';
 import { workerSessionPolicy } from '#adapters/worker-credentials';
 import { askWorkerCredentialsAhead, composeServer, resetClients, resetWorkerCredentials, scopeIssuer, serveInvocationJob, workerCredentials } from '#composition/server';
-import { documentClient, ports, s3Client } from '#core/ports';
+import { documentClient, s3Client } from '#core/ports';
+import { renderTasks } from '#core/jobs/render-tasks';
 import { CALL_BUDGETS } from '#adapters/clients';
 import { dependencyFailure } from '#core/errors';
 import { envSettings } from './env-settings';
@@ -102,11 +103,11 @@ describe('the render worker\'s credentials on AWS', () => {
     }
   }, 20_000);
 
-  it('when the worker needs credentials, it shows the broker its job and ticket and never takes a role itself', async () => {
+  it('when the worker needs credentials, it asks the broker\'s credentials entry with its job and ticket and never takes a role itself', async () => {
     const stsCalls = requests.length;
     const credentials = await workerCredentials()!();
     expect(credentials).toMatchObject({ accessKeyId: 'ASIABROKERED', sessionToken: 'brokered-token' });
-    expect(invocations.at(-1)).toEqual({ path: `/2015-03-31/functions/${settings.WORKER_SESSION_FUNCTION}/invocations`, body: { jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET } });
+    expect(invocations.at(-1)).toEqual({ path: `/2015-03-31/functions/${settings.WORKER_SESSION_FUNCTION}/invocations`, body: { kind: 'credentials', jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET } });
     expect(requests.length).toBe(stsCalls);
     // Until they are close to expiring, the same credentials serve every request.
     await workerCredentials()!();
@@ -139,14 +140,14 @@ describe('the render worker\'s credentials on AWS', () => {
   it("when a render function invocation's process takes its job, its clients use the credentials the broker gives for that job's ticket, asked for once; another job's gets its own", async () => {
     const sessionOf = async () => (await (documentClient().config.credentials as () => Promise<{ accessKeyId: string }>)()).accessKeyId;
     const other = 'b6f1c3f4-9a51-4a7e-a3a0-7b0e2f5c1d22';
-    const asked = () => invocations.filter((call) => call.path.includes(settings.WORKER_SESSION_FUNCTION)).map((call) => call.body as { jobId: string; ticket: string });
+    const asked = () => invocations.filter((call) => call.path.includes(settings.WORKER_SESSION_FUNCTION)).map((call) => call.body as { kind: string; jobId: string; ticket: string });
     try {
       const before = asked().length;
       serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
       const client = documentClient();
       expect(await sessionOf()).toBe('ASIABROKERED');
       expect(await sessionOf()).toBe('ASIABROKERED');
-      expect(asked().slice(before)).toEqual([{ jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET }]);
+      expect(asked().slice(before)).toEqual([{ kind: 'credentials', jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET }]);
 
       // An invocation's process serves one job (render/lambda-runtime.ts): this one in the same process only shows that
       // nothing of the first job's is reused.
@@ -154,8 +155,8 @@ describe('the render worker\'s credentials on AWS', () => {
       expect(documentClient()).not.toBe(client);
       await sessionOf();
       expect(asked().slice(before)).toEqual([
-        { jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET },
-        { jobId: other, ticket: 'another-ticket' },
+        { kind: 'credentials', jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET },
+        { kind: 'credentials', jobId: other, ticket: 'another-ticket' },
       ]);
     } finally {
       serveInvocationJob(settings.JOB_ID, settings.WORKER_TICKET);
@@ -163,18 +164,18 @@ describe('the render worker\'s credentials on AWS', () => {
     }
   });
 
-  it('when the worker asks a render task, it asks the session broker with its job and ticket, and never the table', async () => {
+  it('when the worker asks a render task, it asks the session broker\'s task entry by the question\'s name with its job and ticket, and never the table', async () => {
     resetClients();
     const answer = brokerAnswer;
     brokerAnswer = { status: 200, body: { outcome: 'skipped' } };
     try {
-      expect(await ports().askRenderTask({ jobId: settings.JOB_ID, task: 'startChunk', args: { index: 3, workerId: 'w1' } })).toEqual({ outcome: 'skipped' });
+      expect(await renderTasks().startChunk(settings.JOB_ID, { index: 3, workerId: 'w1' })).toEqual({ outcome: 'skipped' });
       expect(invocations.at(-1)).toEqual({
         path: `/2015-03-31/functions/${settings.WORKER_SESSION_FUNCTION}/invocations`,
-        body: { jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET, task: 'startChunk', args: { index: 3, workerId: 'w1' } },
+        body: { kind: 'task', jobId: settings.JOB_ID, ticket: settings.WORKER_TICKET, task: 'startChunk', args: { index: 3, workerId: 'w1' } },
       });
       brokerAnswer = { status: 200, error: 'Unhandled', body: { errorType: 'RenderTaskRefused', errorMessage: 'the arguments of startChunk do not fit' } };
-      await expect(ports().askRenderTask({ jobId: settings.JOB_ID, task: 'startChunk', args: {} })).rejects.toThrow(/broker refused.*RenderTaskRefused/);
+      await expect(renderTasks().startChunk(settings.JOB_ID, { index: 3, workerId: 'w1' })).rejects.toThrow(/broker refused.*RenderTaskRefused/);
     } finally {
       brokerAnswer = answer;
       resetClients();
