@@ -25,7 +25,7 @@ describe('the render function speaks the Lambda Runtime API', () => {
   });
 });
 
-/** A program that serves the Runtime API as the functions do, each invocation in a process of its own (render/worker.ts's shape). */
+/** A program that serves the Runtime API as the functions do, each invocation in a process of its own (the shape of render/entries/common.ts' serveFunction). */
 const APART = `
 import { INVOCATION_PROCESS, serveInvocationsApart, serveOneInvocation } from ${JSON.stringify(fileURLToPath(new URL('../../render/lambda-runtime.ts', import.meta.url)))};
 

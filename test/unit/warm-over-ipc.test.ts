@@ -1,6 +1,6 @@
 /**
  * The render function's invocation process renders a chunk by the warm scene servers its runtime loop keeps
- * (render/worker.ts): the request crosses their IPC channel (warmOverIpc in the invocation's process,
+ * (render/entries/render-function.ts): the request crosses their IPC channel (warmOverIpc in the invocation's process,
  * answerWarmRequests in the loop's), and an animation's frames must come back one by one before the answer, as the
  * chunk runner stores each frame when it is written. A stop goes the other way. The servers' side here renders
  * nothing: what is under test is the channel, with a real process at each end.
