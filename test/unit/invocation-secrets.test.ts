@@ -114,18 +114,18 @@ function secretsOf(name: string) {
  * so that preview or probe ends before Blender or ffprobe renders anything), keeping what each was asked.
  */
 async function awsDouble(secrets: ReturnType<typeof secretsOf>[], uploads = new Map<string, { bytes: Buffer; etag: string }>()) {
-  const brokerAsked: { jobId?: string; ticket?: string; task?: string }[] = [];
+  const brokerAsked: { kind?: string; jobId?: string; ticket?: string; task?: string }[] = [];
   const downloads: string[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       if (request.url!.startsWith('/2015-03-31/functions/')) {
-        const asked = JSON.parse(body) as { jobId?: string; ticket?: string; task?: string };
+        const asked = JSON.parse(body) as { kind?: string; jobId?: string; ticket?: string; task?: string };
         brokerAsked.push(asked);
         const own = secrets.find((secret) => secret.ticket === asked.ticket && secret.jobId === asked.jobId);
         if (!own) return void response.writeHead(200, { 'x-amz-function-error': 'Unhandled', 'content-type': 'application/json' }).end('{"errorMessage":"refused"}');
-        const answer = asked.task ? null : { accessKeyId: own.accessKeyId, secretAccessKey: own.secretAccessKey, sessionToken: own.sessionToken, expiration: '2099-01-01T00:00:00.000Z' };
+        const answer = asked.kind === 'task' ? null : { accessKeyId: own.accessKeyId, secretAccessKey: own.secretAccessKey, sessionToken: own.sessionToken, expiration: '2099-01-01T00:00:00.000Z' };
         return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       }
       downloads.push(request.url!);
@@ -207,8 +207,8 @@ describe.runIf(asRoot)('the secrets of an invocation', { timeout: 120_000 }, () 
       ]);
       // Each invocation showed the broker its ticket, got its credentials and asked for its task.
       for (const secret of [a, b]) {
-        expect(aws.brokerAsked).toContainEqual({ jobId: secret.jobId, ticket: secret.ticket });
-        expect(aws.brokerAsked).toContainEqual(expect.objectContaining({ jobId: secret.jobId, ticket: secret.ticket, task: 'startFinishing' }));
+        expect(aws.brokerAsked).toContainEqual({ kind: 'credentials', jobId: secret.jobId, ticket: secret.ticket });
+        expect(aws.brokerAsked).toContainEqual(expect.objectContaining({ kind: 'task', jobId: secret.jobId, ticket: secret.ticket, task: 'startFinishing' }));
       }
       const secrets = [a, b].flatMap((secret) => [secret.ticket, secret.accessKeyId, secret.secretAccessKey, secret.sessionToken]);
       expect(stringsInMemory(worker!.pid!, [control, ...secrets])).toEqual([control]);
