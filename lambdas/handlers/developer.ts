@@ -12,11 +12,10 @@ import { ForbiddenError, InvalidRequestError } from '#core/errors';
 import { getConfig } from '#core/config';
 import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '#core/api-keys/api-keys';
 import { getSigningSecret } from '#core/webhooks/webhooks';
-import { checkWebhookUrl, WebhookAddressError } from '#core/webhooks/webhook-address';
 import { listJobsNewestFirst } from '#core/jobs/jobs';
-import { ownJob, startRenderJob } from '#core/jobs/render-jobs';
+import { ownRenderWithFiles, startApiRender } from '#core/render-api/renders';
 import { archiveBatch, getBatch, startBatch, type BatchRecord } from '#core/batches/batches';
-import { jobView, listJobFiles } from './jobs';
+import { jobView } from './jobs';
 import { livePreview } from '#core/previews/previews';
 
 // ---------------------------------------------------------------- keys and the signing secret (web app, signed in)
@@ -116,16 +115,7 @@ export async function createApiRender(event: ApiEvent): Promise<ApiResult> {
   queryParams(event, noQuery);
   const me = caller(event);
   const { webhook_url: webhookUrl, test, ...settings } = jsonBody(event, renderRequest);
-  const request = toJobRequest(settings, test === true);
-  if (webhookUrl !== undefined) {
-    try {
-      await checkWebhookUrl(webhookUrl);
-    } catch (error) {
-      if (error instanceof WebhookAddressError) throw new InvalidRequestError(error.message, { field: 'webhook_url' });
-      throw error;
-    }
-  }
-  const { job } = await startRenderJob(me, request, idempotencyKeyOf(event), webhookUrl ? { webhookUrl } : {});
+  const { job } = await startApiRender(me, toJobRequest(settings, test === true), idempotencyKeyOf(event), webhookUrl);
   return json(201, createdRenderAnswer.parse({ render: jobView(job) }), { Location: `/api/v1/renders/${encodeURIComponent(job.jobId)}` });
 }
 
@@ -138,7 +128,6 @@ export async function listApiRenders(event: ApiEvent) {
 /** GET /api/v1/renders/{renderId}: the render and, once done, its files with download links. */
 export async function getApiRender(event: ApiEvent) {
   queryParams(event, noQuery);
-  const job = await ownJob(caller(event).userId, pathParam(event, 'renderId'));
-  const { files } = await listJobFiles({ ...event, pathParameters: { jobId: job.jobId } });
+  const { job, files } = await ownRenderWithFiles(caller(event).userId, pathParam(event, 'renderId'));
   return renderDetailAnswer.parse({ render: jobView(job), files });
 }
