@@ -126,7 +126,7 @@ export const PROBE_INVOKE_MS = 25_000;
 
 /**
  * On AWS: measures an upload in the probe function (the render image, which has ffmpeg,
- * as a small function with no rights of its own; render/worker.ts serves it), by one
+ * as a small function with no rights of its own; render/entries/probe.ts serves it), by one
  * synchronous Invoke carrying the key and its presigned URL (adapters/function-invoke.ts).
  */
 export function functionMediaProbe(settings: FunctionSettings): (upload: UploadToProbe) => Promise<ProbedDuration> {

@@ -21,7 +21,7 @@ const NEVER_STARTED = new Set(['TooManyRequestsException', 'ThrottlingException'
 
 /**
  * On AWS: renders a live preview in the preview function (the render image with
- * RENDER_STEP=preview, no rights of its own; render/worker.ts serves it) by one synchronous
+ * RENDER_STEP=preview, no rights of its own; render/entries/preview.ts serves it) by one synchronous
  * Invoke carrying the settings, the caller's deadline and the upload's presigned URL pinned to its
  * ETag (adapters/function-invoke.ts).
  */

@@ -98,7 +98,7 @@ const AWS = {
 /**
  * SnapStart (the render and preview functions' deploy default, the snapStart setting): a new environment is restored from
  * a snapshot of one whose Init started a warm scene parent per scene, learned Blender's version and loaded the denoiser
- * (render/worker.ts), instead of running Init from the image. What a restore costs in time, each figure with its source.
+ * (render/entries/common.ts), instead of running Init from the image. What a restore costs in time, each figure with its source.
  */
 const SNAPSTART: Record<'restoreSeconds' | 'restoredPageInSeconds', AssumptionRow> = {
   restoreSeconds: {

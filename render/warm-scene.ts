@@ -346,7 +346,7 @@ export class WarmScene {
   }
 
   /**
-   * After a restore from a snapshot (render/worker.ts): the running parent seeds Python's and numpy's generators again
+   * After a restore from a snapshot (snapshotOf in render/entries/common.ts): the running parent seeds Python's and numpy's generators again
    * from `seed` (render/scenes/warm.py, RESEED), in line after any request. Resolves with a digest of their new states,
    * or undefined when no parent runs (the next one starts after the restore and seeds its own). A parent that does not
    * take its seed within RESEED_MS is ended: it must not fork a child with the snapshot's state.
