@@ -4,10 +4,10 @@ import {
   apiKeyRequest, apiScene, batchRequest, createdRenderAnswer, listRendersQuery, quoteAnswer, renderDetailAnswer, renderListAnswer, renderRequest, scenesAnswer, toJobRequest, uploadTicketAnswer, apiPreviewRequest, previewAnswer, toPreviewRequest,
 } from '#shared/render-api';
 import { buildOpenApiDocument } from '#shared/openapi';
+import { uploadRequest } from '#shared/schemas';
 import type { JobView } from '#shared/api-types';
 import { caller, idempotencyKeyOf, json, jsonBody, pathParam, queryParams, type ApiEvent, type ApiResult } from '../lib/http';
 import { quote } from './catalogue';
-import { createUpload } from './jobs';
 import { ForbiddenError, InvalidRequestError } from '#core/errors';
 import { getConfig } from '#core/config';
 import { createApiKey, listApiKeysOfUser, revokeApiKey, type ApiKeyRecord } from '#core/api-keys/api-keys';
@@ -17,6 +17,7 @@ import { ownRenderWithFiles, startApiRender } from '#core/render-api/renders';
 import { archiveBatch, getBatch, startBatch, type BatchRecord } from '#core/batches/batches';
 import { jobView } from './jobs';
 import { livePreview } from '#core/previews/previews';
+import { issueUploadTicket } from '#core/uploads/upload-tickets';
 
 // ---------------------------------------------------------------- keys and the signing secret (web app, signed in)
 
@@ -101,7 +102,7 @@ export async function apiQuote(event: ApiEvent) {
 /** POST /api/v1/uploads */
 export async function apiUpload(event: ApiEvent) {
   queryParams(event, noQuery);
-  return uploadTicketAnswer.parse(await createUpload(event));
+  return uploadTicketAnswer.parse(await issueUploadTicket(caller(event).userId, jsonBody(event, uploadRequest)));
 }
 
 /** POST /api/v1/previews: a live preview of the settings, for the key's owner (their uploads only). */
