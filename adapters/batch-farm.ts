@@ -7,8 +7,8 @@ export interface BatchFarmSettings {
   jobQueue?: string;
   /** The chunk job definition's ARN. */
   renderJobDefinition?: string;
-  /** The encode job definition's ARN. */
-  encodeJobDefinition?: string;
+  /** The finishing step's job definition ARN. */
+  finishJobDefinition?: string;
   /** Deadlines and retries: adapters/clients.ts. */
   calls?: CallSettings;
 }
@@ -18,7 +18,7 @@ const WAITING_ON_FARM = ['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING'];
 
 /**
  * The render farm on AWS: an AWS Batch array job (one child per chunk) running
- * render/worker.ts, with a dependent encode job. It serves the core's Farm port.
+ * render/worker.ts, with a dependent finish job. It serves the core's Farm port.
  */
 export class BatchFarm {
   readonly keepsOwnLine = false;
@@ -31,11 +31,11 @@ export class BatchFarm {
     return this.client;
   }
 
-  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
+  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { finish }: { finish: boolean }): Promise<string[]> {
     const { jobId } = job;
-    const { jobQueue, renderJobDefinition, encodeJobDefinition } = this.settings;
-    if (!jobQueue || !renderJobDefinition || !encodeJobDefinition) {
-      throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set when RENDER_MODE is batch');
+    const { jobQueue, renderJobDefinition, finishJobDefinition } = this.settings;
+    if (!jobQueue || !renderJobDefinition || !finishJobDefinition) {
+      throw new Error('RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and FINISH_JOB_DEFINITION must be set when RENDER_MODE is batch');
     }
     // The workers show the ticket to the session broker, which gives them credentials for this job only.
     if (!job.workerTicket) throw new Error(`A farm submission of job ${jobId} needs its worker ticket`);
@@ -61,12 +61,12 @@ export class BatchFarm {
       );
       renderJobId = submitted.jobId;
     }
-    const encodeJob = encode
+    const finishJob = finish
       ? await this.batch().send(
           new SubmitJobCommand({
-            jobName: `encode-${jobId}`,
+            jobName: `finish-${jobId}`,
             jobQueue,
-            jobDefinition: encodeJobDefinition,
+            jobDefinition: finishJobDefinition,
             // Depending on an array job waits for every child of it.
             ...(renderJobId ? { dependsOn: [{ jobId: renderJobId }] } : {}),
             containerOverrides: { environment: scope },
@@ -75,7 +75,7 @@ export class BatchFarm {
           }),
         )
       : undefined;
-    return [renderJobId, encodeJob?.jobId].filter((id): id is string => Boolean(id));
+    return [renderJobId, finishJob?.jobId].filter((id): id is string => Boolean(id));
   }
 
   /**
@@ -89,7 +89,7 @@ export class BatchFarm {
     return render?.status !== undefined && WAITING_ON_FARM.includes(render.status);
   }
 
-  /** Each id answered at submit (the render job, its encode job) is terminated: queued ones are cancelled, running ones stopped. */
+  /** Each id answered at submit (the render job, its finish job) is terminated: queued ones are cancelled, running ones stopped. */
   async cancel(_job: { jobId: string }, farmJobIds: string[], reason: string): Promise<void> {
     await Promise.all(farmJobIds.map((jobId) => this.batch().send(new TerminateJobCommand({ jobId, reason: reason.slice(0, 256) }))));
   }

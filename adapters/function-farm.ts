@@ -12,7 +12,7 @@ export interface FunctionFarmSettings {
 
 /** What one invocation of the render function carries (render/lambda-runtime.ts reads it). */
 export interface FunctionInvocation {
-  step: 'chunk' | 'encode';
+  step: 'chunk' | 'finish';
   jobId: string;
   userId: string;
   inputKey?: string;
@@ -28,7 +28,7 @@ const INVOKES_AT_ONCE = 50;
  * The fast path on AWS: the render worker's image as a Lambda function, one asynchronous
  * invocation per chunk (Lambda queues what exceeds the reserved concurrency and retries
  * failures; what it gives up on reaches the dead-letter queue). The last chunk to finish
- * runs the finishing step on its own invocation, so `encode` asks nothing more. It serves
+ * runs the finishing step on its own invocation, so `finish` asks nothing more. It serves
  * the core's Farm port.
  */
 export class FunctionFarm {
@@ -43,13 +43,13 @@ export class FunctionFarm {
     return this.client;
   }
 
-  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { encode }: { encode: boolean }): Promise<string[]> {
+  async submit(job: { jobId: string; userId: string; inputKey?: string; workerTicket?: string }, indexes: number[], { finish }: { finish: boolean }): Promise<string[]> {
     const functionName = this.settings.functionName;
     if (!functionName) throw new Error('RENDER_FUNCTION_NAME must be set for the render function');
     if (!job.workerTicket) throw new Error(`A farm submission of job ${job.jobId} needs its worker ticket`);
     const scope = { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: job.workerTicket };
     // Nothing left to render (a resume after every chunk was done): the finishing step alone.
-    const invocations: FunctionInvocation[] = indexes.length > 0 ? indexes.map((index) => ({ step: 'chunk', ...scope, index })) : encode ? [{ step: 'encode', ...scope }] : [];
+    const invocations: FunctionInvocation[] = indexes.length > 0 ? indexes.map((index) => ({ step: 'chunk', ...scope, index })) : finish ? [{ step: 'finish', ...scope }] : [];
     // INVOKES_AT_ONCE in flight throughout: each one answered sends the next, so one slow answer holds back no round.
     let next = 0;
     const sender = async () => {

@@ -87,7 +87,7 @@ export function composeServer(): void {
         region: config.AWS_REGION,
         jobQueue: config.RENDER_JOB_QUEUE,
         renderJobDefinition: config.RENDER_JOB_DEFINITION,
-        encodeJobDefinition: config.ENCODE_JOB_DEFINITION,
+        finishJobDefinition: config.FINISH_JOB_DEFINITION,
         calls: callSettings(config),
       }));
     },
@@ -153,7 +153,7 @@ function healthProbes(config: Config): HealthProbes {
   const answer = (found: string): HealthProbe => async () => ({ found });
   const missing = (misconfigured: string): HealthProbe => async () => ({ misconfigured });
   const stripeConfigured = Boolean(config.STRIPE_SECRET_KEY || config.STRIPE_SECRET_ARN);
-  const farmConfigured = Boolean(config.RENDER_JOB_QUEUE && config.RENDER_JOB_DEFINITION && config.ENCODE_JOB_DEFINITION);
+  const farmConfigured = Boolean(config.RENDER_JOB_QUEUE && config.RENDER_JOB_DEFINITION && config.FINISH_JOB_DEFINITION);
   return {
     database: tableProbe(createTableClient(settings), config.TABLE_NAME),
     identity: userPoolKeysProbe(issuer, config.USER_POOL_ID),

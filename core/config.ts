@@ -36,7 +36,7 @@ const configSchema = z.object({
   RENDER_MODE: z.enum(['batch', 'local']).default('batch'),
   RENDER_JOB_QUEUE: z.string().optional(), // on AWS: the Batch job queue's ARN
   RENDER_JOB_DEFINITION: z.string().optional(), // on AWS: the chunk job definition's ARN
-  ENCODE_JOB_DEFINITION: z.string().optional(), // on AWS: the encode job definition's ARN
+  FINISH_JOB_DEFINITION: z.string().optional(), // on AWS: the finish job definition's ARN
   RENDER_FUNCTION_NAME: z.string().optional(), // on AWS: the render function (the fast path); unset, every render goes to Batch
   /** On AWS: the render function's reserved concurrency, chunks rendering at once on the fast path. */
   RENDER_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).default(DEFAULT_FAST_PATH_CONCURRENCY),

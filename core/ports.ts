@@ -122,7 +122,7 @@ export interface FarmJob {
 }
 
 /**
- * A render farm: where render/worker.ts runs a job's chunks and its encode step. The
+ * A render farm: where the render image's entries (render/entries/) run a job's chunks and its finishing step. The
  * core decides what runs (core/jobs/launch.ts: which chunks, admission against the
  * user's render slots); a farm only runs it. One adapter per engine: AWS Batch, the
  * local pool.
@@ -134,12 +134,12 @@ export interface Farm {
    */
   readonly keepsOwnLine: boolean;
   /**
-   * Runs the given chunks of the job, and the encode step once they are all done
-   * when `encode` (none to render: the encode step alone). Answers the farm's own
+   * Runs the given chunks of the job, and the finishing step once they are all done
+   * when `finish` (none to render: the finishing step alone). Answers the farm's own
    * ids for what it started (the core records them on the job for isWaiting and
    * cancel); a farm without ids answers none.
    */
-  submit(job: FarmJob, chunkIndexes: number[], options: { encode: boolean }): Promise<string[]>;
+  submit(job: FarmJob, chunkIndexes: number[], options: { finish: boolean }): Promise<string[]>;
   /** Whether what the ids name still waits for capacity or for its dependencies: no worker runs it yet. */
   isWaiting(farmJobIds: string[]): Promise<boolean>;
   /**

@@ -107,7 +107,7 @@ async function submitToFarm(job: JobRecord): Promise<void> {
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
-    { encode: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
+    { finish: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
   );
   if (farmJobIds.length > 0) await updateJobAndRead(job.jobId, { set: { farmJobIds }, during: 'running' });
 }

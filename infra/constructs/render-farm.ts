@@ -253,7 +253,7 @@ export class RenderFarm extends Construct {
       RENDER_MODE: 'batch',
       RENDER_JOB_QUEUE: this.jobQueue.jobQueueArn,
       RENDER_JOB_DEFINITION: this.renderJob.jobDefinitionArn,
-      ENCODE_JOB_DEFINITION: this.finishJob.jobDefinitionArn,
+      FINISH_JOB_DEFINITION: this.finishJob.jobDefinitionArn,
       RENDER_FARM_WORKERS: String(this.workersAtOnce),
     };
   }

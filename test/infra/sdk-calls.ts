@@ -121,7 +121,7 @@ export function callsIn(code: string, from: string, context: { invokes?: string;
         if (!context.invokes) throw new Error(`${from}: an InvokeCommand whose function the test does not know`);
         resources = [`env:${context.invokes}`];
       } else if (action === 'batch:SubmitJob') {
-        resources = ['env:RENDER_JOB_QUEUE', 'env:RENDER_JOB_DEFINITION', 'env:ENCODE_JOB_DEFINITION'];
+        resources = ['env:RENDER_JOB_QUEUE', 'env:RENDER_JOB_DEFINITION', 'env:FINISH_JOB_DEFINITION'];
       } else {
         resources = [SERVICE_RESOURCE[action] ?? SERVICE_RESOURCE[service] ?? '*'];
       }

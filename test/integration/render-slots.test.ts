@@ -19,7 +19,7 @@ let farmStatus: Record<string, { status: string; statusSummary?: Record<string, 
 const savedEnv = { ...process.env };
 
 beforeAll(() => {
-  Object.assign(process.env, { RENDER_MODE: 'batch', RENDER_JOB_QUEUE: 'queue', RENDER_JOB_DEFINITION: 'render', ENCODE_JOB_DEFINITION: 'encode', RENDER_JOBS_PER_USER: '2' });
+  Object.assign(process.env, { RENDER_MODE: 'batch', RENDER_JOB_QUEUE: 'queue', RENDER_JOB_DEFINITION: 'render', FINISH_JOB_DEFINITION: 'finish', RENDER_JOBS_PER_USER: '2' });
   resetConfig();
   vi.spyOn(BatchClient.prototype, 'send').mockImplementation(async (command: unknown) => {
     if (command instanceof SubmitJobCommand) {

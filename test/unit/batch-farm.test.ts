@@ -15,18 +15,18 @@ describe('the AWS Batch farm', () => {
       terminated.push(command.input);
       return {};
     });
-    const farm = new BatchFarm({ region: 'us-east-1', jobQueue: 'queue', renderJobDefinition: 'render', encodeJobDefinition: 'encode' });
-    await farm.cancel({ jobId: 'job-1' }, ['render-batch-id', 'encode-batch-id'], 'abandoned by its owner');
+    const farm = new BatchFarm({ region: 'us-east-1', jobQueue: 'queue', renderJobDefinition: 'render', finishJobDefinition: 'finish' });
+    await farm.cancel({ jobId: 'job-1' }, ['render-batch-id', 'finish-batch-id'], 'abandoned by its owner');
     expect(terminated).toEqual([
       { jobId: 'render-batch-id', reason: 'abandoned by its owner' },
-      { jobId: 'encode-batch-id', reason: 'abandoned by its owner' },
+      { jobId: 'finish-batch-id', reason: 'abandoned by its owner' },
     ]);
   });
 
   it('when the farm is not configured, a submission fails naming the settings and sends nothing', async () => {
     const send = vi.spyOn(BatchClient.prototype, 'send');
     const farm = new BatchFarm({ region: 'us-east-1' });
-    await expect(farm.submit({ jobId: 'job-1', userId: 'user-1' }, [0, 1], { encode: true })).rejects.toThrow(/RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and ENCODE_JOB_DEFINITION must be set/);
+    await expect(farm.submit({ jobId: 'job-1', userId: 'user-1' }, [0, 1], { finish: true })).rejects.toThrow(/RENDER_JOB_QUEUE, RENDER_JOB_DEFINITION and FINISH_JOB_DEFINITION must be set/);
     expect(send).not.toHaveBeenCalled();
   });
 });

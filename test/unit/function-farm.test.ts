@@ -23,18 +23,18 @@ describe('the render function farm', () => {
   it("when a job's chunks are submitted, each chunk is one asynchronous invocation carrying the job's scope, and the finishing step asks for none", async () => {
     recordInvokes();
     const farm = new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' });
-    expect(await farm.submit({ jobId: 'j1', userId: 'u1', inputKey: 'uploads/u1/a.wav', workerTicket: 't1' }, [0, 1, 2], { encode: true })).toEqual([]);
+    expect(await farm.submit({ jobId: 'j1', userId: 'u1', inputKey: 'uploads/u1/a.wav', workerTicket: 't1' }, [0, 1, 2], { finish: true })).toEqual([]);
     expect(sent.map((command) => [command.input.FunctionName, command.input.InvocationType])).toEqual(Array(3).fill(['render-fn', 'Event']));
     expect(sent.map(payloadOf)).toEqual([0, 1, 2].map((index) => ({ step: 'chunk', jobId: 'j1', userId: 'u1', inputKey: 'uploads/u1/a.wav', workerTicket: 't1', index })));
   });
 
   it('when every chunk is already done, the finishing step alone is invoked; without a function name nothing is sent', async () => {
     recordInvokes();
-    await new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j2', userId: 'u2', workerTicket: 't2' }, [], { encode: true });
-    expect(sent.map(payloadOf)).toEqual([{ step: 'encode', jobId: 'j2', userId: 'u2', workerTicket: 't2' }]);
-    await expect(new FunctionFarm({ region: 'eu-west-1' }).submit({ jobId: 'j3', userId: 'u3', workerTicket: 't3' }, [0], { encode: false })).rejects.toThrow(/RENDER_FUNCTION_NAME/);
+    await new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j2', userId: 'u2', workerTicket: 't2' }, [], { finish: true });
+    expect(sent.map(payloadOf)).toEqual([{ step: 'finish', jobId: 'j2', userId: 'u2', workerTicket: 't2' }]);
+    await expect(new FunctionFarm({ region: 'eu-west-1' }).submit({ jobId: 'j3', userId: 'u3', workerTicket: 't3' }, [0], { finish: false })).rejects.toThrow(/RENDER_FUNCTION_NAME/);
     // A worker never names its own job: without the ticket the launcher made, nothing is sent.
-    await expect(new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j4', userId: 'u4' }, [0], { encode: false })).rejects.toThrow(/worker ticket/);
+    await expect(new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j4', userId: 'u4' }, [0], { finish: false })).rejects.toThrow(/worker ticket/);
     expect(sent).toHaveLength(1);
   });
 
@@ -50,7 +50,7 @@ describe('the render function farm', () => {
     await new Promise<void>((done) => lambda.listen(0, '127.0.0.1', done));
     try {
       const farm = new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn', endpoint: `http://127.0.0.1:${(lambda.address() as AddressInfo).port}` });
-      const error = await farm.submit({ jobId: 'j5', userId: 'u5', workerTicket: 't5' }, [0], { encode: false }).then(() => undefined, (thrown: unknown) => thrown);
+      const error = await farm.submit({ jobId: 'j5', userId: 'u5', workerTicket: 't5' }, [0], { finish: false }).then(() => undefined, (thrown: unknown) => thrown);
       expect(attempts, 'tried again within the request budget').toBeGreaterThan(1);
       expect(dependencyFailure(error)).toMatchObject({ code: 'unavailable', dependency: 'farm', retryAfterSeconds: 2 });
     } finally {
@@ -74,7 +74,7 @@ describe('the render function farm', () => {
       return { StatusCode: 202 };
     });
     const indexes = Array.from({ length: 120 }, (_, i) => i);
-    await new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j6', userId: 'u6', workerTicket: 't6' }, indexes, { encode: true });
+    await new FunctionFarm({ region: 'eu-west-1', functionName: 'render-fn' }).submit({ jobId: 'j6', userId: 'u6', workerTicket: 't6' }, indexes, { finish: true });
     expect(sent.map(payloadOf).map((payload) => payload.index).sort((a, b) => a - b)).toEqual(indexes);
     expect(most).toBe(50);
     expect(sentWhileSlow, 'sent while the first answer was late: all the others, not only its round').toBe(119);
