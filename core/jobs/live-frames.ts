@@ -1,10 +1,10 @@
 /**
- * The live preview of a job: links to the small JPEGs the worker stores beside each
+ * The live frames of a job: links to the small JPEGs the worker stores beside each
  * frame. The links are short-lived (the card asks again on every poll); only frames the
  * job lists as stored get one, so an empty slot means "not rendered yet".
  */
 import { framePreviewFile } from '#shared/render-contract';
-import { latestFrame, stripFrames, type FrameSlot, type LiveFrames } from '#shared/live-preview';
+import { latestFrame, stripFrames, type FrameSlot, type LiveFrames } from '#shared/live-frames';
 import { outputPrefix, presignInline } from '../storage/storage';
 import type { JobRecord } from './jobs';
 

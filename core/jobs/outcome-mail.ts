@@ -15,7 +15,7 @@
  * fresh short-lived URL (mailedPictureUrl).
  */
 import { getScene } from '#shared/catalogue';
-import { latestFrame } from '#shared/live-preview';
+import { latestFrame } from '#shared/live-frames';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getConfig } from '../config';

@@ -11,7 +11,7 @@ import { listJobsNewestFirst, type JobRecord } from '#core/jobs/jobs';
 import { abandonRenderJob, ownJob, resumeRenderJob, startRenderJob } from '#core/jobs/render-jobs';
 import { liveFramesOf } from '#core/jobs/live-frames';
 import { queuePlaceOfJob } from '#core/jobs/queue';
-import type { LiveFrames } from '#shared/live-preview';
+import type { LiveFrames } from '#shared/live-frames';
 import type { QueuePlace } from '#shared/queue';
 
 

@@ -15,7 +15,7 @@ import { completeJob, failJob } from '#core/jobs/outcomes';
 import { sendJobOutcomeEmail } from '#core/jobs/outcome-mail';
 import { uploadOutput } from '#core/storage/storage';
 import { framePreviewFile } from '#shared/render-contract';
-import { stripFrames } from '#shared/live-preview';
+import { stripFrames } from '#shared/live-frames';
 import { api, grantCredits, verifiedUser, type TestUser } from './helpers';
 import { queuedJob } from './farm-helpers';
 import { forceJobStatus } from './job-fixtures';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { getScene, scenes } from '#shared/catalogue';
 import { DEFAULT_OUTPUT_FORMAT, formatsFor, outputFormatOf, outputFormatProblem, rendersTransparent } from '#shared/output-formats';
 import { createJobRequest } from '#shared/schemas';
-import { MAX_STRIP_SLOTS, latestFrame, stripFrames } from '#shared/live-preview';
+import { MAX_STRIP_SLOTS, latestFrame, stripFrames } from '#shared/live-frames';
 import { averageChunkSeconds, describeQueuePlace, queuePlace, type QueueJob } from '#shared/queue';
 
 const text = getScene(1)!;

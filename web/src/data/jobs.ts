@@ -9,7 +9,7 @@ import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { JobView, MainOutput, OutputFileView } from '#shared/api-types';
 import { MAX_FILE_LISTING_ATTEMPTS, isRunning } from '#shared/jobs';
-import type { FrameSlot, LiveFrames } from '#shared/live-preview';
+import type { FrameSlot, LiveFrames } from '#shared/live-frames';
 import { NO_RENDERED_FILES } from '#shared/messages';
 import { api } from '../lib/api';
 import { isRetryableFailure } from './query-client';

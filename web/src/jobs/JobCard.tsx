@@ -1,5 +1,5 @@
 /**
- * One render job in the history: badge, progress, live preview, the output panel of a
+ * One render job in the history: badge, progress, live frames, the output panel of a
  * done job, its details and the actions (report, new render, pay, abandon, resume).
  */
 import { Link } from 'react-router-dom';

@@ -1,5 +1,5 @@
 /**
- * The live preview of a rendering job: the latest frame the worker stored, and for an
+ * The live frames of a rendering job: the latest frame the worker stored, and for an
  * animation a strip of frames in which the ones not rendered yet are empty slots. It
  * asks again whenever the job reports more frames (the history polls the jobs); the
  * data layer keeps the link it already has for a frame so images do not reload.

@@ -2,7 +2,7 @@
  * The HTTP API client: JSON in and out, the Cognito ID token on non-public routes,
  * errors as ApiError carrying the server's `{ code, message }` (the message in the product's own wording).
  */
-import type { LiveFrames } from '#shared/live-preview';
+import type { LiveFrames } from '#shared/live-frames';
 import type { QueuePlace } from '#shared/queue';
 import type { PreviewRequest, UserSettingsRequest } from '#shared/schemas';
 import type {
