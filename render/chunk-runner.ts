@@ -18,11 +18,12 @@ import { frameFile, REGION_FILE, regionFile, segmentFile } from '#shared/render-
 import { frameCostInputOf, framesOf, hasFinishingStep, regionRows, renderTimeLimitSeconds } from '#shared/render-plan';
 import type { JobRecord } from '#core/jobs/jobs';
 import type { ChunkRecord } from '#core/jobs/chunks';
-import { renderTasks, renewEveryHeartbeat, startChunkTakingOverLostClaim, taskReason, type HeldChunk, type TaskOutcome } from '#core/jobs/render-tasks';
+import { renderTasks, taskReason, type HeldChunk, type TaskOutcome } from '#core/jobs/render-tasks';
 import { jobFiles } from '#core/job-files/job-files';
 import { openToWrite } from '#core/storage/no-follow';
 import { outputFormatOf, rendersTransparent } from '#shared/output-formats';
 import { deliverStill } from './still-delivery';
+import { renewEveryHeartbeat, startChunkTakingOverLostClaim } from './task-leases';
 import { encodeSegment } from './encode';
 import { prepareForTool, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';

@@ -20,10 +20,11 @@ import { renderedResolution } from '#shared/render-policy';
 import type { JobRecord, OutputFile } from '#core/jobs/jobs';
 import { OUTPUT_FORMATS, outputFormatOf } from '#shared/output-formats';
 import { encodeVideoFormat, zipFrames, type FrameSource } from './delivery-formats';
-import { renderTasks, renewEveryHeartbeat, taskReason, type TaskOutcome } from '#core/jobs/render-tasks';
+import { renderTasks, taskReason, type TaskOutcome } from '#core/jobs/render-tasks';
 import { jobFiles, type JobFiles } from '#core/job-files/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
 import { deliverStill } from './still-delivery';
+import { renewEveryHeartbeat } from './task-leases';
 import { RENDER_SETUP_ERROR, RENDER_SETUP_FAILED } from './chunk-runner';
 import { log } from '#observability/logger';
 
