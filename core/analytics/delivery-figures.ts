@@ -15,14 +15,22 @@
  */
 import { scenes } from '#shared/catalogue';
 import { MEASURED_CHUNK_STEPS, modelledChunkRenderSeconds, type Percentiles, type SceneStepFigures } from '#shared/fast-path';
-import { planInputOf } from '#shared/render-plan';
+import { planInputOf, type JobCostFields } from '#shared/render-plan';
 import type { SceneDeliveryRow } from '#shared/analytics-api';
 import { log } from '#observability/logger';
 import { getConfig } from '../config';
 import { getItem, putItem, queryPages, updateItem } from '../db/items';
 import { keys } from '../db/keys';
-import type { JobRecord } from '../jobs/jobs';
 import { dayOf, expiresAtFor } from './counters';
+
+/** The fields of a job its figures are read from (a job's record has them), named here: the jobs' modules record into analytics, never the other way. */
+interface MeasuredJob extends JobCostFields {
+  jobId: string;
+  total_frames: number;
+  isStillRender: boolean;
+  farmEngine?: string;
+  promisedSeconds?: number;
+}
 
 /** The days the recalibration reads, ending with its own. */
 export const RECALIBRATION_WINDOW_DAYS = 7;
@@ -82,7 +90,7 @@ async function addToDay(sceneId: number, at: Date, counts: string[], buckets: st
  * AWS Batch, whose machines the promise (the render function's) does not describe. Steps the chunk skipped (a warm
  * scene has no build of its own) took no time. Best effort: a failed write costs a figure, never the chunk.
  */
-export async function recordChunkSteps(job: JobRecord, frames: number, stepsMs: Readonly<Record<string, number>>, now = new Date()): Promise<void> {
+export async function recordChunkSteps(job: MeasuredJob, frames: number, stepsMs: Readonly<Record<string, number>>, now = new Date()): Promise<void> {
   if (job.farmEngine === 'batch' || stepsMs.render === undefined || frames < 1) return;
   try {
     const modelled = modelledChunkRenderSeconds(planInputOf(job), frames, getConfig().RENDER_FUNCTION_CONCURRENCY);
@@ -98,7 +106,7 @@ export async function recordChunkSteps(job: JobRecord, frames: number, stepsMs: 
  * A finished render's wait (from payment, or a free test's creation, to result, seconds) against its promise, kept on its scene's day for the
  * dashboard. A job promised nothing (a resume) is left out. Best effort, as above.
  */
-export async function recordPromiseOutcome(job: JobRecord, waitedSeconds: number, now = new Date()): Promise<void> {
+export async function recordPromiseOutcome(job: MeasuredJob, waitedSeconds: number, now = new Date()): Promise<void> {
   if (!job.promisedSeconds || !Number.isFinite(waitedSeconds)) return;
   try {
     const counts = waitedSeconds <= job.promisedSeconds ? ['renders', 'onTime'] : ['renders'];
