@@ -18,11 +18,11 @@ import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
 import { recordPromiseOutcome } from '../analytics/delivery-figures';
-import { refundFailedJob } from '../payments/fulfilment';
 import { jobFromItem, updateJobAndRead, type JobRecord } from './jobs';
 import { isIn, JOB_STATE_SETS } from './job-states';
 import { sendJobReport } from './reports';
-import { notifyJobOutcome } from '../webhooks/webhooks';
+import { queueWebhookDelivery } from '../webhooks/webhooks';
+import { refundFailedJob } from './paid';
 import { sendJobOutcomeEmail } from './outcome-mail';
 import { releaseRenderSlotOf } from './launch';
 import { giveBackTestRender } from './render-jobs';
@@ -65,6 +65,28 @@ async function runEffects(job: JobRecord, now: Date): Promise<void> {
   await sendJobOutcomeEmail(job, now);
   // The webhook claims the outcome first, so a record delivered twice announces it once; a failed delivery is retried on its own schedule.
   await notifyJobOutcome(job).catch((error) => log.error('Webhook not sent', error));
+}
+
+/**
+ * Announces a job's final state to its webhook, once per outcome: a conditional
+ * flag on the job (the outcome's key, written while its status is still the one
+ * read) makes a second call for the same outcome, such as a stream record delivered
+ * twice, do nothing. The first attempt is queued, due at once, for the retry
+ * function (every minute on AWS), so the job's final-state effects never wait on a
+ * receiver. Whether it was queued.
+ */
+export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<boolean> {
+  if (!job.webhook_url || !isIn('final', job.status)) return false;
+  const outcome = outcomeKey(job);
+  const claimed = await updateJobAndRead(job.jobId, {
+    set: { webhookOutcome: outcome },
+    during: job.status,
+    condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',
+    conditionValues: { ':outcome': outcome },
+  });
+  if (!claimed) return false;
+  await queueWebhookDelivery({ jobId: job.jobId, userId: job.userId, outcome }, now);
+  return true;
 }
 
 /**

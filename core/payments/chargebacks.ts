@@ -9,7 +9,6 @@ import { counterIncrement } from '../analytics/counters';
 import { listAllCreditHistory, listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { chargeBackPaymentItem, getPayment, paymentEventSeen, recordPaymentEventItem, type PaymentRecord } from './payments';
-import type { JobRecord } from '../jobs/jobs';
 import { log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
 
@@ -134,7 +133,7 @@ async function creditsTakenBack(payment: PaymentRecord): Promise<number> {
  * dashboard) is not delivered: its files are withheld until a won dispute gives the money back. Read from
  * the payment record, which only the server writes, never from the job item.
  */
-export async function renderPaymentTakenBack(job: Pick<JobRecord, 'jobId' | 'userId' | 'paymentMethod' | 'paymentId'>): Promise<boolean> {
+export async function renderPaymentTakenBack(job: { jobId: string; userId: string; paymentMethod?: string; paymentId?: string }): Promise<boolean> {
   if (job.paymentMethod !== 'card' || !job.paymentId) return false;
   const payment = await getPayment(job.paymentId);
   return payment?.purpose === 'render' && payment.jobId === job.jobId && payment.userId === job.userId && (payment.chargedBackCents ?? 0) >= payment.amountCents;

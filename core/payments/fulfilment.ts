@@ -1,9 +1,6 @@
 import { getConfig } from '../config';
 import { sendMail } from '../ports';
-import { launchRender } from '../jobs/launch';
 import { getPayment, recordPaymentEventItem, settlePaymentItem, paymentEventSeen, type PaymentRecord } from './payments';
-import { getJob, jobUpdateItem, type JobRecord } from '../jobs/jobs';
-import { mayTake } from '../jobs/job-states';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { listLedgerEntriesOfJob, moveCredits } from '../credits/credits';
 import { counterIncrement } from '../analytics/counters';
@@ -13,16 +10,27 @@ import { businessMetrics } from '#observability/metrics';
 
 export type Settlement = 'applied' | 'duplicate' | 'mismatch' | 'unknown-payment' | 'recorded';
 
+/** A settling transaction's outcome: 'duplicate' when its first write (the event's record) was there already, 'conflict' when another write's condition failed. */
+export type Applied = 'applied' | 'duplicate' | 'conflict';
+
+/**
+ * What a render's confirmed payment does to its job, given the payment's own writes to commit with it: payForJob
+ * (core/jobs/paid.ts). Jobs use payments, so whoever applies a payment's event hands it in. Undefined when the job
+ * cannot take the payment.
+ */
+export type PayForJob = (jobId: string, settle: TransactItem[], now: Date) => Promise<Applied | undefined>;
+
 /**
  * Applies a successful payment, once. The event id is recorded in the same
  * transaction as the effect (credits and their ledger entry, or the job moving
- * to the queue), so a replayed or concurrent copy of the event changes nothing.
- * The webhook and the local payment provider both end here.
+ * to the queue, by `payForJob`), so a replayed or concurrent copy of the event
+ * changes nothing. The webhook and the local payment provider both end here.
  */
 export async function settleSucceededPayment(
   eventId: string,
   paymentId: string,
   observed: { amountCents: number; currency: string },
+  payForJob: PayForJob,
   now = new Date(),
 ): Promise<Settlement> {
   const payment = await getPayment(paymentId);
@@ -49,22 +57,8 @@ export async function settleSucceededPayment(
       }, new Transaction().add(...settleItems, counterIncrement(now, { credit_purchases: 1, revenue_usd: amount })));
       return 'applied';
     }
-    const job = await getJob(payment.jobId!);
-    if (job && mayTake('pay', job.status)) {
-      const queued = await applyOnce([
-        ...settleItems,
-        jobUpdateItem(job.jobId, {
-          transition: 'pay',
-          set: { paymentStatus: 'confirmed', paymentTimestamp: now.toISOString(), lastActive: now.toISOString(), lastHeartbeat: now.toISOString() },
-        }),
-        counterIncrement(now, { renders_started: 1, revenue_usd: amount }),
-      ]);
-      if (queued === 'applied') {
-        businessMetrics.renderQueued(job.sceneId, job.mode);
-        await launchRender(job.jobId);
-      }
-      if (queued !== 'conflict') return queued;
-    }
+    const queued = await payForJob(payment.jobId!, [...settleItems, counterIncrement(now, { renders_started: 1, revenue_usd: amount })], now);
+    if (queued === 'applied' || queued === 'duplicate') return queued;
     // The job is gone or was abandoned before the money arrived: keep the money as credits. Nothing was
     // debited for it, so the entry is a credit of the payment, not a refund.
     await moveCredits(
@@ -93,7 +87,8 @@ async function recordOnly(eventId: string, paymentId: string, type: string, resu
   return outcome === 'applied' ? result : 'duplicate';
 }
 
-async function applyOnce(items: TransactItem[]): Promise<'applied' | 'duplicate' | 'conflict'> {
+/** Commits a settlement's writes, the event's record first. */
+export async function applyOnce(items: TransactItem[]): Promise<Applied> {
   try {
     await new Transaction().add(...items).commit();
     return 'applied';
@@ -119,8 +114,9 @@ async function alertOwner(payment: PaymentRecord, observed: { amountCents: numbe
  * user; less what the bank took back) and its credit debits, less its refunds, from
  * the user's ledger. Nothing on the job item decides it (a render worker may write
  * that item), so a forged price, payment status or owner finds nothing to refund.
+ * A failed render's refund (refundFailedJob, core/jobs/paid.ts) gives back this much.
  */
-export async function paidAndNotRefunded(job: Pick<JobRecord, 'jobId' | 'userId' | 'created_at' | 'paymentId'>): Promise<number> {
+export async function paidAndNotRefunded(job: { jobId: string; userId: string; created_at: string; paymentId?: string }): Promise<number> {
   const payment = job.paymentId ? await getPayment(job.paymentId) : undefined;
   const cardCents =
     payment && payment.purpose === 'render' && payment.jobId === job.jobId && payment.userId === job.userId && payment.status === 'succeeded'
@@ -130,37 +126,4 @@ export async function paidAndNotRefunded(job: Pick<JobRecord, 'jobId' | 'userId'
   // Debits are negative, refunds and chargebacks' reversals positive: what the user is still out of pocket.
   const ledgerCents = entries.reduce((sum, entry) => sum - Math.round(entry.amount * 100), 0);
   return Math.max(0, cardCents + ledgerCents) / 100;
-}
-
-/**
- * The refund rule: a paid render that fails for a reason on our side gets back, as
- * credits, what it paid and was not given back yet (paidAndNotRefunded), exactly
- * once. The refund is one transaction: paymentStatus 'refunded', refundedAt and
- * refundCredits on the job under the condition that it is still the failed attempt
- * the caller saw and not refunded, the balance and the ledger entry. A resume that
- * got in first took the payment on to the new attempt, so the job is then queued
- * and paid, never queued and refunded. Returns the credits refunded (0 when none was written).
- */
-export async function refundFailedJob(jobId: string, now = new Date()): Promise<number> {
-  const job = await getJob(jobId);
-  if (job?.status !== 'failed' || job.failureCause !== 'internal' || job.refundedAt) return 0;
-  const refund = await paidAndNotRefunded(job);
-  if (refund <= 0) return 0;
-  try {
-    await moveCredits(
-      { userId: job.userId, amount: refund, type: 'refund', jobId, sceneId: job.sceneId, now },
-      new Transaction().add(
-        jobUpdateItem(jobId, {
-          set: { paymentStatus: 'refunded', refundedAt: now.toISOString(), refundCredits: refund },
-          during: 'failed',
-          condition: 'attempts = :attempts AND attribute_not_exists(refundedAt)',
-          conditionValues: { ':attempts': job.attempts ?? 1 },
-        }),
-      ),
-    );
-    return refund;
-  } catch (error) {
-    if (isConditionFailure(error)) return 0;
-    throw error;
-  }
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentTicket } from '#shared/api-types';
+import type { JobStatus } from '#shared/jobs';
 import { ports } from '../ports';
 import { createPaymentItem, getPayment, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';
 import { Transaction } from '../db/transaction';
 import { CURRENCY } from '#shared/pricing';
 import { ConflictError } from '../errors';
-import type { JobRecord } from '../jobs/jobs';
 
 export interface PaymentRequest {
   /** Chosen by the caller when other writes must name the payment (the job awaiting it). */
@@ -56,7 +56,7 @@ async function cardStep(payment: PaymentRecord): Promise<PaymentTicket> {
 }
 
 /** The card step again for a job still awaiting its payment; a conflict once it is paid or has none. */
-export async function reopenJobPayment(job: Pick<JobRecord, 'status' | 'paymentId'>): Promise<PaymentTicket> {
+export async function reopenJobPayment(job: { status: JobStatus; paymentId?: string }): Promise<PaymentTicket> {
   const payment = job.status === 'awaiting_payment' && job.paymentId ? await getPayment(job.paymentId) : undefined;
   if (!payment || payment.status === 'succeeded') throw new ConflictError('This job is not awaiting a payment.');
   return reopenPayment(payment);

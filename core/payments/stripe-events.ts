@@ -1,6 +1,6 @@
 import { ports, type PaymentEvent, type PaymentWebhooks, type ProviderIntent } from '../ports';
 import { applyChargeback, reverseWonDispute } from './chargebacks';
-import { settleFailedPayment, settleSucceededPayment } from './fulfilment';
+import { settleFailedPayment, settleSucceededPayment, type PayForJob } from './fulfilment';
 import { getPayment } from './payments';
 
 /** What the webhook answers Stripe: 200 with the outcome, or 409 to be asked again later. */
@@ -28,23 +28,24 @@ export function verifyStripeEvent(rawBody: string, signature: string | undefined
 /**
  * Applies one verified Stripe event. Whatever the event says, the PaymentIntent's
  * real state is fetched from Stripe and settled on, so events arriving out of
- * order cannot undo one another.
+ * order cannot undo one another. A render's payment moves its job by `payForJob`
+ * (core/jobs/paid.ts).
  */
-export async function applyStripeEvent(event: PaymentEvent): Promise<StripeEventResult> {
+export async function applyStripeEvent(event: PaymentEvent, payForJob: PayForJob): Promise<StripeEventResult> {
   if (REVERSAL_EVENTS.has(event.type)) {
     const outcome = await applyReversal(event);
     // Stripe delivers again what is not answered 2xx: the reversal is applied once its payment is.
     return outcome === 'not-yet' ? { status: 409, message: 'The payment this reverses is not settled yet; retry later' } : { status: 200, outcome };
   }
   if (!event.type.startsWith('payment_intent.')) return { status: 200, ignored: event.type };
-  return applyIntentEvent(event, await webhooks().retrievePaymentIntent(event.objectId));
+  return applyIntentEvent(event, await webhooks().retrievePaymentIntent(event.objectId), payForJob);
 }
 
 /**
  * Settles a payment on the state of the PaymentIntent an event names, as the provider holds it now: read back from
  * Stripe for a webhook, handed over with its event by the local provider as a card is confirmed.
  */
-export async function applyIntentEvent(event: PaymentEvent, intent: ProviderIntent): Promise<StripeEventResult> {
+export async function applyIntentEvent(event: PaymentEvent, intent: ProviderIntent, payForJob: PayForJob): Promise<StripeEventResult> {
   const paymentId = intent.paymentId;
   if (!paymentId || !(await getPayment(paymentId))) {
     // Not ours yet (or at all): answer non-2xx so Stripe retries later, and write nothing.
@@ -52,7 +53,7 @@ export async function applyIntentEvent(event: PaymentEvent, intent: ProviderInte
   }
   let outcome;
   if (intent.status === 'succeeded') {
-    outcome = await settleSucceededPayment(event.id, paymentId, { amountCents: intent.amountReceived || intent.amount, currency: intent.currency });
+    outcome = await settleSucceededPayment(event.id, paymentId, { amountCents: intent.amountReceived || intent.amount, currency: intent.currency }, payForJob);
   } else if (intent.status === 'requires_payment_method' && intent.lastErrorMessage !== undefined) {
     outcome = await settleFailedPayment(event.id, paymentId, intent.lastErrorMessage ?? 'Payment failed');
   } else {

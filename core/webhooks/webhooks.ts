@@ -9,13 +9,11 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { WebhookDelivery } from '#shared/api-types';
+import type { JobView, WebhookDelivery } from '#shared/api-types';
 import type { WebhookEventAnswer } from '#shared/render-api';
 import { deleteItem, getItem, putItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
-import { getJob, updateJobAndRead, type JobRecord } from '../jobs/jobs';
-import { isIn } from '../jobs/job-states';
 import { parseWebhookUrl, resolvePublicAddresses, WebhookAddressError } from './webhook-address';
 import { log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
@@ -66,10 +64,21 @@ export function verifySignature(secret: string, header: string, body: string, to
 
 // ---------------------------------------------------------------- the event
 
+/**
+ * What a delivery reads of its job: the event's fields, its owner, its address and the outcome it last claimed.
+ * The jobs' final state claims the outcome and queues its first attempt (notifyJobOutcome, core/jobs/final-state.ts);
+ * a delivery due reads the job's item, on which it also records itself, by its key: the jobs' modules use webhooks,
+ * never the other way.
+ */
+type AnnouncedJob = Pick<JobView, 'jobId' | 'status' | 'sceneId' | 'mode' | 'created_at' | 'completionTime' | 'crashReason' | 'creditsUsed' | 'paymentStatus' | 'batchId' | 'webhook_url'> & {
+  userId: string;
+  webhookOutcome?: string;
+};
+
 /** The body POSTed to a webhook: the OpenAPI document's WebhookEvent, from the same schema. */
 export type WebhookEvent = WebhookEventAnswer;
 
-function eventOf(job: JobRecord, now: Date): WebhookEvent {
+function eventOf(job: AnnouncedJob, now: Date): WebhookEvent {
   return {
     id: randomUUID(),
     type: job.status === 'done' ? 'render.done' : 'render.failed',
@@ -166,7 +175,7 @@ interface RetryItem {
 }
 
 /** Sends attempt `attempt` of a job's outcome, records it, and schedules the next one if it failed. */
-async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, now = new Date()): Promise<WebhookDelivery> {
+async function deliver(job: AnnouncedJob, attempt: number, firstAttemptAt: Date, now = new Date()): Promise<WebhookDelivery> {
   const event = eventOf(job, now);
   const body = JSON.stringify(event);
   let delivery: WebhookDelivery = { attempt, event: event.type, at: now.toISOString(), ok: false };
@@ -190,25 +199,12 @@ async function deliver(job: JobRecord, attempt: number, firstAttemptAt: Date, no
 }
 
 /**
- * Announces a job's final state to its webhook, once per outcome: a conditional
- * flag on the job (status and attempt number) makes a second call for the same
- * outcome, such as a stream record delivered twice, do nothing. The first attempt
- * is queued, due at once, for the retry function (every minute on AWS), so the
- * job's final-state effects never wait on a receiver. Whether it was queued.
+ * Queues the first attempt of a job's outcome, due at once, once the job has claimed
+ * the outcome. It is sent by the retry function, not here: a slow receiver must not
+ * hold up what follows a job's end.
  */
-export async function notifyJobOutcome(job: JobRecord, now = new Date()): Promise<boolean> {
-  if (!job.webhook_url || !isIn('final', job.status)) return false;
-  const outcome = `${job.status}#${job.attempts ?? 1}`;
-  const claimed = await updateJobAndRead(job.jobId, {
-    set: { webhookOutcome: outcome },
-    during: job.status,
-    condition: '(attribute_not_exists(webhookOutcome) OR webhookOutcome <> :outcome)',
-    conditionValues: { ':outcome': outcome },
-  });
-  if (!claimed) return false;
-  // Sent by the retry function, not here: a slow receiver must not hold up what follows a job's end.
-  await queueDelivery({ jobId: job.jobId, userId: job.userId, outcome, attempt: 1, firstAttemptAt: now.toISOString(), dueAt: now.toISOString() });
-  return true;
+export async function queueWebhookDelivery(announced: { jobId: string; userId: string; outcome: string }, now = new Date()): Promise<void> {
+  await queueDelivery({ ...announced, attempt: 1, firstAttemptAt: now.toISOString(), dueAt: now.toISOString() });
 }
 
 async function queueDelivery(retry: RetryItem): Promise<void> {
@@ -285,7 +281,7 @@ async function sendDue(item: RetryItem, now: Date): Promise<boolean> {
     if (isConditionFailure(error)) return false;
     throw error;
   }
-  const job = await getJob(item.jobId);
+  const job = (await getItem(keys.job(item.jobId), { consistent: true })) as AnnouncedJob | undefined;
   // A job resumed since then has a new outcome of its own; the old one is not announced any more.
   const current = job !== undefined && job.webhookOutcome === item.outcome;
   if (current) await deliver(job, item.attempt, new Date(item.firstAttemptAt), now);

@@ -6,6 +6,7 @@ import { InvalidRequestError, NotFoundError } from '#core/errors';
 import { startCreditPurchase } from '#core/payments/credit-purchase';
 import { applyStripeEvent, receivesPaymentWebhooks, verifyStripeEvent } from '#core/payments/stripe-events';
 import { payWithTestCard, takesCardsHere } from '#core/payments/test-cards';
+import { payForJob } from '#core/jobs/paid';
 
 /** POST /api/credits/purchases: opens a card payment for N credits at $1 each (no bonus). */
 export async function purchaseCredits(event: ApiEvent): Promise<CreditPurchaseResponse> {
@@ -32,7 +33,7 @@ export async function stripeWebhook(event: ApiEvent): Promise<ApiResult> {
   } catch (error) {
     throw new InvalidRequestError(`Webhook signature verification failed: ${(error as Error).message}`);
   }
-  const { status, ...answer } = await applyStripeEvent(stripeEvent);
+  const { status, ...answer } = await applyStripeEvent(stripeEvent, payForJob);
   return json(status, status === 200 ? { received: true, ...answer } : answer);
 }
 
@@ -48,5 +49,5 @@ export async function confirmLocalPayment(event: ApiEvent): Promise<ApiResult> {
   // The route exists only where the provider takes a card on our server (the local provider).
   if (!takesCardsHere()) throw new NotFoundError();
   const body = jsonBody(event, localConfirmBody);
-  return json(200, { status: await payWithTestCard(caller(event).userId, body.paymentId, body.cardNumber) });
+  return json(200, { status: await payWithTestCard(caller(event).userId, body.paymentId, body.cardNumber, payForJob) });
 }

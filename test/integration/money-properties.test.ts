@@ -31,6 +31,7 @@ import { planRender, quoteRemainingFrames } from '#shared/pricing';
 import { startRenderJob, abandonRenderJob, resumeRenderJob, type Requester } from '#core/jobs/render-jobs';
 import { startCreditPurchase } from '#core/payments/credit-purchase';
 import { settleSucceededPayment } from '#core/payments/fulfilment';
+import { payForJob } from '#core/jobs/paid';
 import { applyStripeEvent } from '#core/payments/stripe-events';
 import { renderPaymentTakenBack } from '#core/payments/chargebacks';
 import { getPayment } from '#core/payments/payments';
@@ -270,7 +271,7 @@ class Deliver extends Step {
   async run(model: Model) {
     const at = this.index % model.pending.length;
     const event = model.pending[at];
-    const answer = await applyStripeEvent(event);
+    const answer = await applyStripeEvent(event, payForJob);
     // Not answered 2xx: Stripe keeps it and delivers it again later.
     if (answer.status === 200) {
       model.pending.splice(at, 1);
@@ -285,7 +286,7 @@ class Deliver extends Step {
 /** An event answered 2xx delivered again, later (Stripe delivers at least once). */
 class Redeliver extends Step {
   async run(model: Model) {
-    expect((await applyStripeEvent(pick(model.delivered, this.index)!)).status).toBe(200);
+    expect((await applyStripeEvent(pick(model.delivered, this.index)!, payForJob)).status).toBe(200);
   }
   check(model: Readonly<Model>) {
     return model.delivered.length > 0;
@@ -370,7 +371,7 @@ class PurchaseDuringRenders extends Step {
     const event: StripeEvent = { id: `evt_${randomUUID()}`, type: 'payment_intent.succeeded', objectId: `pi_${ticket.paymentId}` };
     model.delivered.push(event);
     const renders = Array.from({ length: 2 + (this.index % 2) }, () => refusedOk(() => startRender(model, 'credits')));
-    await Promise.all([settleSucceededPayment(event.id, ticket.paymentId, { amountCents: 500, currency: 'usd' }), ...renders]);
+    await Promise.all([settleSucceededPayment(event.id, ticket.paymentId, { amountCents: 500, currency: 'usd' }, payForJob), ...renders]);
   }
 }
 /** The farm starts a job the core sent it (a job waiting for one of its user's render slots was not sent). */
@@ -638,7 +639,7 @@ describe('the ledger in the order the balance changed', () => {
       // The purchase's time is taken before the renders start, as a webhook's handler takes it on arrival.
       const arrived = new Date();
       await Promise.all([
-        settleSucceededPayment(`evt_${randomUUID()}`, ticket.paymentId, { amountCents: 1000, currency: 'usd' }, arrived),
+        settleSucceededPayment(`evt_${randomUUID()}`, ticket.paymentId, { amountCents: 1000, currency: 'usd' }, payForJob, arrived),
         ...Array.from({ length: 3 }, () => refusedOk(() => startRenderJob(requester, renderRequest('credits')))),
       ]);
       expect(moneyViolations(await readAccount(userId))).toEqual([]);
@@ -652,7 +653,7 @@ describe('the ledger in the order the balance changed', () => {
     const { job, payment } = await startRenderJob(requester, renderRequest('card'));
     await abandonRenderJob(userId, job.jobId);
     const amountCents = (await getPayment(payment!.paymentId))!.amountCents;
-    await settleSucceededPayment(`evt_${randomUUID()}`, payment!.paymentId, { amountCents, currency: 'usd' });
+    await settleSucceededPayment(`evt_${randomUUID()}`, payment!.paymentId, { amountCents, currency: 'usd' }, payForJob);
     const ledger = await listAllCreditHistory(userId);
     expect(ledger.map((e) => [e.type, cents(e.amount)])).toEqual([['payment_credit', amountCents]]);
     expect(moneyViolations(await readAccount(userId))).toEqual([]);
