@@ -1,5 +1,5 @@
 /**
- * A job's render plan: its frames split into chunks, each an item beside the job
+ * A job's chunks: those of its plan (shared/job-plan.ts), each an item beside the job
  * (same partition) with its own state. A worker renders a chunk only after
  * claiming it under a condition, so two workers never render the same chunk; a
  * lost worker's chunk is claimed again once its lease has run out, up to its
@@ -84,17 +84,15 @@ export async function getChunk(jobId: string, index: number): Promise<ChunkRecor
 const BATCH_WRITE_ITEMS = 25;
 
 /**
- * Plans a queued job, or prepares a resumed one: a job without chunks is split
- * (a still into one chunk) by `settings`, or takes the chunks its launch planned
- * already (`planned`: the engine's choice planned them); a job that has them keeps
- * its done chunks and every other chunk goes back to pending with its attempts
- * reset, so a resume renders only what is missing. Returns the chunks still to render.
+ * Writes a launched job's chunks, or prepares a resumed one: a job without chunks takes
+ * `planned`, its plan's (core/jobs/launch.ts), all pending; a job that has them keeps its
+ * done chunks and every other chunk goes back to pending with its attempts reset, so a
+ * resume renders only what is missing. Returns the chunks still to render.
  */
-export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS, planned?: ChunkRange[]): Promise<ChunkRecord[]> {
+export async function storeOrResumeChunks(job: JobRecord, planned: readonly ChunkRange[]): Promise<ChunkRecord[]> {
   const existing = await listChunksOfJob(job.jobId);
   if (existing.length === 0) {
-    const plan = planned ?? planChunks(planInputOf(job), settings);
-    const chunks: ChunkRecord[] = plan.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
+    const chunks: ChunkRecord[] = planned.map((range) => ({ ...range, jobId: job.jobId, status: 'pending', attempts: 0 }));
     // Every batch of 25 written at once, each retrying what DynamoDB left unprocessed, and the job's counters beside
     // them: nothing claims a chunk before the launcher, which waits for all of it, sends the chunks to the farm.
     const batches = Array.from({ length: Math.ceil(chunks.length / BATCH_WRITE_ITEMS) }, (_, b) => chunks.slice(b * BATCH_WRITE_ITEMS, (b + 1) * BATCH_WRITE_ITEMS));
@@ -129,6 +127,11 @@ export async function planOrResumeChunks(job: JobRecord, settings: PlanSettings 
     }),
   ]);
   return unfinished.map((chunk) => ({ ...chunk, status: 'pending', attempts: 0 }));
+}
+
+/** A job's chunks cut by `settings` rather than by its plan: a bench or a test that sets a job up with chunks of its own size. */
+export function planOrResumeChunks(job: JobRecord, settings: PlanSettings = DEFAULT_PLAN_SETTINGS): Promise<ChunkRecord[]> {
+  return storeOrResumeChunks(job, planChunks(planInputOf(job), settings));
 }
 
 async function setJobFarmCounters(jobId: string, counters: { chunksTotal: number; chunksDone: number; chunkSecondsDone: number; chunkFramesDone: number }) {

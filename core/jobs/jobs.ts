@@ -5,6 +5,7 @@ import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, updateWhen } from '../db/transaction';
 import type { Alignment } from '#shared/schemas';
+import type { StoredPlan } from '#shared/job-plan';
 import { duringCondition, isIn, statusAfter, statusIn, transitionCondition, type JobMove, type JobStates } from './job-states';
 
 export interface OutputFile {
@@ -27,6 +28,12 @@ export interface JobRecord extends JobView {
    * the "ready in about N s" of the customise page, from the same model (shared/fast-path.ts). A resume drops it.
    */
   promisedSeconds?: number;
+  /**
+   * The job's plan, made once at its creation (shared/job-plan.ts, its promise being promisedSeconds): the engine, the
+   * chunks, whether a finishing task follows them. Launch carries it out; a job created before plans were stored gets
+   * one at its first launch.
+   */
+  renderPlan?: StoredPlan;
   timeAccuracyReportSent?: boolean;
   timeAccuracyReportType?: 'UNDERESTIMATED' | 'OVERESTIMATED';
   timeAccuracyReportTimestamp?: string;

@@ -1,16 +1,17 @@
 import { getConfig } from '../config';
 import { log } from '#observability/logger';
-import { ports, type Farm, type FarmEngine } from '../ports';
-import { fastPathSettings, finishingFitsFunction, planForFastPath } from '#shared/fast-path';
-import { DEFAULT_PLAN_SETTINGS, hasFinishingStep, planInputOf, type ChunkRange } from '#shared/render-plan';
+import { ports, type Farm } from '../ports';
+import { chunksOn, deploymentHas, finishingAfter, planRenderTasks, storedPlanOf, tasksOf, type RenderTasks, type StoredPlan } from '#shared/job-plan';
+import { hasFinishingStep, planInputOf } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { isIn } from './job-states';
-import { expireChunkLease, getChunk, planOrResumeChunks } from './chunks';
+import { expireChunkLease, getChunk, storeOrResumeChunks } from './chunks';
+import { renderDeployment } from './job-plan';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';
 import { newWorkerTicket } from './worker-sessions';
 
 /**
- * The launch decision: which chunks of a queued job run (a resumed job keeps its
+ * The launch decision: which chunks of a queued job's plan run (a resumed job keeps its
  * done ones), whether the job may go to the farm now (at most RENDER_JOBS_PER_USER
  * jobs of one user at once, held as render slots in the table; the others wait in
  * line, queued with `waitingForSlot`, until one of the user's jobs ends), and which
@@ -81,33 +82,26 @@ export async function relaunchUnfinishedJobs(): Promise<string[]> {
 }
 
 /**
- * Plans the job's chunks and hands those still to render to the farm; the farm's ids
- * and engine are kept on the job. On AWS with a render function, the job takes the fast
- * path (shared/fast-path.ts) unless one of its frames would not end safely inside the
- * function's limit; a resumed job keeps the engine its chunks were planned for.
+ * Carries out the job's plan (planToCarryOut): its chunks still to render go to its engine's
+ * farm, with its finishing task when it has one; the farm's ids and the engine are kept on
+ * the job. A job's first launch writes the plan's chunks; a resumed job keeps its done ones.
  */
 async function submitToFarm(job: JobRecord): Promise<void> {
-  const config = getConfig();
-  // Planned once: the fast path's plan is also its choice of engine. A resumed job keeps its engine and its chunks.
-  const chosen = job.farmEngine ? { engine: job.farmEngine } : chooseEngine(job);
-  const { engine } = chosen;
-  const settings = engine === 'function' ? fastPathSettings(planInputOf(job), config.RENDER_FUNCTION_CONCURRENCY) : DEFAULT_PLAN_SETTINGS;
+  const { tasks, replanned } = planToCarryOut(job);
   // The workers' credentials are for this job only: the session broker gives them for the ticket this submission
   // carries (its hash kept on the job), so a worker never names its own job. A new submission's ticket replaces the last.
   const { ticket, hash } = newWorkerTicket();
-  // The plan's writes and the ticket's go at once; the farm is sent the chunks once both are stored.
+  // The chunks' writes and the ticket's go at once; the farm is sent the chunks once both are stored.
   const [pending, ticketed] = await Promise.all([
-    planOrResumeChunks(job, settings, chosen.chunks),
-    updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: engine }, during: 'running' }),
+    storeOrResumeChunks(job, tasks.chunks),
+    updateJobAndRead(job.jobId, { set: { workerTicketHash: hash, farmEngine: tasks.engine, ...(replanned ? { renderPlan: replanned } : {}) }, during: 'running' }),
   ]);
   if (!ticketed) return;
-  // A new plan's chunks are all pending; a resumed job's count was kept on it when it was planned.
-  const chunksTotal = job.chunksTotal ?? pending.length;
-  const farmJobIds = await ports().farm(engine).submit(
+  const farmJobIds = await ports().farm(tasks.engine).submit(
     { jobId: job.jobId, userId: job.userId, ...(job.inputKey ? { inputKey: job.inputKey } : {}), workerTicket: ticket },
     pending.map((chunk) => chunk.index),
     // A still split into regions is stitched by the finishing step, as an animation's segments are joined.
-    { finish: hasFinishingStep({ isStillRender: job.isStillRender, chunksTotal }) },
+    { finish: tasks.finishing !== undefined },
   );
   if (farmJobIds.length > 0) await updateJobAndRead(job.jobId, { set: { farmJobIds }, during: 'running' });
 }
@@ -135,13 +129,26 @@ function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
   return job.farmEngine ? ports().farm(job.farmEngine) : chosenFarm();
 }
 
-/** The engine a new job renders on and, on the fast path, the chunks that choice planned. */
-function chooseEngine(job: JobRecord): { engine: FarmEngine; chunks?: ChunkRange[] } {
-  const config = getConfig();
-  if (config.RENDER_MODE !== 'batch' || !config.RENDER_FUNCTION_NAME) return { engine: config.RENDER_MODE };
+/**
+ * The plan launch carries out: the one stored with the job at its creation (shared/job-plan.ts), launch plans nothing.
+ * Two jobs are planned here, once, on this deployment, and their plan stored with their ticket (`replanned`): a job
+ * created before plans were stored with jobs, at its first launch, and one whose stored plan names an engine a deploy
+ * has taken away since (the render function) before it was ever launched. A job created before plans were stored that
+ * was launched already keeps its engine and the chunks it has, as its own launches planned them; it stores no plan,
+ * since one made now on this deployment's settings might not be the plan its chunks were cut by.
+ */
+function planToCarryOut(job: JobRecord): { tasks: RenderTasks; replanned?: StoredPlan } {
   const input = planInputOf(job);
-  const plan = planForFastPath(input, config.RENDER_FUNCTION_CONCURRENCY);
-  return plan.engine === 'function' && finishingFitsFunction(input, config.RENDER_FUNCTION_STORAGE_MB) ? { engine: 'function', chunks: plan.chunks } : { engine: 'batch' };
+  const deployment = renderDeployment();
+  if (job.renderPlan && (job.farmEngine || deploymentHas(deployment, job.renderPlan.engine))) return { tasks: tasksOf(job.renderPlan, input) };
+  if (job.farmEngine) {
+    const chunks = chunksOn(job.farmEngine, input, deployment);
+    // Its finishing task follows the chunks it has, whose count its first launch kept on it.
+    const finishing = finishingAfter(input, job.chunksTotal ?? chunks.length);
+    return { tasks: { engine: job.farmEngine, chunks, ...(finishing ? { finishing } : {}) } };
+  }
+  const tasks = planRenderTasks(input, deployment);
+  return { tasks, replanned: storedPlanOf(tasks, input) };
 }
 
 /**

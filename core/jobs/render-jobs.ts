@@ -11,11 +11,12 @@ import { resolveOptions, serializeOptions } from '#shared/options';
 import { canAbandon, canResume } from '#shared/jobs';
 import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from '#shared/output-formats';
 import { planInputOf } from '#shared/render-plan';
+import { storedPlanOf } from '#shared/job-plan';
 import * as messages from '#shared/messages';
 import type { PaymentTicket } from '#shared/api-types';
 import type { CreateJobRequest } from '#shared/schemas';
 import { cancelRender, launchRender, releaseRenderSlotOf } from './launch';
-import { promisedSecondsFor } from './delivery';
+import { planNewJob } from './job-plan';
 import { isConditionFailure, Transaction } from '../db/transaction';
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement } from '../analytics/counters';
@@ -135,6 +136,9 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
   const quote = planRender(scene, settings, request.isTest);
   const now = new Date();
   const price = request.isTest ? 0 : quote.finalPrice;
+  // Planned once, here: the engine, the chunks, the finishing task and the promise; launch carries the plan out.
+  const planInput = planInputOf({ sceneId: scene.id, resolution_x: request.resolutionX, resolution_y: request.resolutionY, isTest: request.isTest, total_frames: quote.frames, isStillRender: request.mode === 'still' });
+  const plan = await planNewJob(planInput);
   const job: JobRecord = {
     jobId: randomUUID(),
     userId: requester.userId,
@@ -165,7 +169,8 @@ async function createPricedJob(requester: Requester, request: CreateJobRequest, 
     loggedLines: 0,
     estimatedPrice: price,
     estimatedRenderTimeMinutes: quote.estimatedRenderTimeMinutes,
-    promisedSeconds: await promisedSecondsFor(planInputOf({ sceneId: scene.id, resolution_x: request.resolutionX, resolution_y: request.resolutionY, isTest: request.isTest, total_frames: quote.frames, isStillRender: request.mode === 'still' })),
+    promisedSeconds: plan.promisedSeconds,
+    renderPlan: storedPlanOf(plan, planInput),
     totalBillableTimeMinutes: quote.totalBillableTimeMinutes,
     estimatedCloudRunCost: quote.cloudRunCost,
     priceBreakdown: JSON.stringify(quote.breakdown),

@@ -21,7 +21,7 @@ const INTERNAL_FIELDS = [
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
   'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp', 'testRenderGivenBack',
   'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
-  'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt', 'promisedSeconds', 'pictureLink',
+  'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt', 'promisedSeconds', 'renderPlan', 'pictureLink',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
 // A field added to JobRecord but not to JobView must be listed above, or this stops compiling.
 export const everyInternalFieldListed: [Exclude<Exclude<keyof JobRecord, keyof JobView>, (typeof INTERNAL_FIELDS)[number]>] extends [never] ? true : never = true;

@@ -10,9 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failJob } from '#core/jobs/outcomes';
-import { planOrResumeChunks } from '#core/jobs/chunks';
+import { storeOrResumeChunks } from '#core/jobs/chunks';
 import { taskServer } from '#core/jobs/task-server';
-import { DEFAULT_PLAN_SETTINGS } from '#shared/render-plan';
 import { listAllCreditHistory, moveCredits } from '#core/credits/credits';
 import { Transaction } from '#core/db/transaction';
 import { getUser } from '#core/users/users';
@@ -36,7 +35,7 @@ async function storeFrames(job: JobRecord, frames: number[]): Promise<void> {
  */
 async function chunksRendered(job: JobRecord, size: number, done: number[]): Promise<void> {
   const ranges = Array.from({ length: Math.ceil(job.total_frames / size) }, (_, index) => ({ index, frameStart: index * size + 1, frameEnd: Math.min(job.total_frames, (index + 1) * size) }));
-  await planOrResumeChunks(job, DEFAULT_PLAN_SETTINGS, ranges);
+  await storeOrResumeChunks(job, ranges);
   for (const index of done) {
     const { frameStart, frameEnd } = ranges[index];
     expect(await taskServer.startChunk(job.jobId, { index, workerId: 'worker' })).toMatchObject({ chunk: { index } });
