@@ -3,9 +3,8 @@
  * (the image of a still, the video of an animation). A job whose price was given back, or whose card payment was taken
  * back, delivers nothing: the refund and the chargeback are the server's own records, never the worker's word.
  */
-import { readyInSeconds, type SceneStepFigures } from '#shared/fast-path';
+import type { SceneStepFigures } from '#shared/fast-path';
 import { isImageFile, isVideoFile } from '#shared/files';
-import type { PlanInput } from '#shared/render-plan';
 import { outputsAvailable } from '#shared/jobs';
 import * as messages from '#shared/messages';
 import type { MainOutput, OutputFileView, SceneDelivery } from '#shared/api-types';
@@ -18,24 +17,15 @@ import type { JobRecord } from './jobs';
 
 /**
  * What a new job's promise of the scene is computed from besides its settings: the deployment's concurrency, as the
- * launch plans the job, and production's measured chunks of the scene from the last recalibration
- * (core/analytics/delivery-figures.ts). The job's promise and the customise page's (GET /api/scenes/{sceneId}/delivery)
- * both read it here, so the page shows the figure the job keeps. Only the figures the promise reads are given: the
+ * job is planned, and production's measured chunks of the scene from the last recalibration
+ * (core/analytics/delivery-figures.ts). The job's plan (core/jobs/job-plan.ts) and the customise page's promise
+ * (GET /api/scenes/{sceneId}/delivery) both read it here, so the page shows the figure the job keeps. Only the figures the promise reads are given: the
  * promised against actual and the share on time are the dashboard's.
  */
 export async function sceneDeliveryBasis(sceneId: number): Promise<SceneDelivery> {
   const stored = await sceneStepFigures(sceneId);
   const figures: SceneStepFigures | null = stored && { sceneId: stored.sceneId, chunks: stored.chunks, steps: stored.steps, renderAgainstModel: stored.renderAgainstModel };
   return { concurrency: getConfig().RENDER_FUNCTION_CONCURRENCY, figures };
-}
-
-/**
- * The seconds a new job is promised (readyInSeconds): the delivery model's typical band, learnt from production's
- * measured chunks of the scene once the last recalibration counted enough of them, the bench's figures until then.
- */
-export async function promisedSecondsFor(input: PlanInput): Promise<number> {
-  const basis = await sceneDeliveryBasis(input.sceneId);
-  return readyInSeconds(input, basis.concurrency, basis.figures);
 }
 
 /** The job's stored outputs, each with a download link; none while it is not done. */
