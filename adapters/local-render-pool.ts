@@ -23,7 +23,7 @@ export interface PoolJobState {
   /** The chunk is pending, or its lost worker's lease ran out: the next worker may take it at once. */
   isChunkFree(jobId: string, index: number): Promise<boolean>;
   /** Every chunk of the job is done and it needs its finishing step. */
-  readyToEncode(jobId: string): Promise<boolean>;
+  readyToFinish(jobId: string): Promise<boolean>;
 }
 
 export interface LocalRenderPoolOptions {
@@ -357,7 +357,7 @@ export class LocalRenderPool {
       if (deaths < 3 && (await this.options.jobs.isChunkFree(task.jobId, task.index))) this.requeue(task);
       return;
     }
-    if (await this.options.jobs.readyToEncode(task.jobId)) {
+    if (await this.options.jobs.readyToFinish(task.jobId)) {
       const queued = this.queue.some((t) => t.kind === 'finish' && t.jobId === task.jobId);
       const finishing = [...this.running.values()].some((r) => r.task.kind === 'finish' && r.task.jobId === task.jobId);
       if (!queued && !finishing) this.queue.push({ kind: 'finish', jobId: task.jobId, userId: task.userId });

@@ -138,7 +138,7 @@ async function setJobFarmCounters(jobId: string, counters: { chunksTotal: number
   await updateItem(
     guardedUpdate(
       keys.job(jobId),
-      'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, chunkFrameSeconds = if_not_exists(chunkFrameSeconds, :empty) REMOVE encodeWorkerId, encodeLeaseUntil',
+      'SET chunksTotal = :total, chunksDone = :done, chunksRunning = :zero, chunkSecondsDone = :seconds, chunkFramesDone = :frames, chunkFrameSeconds = if_not_exists(chunkFrameSeconds, :empty) REMOVE finishingWorkerId, finishingLeaseUntil, encodeWorkerId, encodeLeaseUntil',
       'attribute_exists(PK)',
       { ':total': counters.chunksTotal, ':done': counters.chunksDone, ':zero': 0, ':seconds': counters.chunkSecondsDone, ':frames': counters.chunkFramesDone, ':empty': {} },
     ),
@@ -322,16 +322,20 @@ export async function expireChunkLease(jobId: string, index: number, workerId: s
 }
 
 /**
- * Claims the job's encode step once every chunk is done: one encoder at a time,
- * and a lost encoder's claim can be taken over once its lease has run out.
+ * Claims the job's finishing step once every chunk is done: one worker at a time,
+ * and a lost worker's claim can be taken over once its lease has run out. A claim
+ * stored under the step's former names (encodeWorkerId, encodeLeaseUntil) by a
+ * version before the rename is honoured until its lease runs out: a worker holding
+ * one across a deploy renews it under the new names within HEARTBEAT_MS, so this
+ * clause can go once no deploy is younger than a lease.
  */
-export async function claimEncode(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
+export async function claimFinishing(jobId: string, workerId: string, now = new Date()): Promise<boolean> {
   const rendering = duringCondition('rendering');
   return updateWhen(
     guardedUpdate(
       keys.job(jobId),
-      'SET encodeWorkerId = :worker, encodeLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
-      `${rendering.expression} AND chunksDone = chunksTotal AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)`,
+      'SET finishingWorkerId = :worker, finishingLeaseUntil = :lease, lastHeartbeat = :now, GSI2SK = :now',
+      `${rendering.expression} AND chunksDone = chunksTotal AND (attribute_not_exists(finishingLeaseUntil) OR finishingLeaseUntil < :now OR finishingWorkerId = :worker) AND (attribute_not_exists(encodeLeaseUntil) OR encodeLeaseUntil < :now OR encodeWorkerId = :worker)`,
       { ':worker': workerId, ':lease': leaseUntil(now), ':now': now.toISOString(), ...rendering.values },
       rendering.names,
     ),

@@ -43,7 +43,7 @@ export const JOB_TRANSITIONS = {
   failFinishing: {
     from: ['rendering'],
     to: 'failed',
-    guard: 'encodeWorkerId = :finishingWorker',
+    guard: 'finishingWorkerId = :finishingWorker',
     when: 'the finishing step failed, told by the worker that holds it',
   },
   abandon: { from: ['awaiting_payment', 'queued', 'rendering', 'failed'], to: 'abandoned', when: 'the user abandons the job' },
@@ -98,7 +98,7 @@ export function statusAfter(event: JobEvent): JobStatus {
 }
 
 /** The condition of a write allowed only while the job's status is one of `statuses`. */
-export function statusIn(statuses: readonly JobStatus[]): StatusCondition {
+function statusIn(statuses: readonly JobStatus[]): StatusCondition {
   return {
     expression: `#status IN (${statuses.map((status) => `:status_${status}`).join(', ')})`,
     names: { '#status': 'status' },

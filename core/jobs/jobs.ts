@@ -1,4 +1,3 @@
-import type { JobStatus } from '#shared/jobs';
 import type { JobView } from '#shared/api-types';
 import { tableName } from '../ports';
 import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
@@ -6,7 +5,7 @@ import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, updateWhen } from '../db/transaction';
 import type { Alignment } from '#shared/schemas';
 import type { StoredPlan } from '#shared/job-plan';
-import { duringCondition, isIn, statusAfter, statusIn, transitionCondition, type JobMove, type JobStates } from './job-states';
+import { duringCondition, isIn, statusAfter, transitionCondition, type JobMove, type JobStates } from './job-states';
 
 export interface OutputFile {
   name: string;
@@ -54,12 +53,12 @@ export interface JobRecord extends JobView {
   attempts: number;
   /** Cycles samples when not the default of a final or test render (benchmarks use it). */
   samples?: number;
-  /** The worker encoding the video once every chunk is done, and until when its claim holds. */
-  encodeWorkerId?: string;
-  encodeLeaseUntil?: string;
+  /** The worker holding the finishing step once every chunk is done, and until when its claim holds. */
+  finishingWorkerId?: string;
+  finishingLeaseUntil?: string;
   /** Since when a queued job waits for one of its user's render slots (AWS only; the local pool keeps its own line). */
   waitingForSlot?: string;
-  /** The farm's ids of the job's latest render and encode submissions (AWS Batch). */
+  /** The farm's ids of the job's latest render and finish submissions (AWS Batch). */
   farmJobIds?: string[];
   /** SHA-256 of the ticket the farm's current submission of the job shows for its credentials (core/jobs/worker-sessions.ts). */
   workerTicketHash?: string;
@@ -89,7 +88,9 @@ function jobItem(job: JobRecord) {
 
 /** A job from its stored item (the key and index attributes dropped). */
 export function jobFromItem(item: Record<string, unknown>): JobRecord {
-  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, chunkFrameSeconds, ...job } = item;
+  // encodeWorkerId and encodeLeaseUntil: the finishing step's claim under its former names, which a job stored
+  // before the rename may still hold (core/jobs/chunks.ts' claimFinishing honours a live one); no reader wants them.
+  const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, entity, chunkFrameSeconds, encodeWorkerId, encodeLeaseUntil, ...job } = item;
   // Stored per chunk (one path per finished chunk keeps its update small), read as one map by frame.
   if (chunkFrameSeconds) {
     job.frameRenderSeconds = Object.assign({}, job.frameRenderSeconds, ...Object.values(chunkFrameSeconds as Record<string, Record<string, number>>));
@@ -206,11 +207,6 @@ export interface JobChange {
   transition?: JobMove;
   /** For a write that changes no status: it applies only while the job is in these states. */
   during?: JobStates;
-  /**
-   * The statuses the change applies in, listed by the caller. Only core/jobs/task-server.ts still lists them,
-   * until its calls name a transition or a state set; then this option goes.
-   */
-  whenStatusIn?: readonly JobStatus[];
   /** Extra condition on top, e.g. 'attribute_not_exists(refundedAt)', with its values (and those of a transition's guard). */
   condition?: string;
   conditionValues?: Record<string, unknown>;
@@ -219,8 +215,7 @@ export interface JobChange {
 /** The condition on the job's status a change names, if any. */
 function statusConditionOf(change: JobChange) {
   if (change.transition) return transitionCondition(change.transition);
-  if (change.during) return duringCondition(change.during);
-  return change.whenStatusIn ? statusIn(change.whenStatusIn) : undefined;
+  return change.during ? duringCondition(change.during) : undefined;
 }
 
 /**

@@ -176,7 +176,7 @@ export const farmJobState = {
     return chunk?.status === 'pending' || (chunk?.status === 'rendering' && (chunk.leaseUntil ?? '') < new Date().toISOString());
   },
   /** Every chunk of an animation, or every region of a split still, is done: its finishing step may run. */
-  readyToEncode: async (jobId: string) => {
+  readyToFinish: async (jobId: string) => {
     const job = await getJob(jobId);
     return job?.status === 'rendering' && hasFinishingStep(job) && job.chunksTotal !== undefined && job.chunksDone === job.chunksTotal;
   },

@@ -1,6 +1,5 @@
-import type { JobStatus } from '#shared/jobs';
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
-import { JOB_TRANSITIONS, type JobMove } from './job-states';
+import type { JobMove } from './job-states';
 import { renderTimeAccuracy } from '#shared/render-policy';
 import { log } from '#observability/logger';
 
@@ -17,17 +16,10 @@ export type FailureTransition =
   | { transition?: 'fail' }
   | { transition: 'loseWorker'; silentSince: string }
   | { transition: 'stall'; stalledSince: string }
-  | { transition: 'failFinishing'; finishingHeldBy: string }
-  /** core/jobs/task-server.ts's calls, until they name their transition: its lists are exactly 'fail''s and 'failFinishing''s. */
-  | { whenStatusIn: readonly JobStatus[]; finishingHeldBy?: string };
+  | { transition: 'failFinishing'; finishingHeldBy: string };
 
 /** The guard's values of a failure, and its transition. */
 function failureTransition(how: FailureTransition): { transition: JobMove; conditionValues: Record<string, string> } {
-  if ('whenStatusIn' in how) {
-    const transition = how.finishingHeldBy === undefined ? 'fail' : 'failFinishing';
-    if (!sameStatuses(how.whenStatusIn, JOB_TRANSITIONS[transition].from)) throw new Error(`The statuses ${how.whenStatusIn.join(', ')} are not those of the transition '${transition}'`);
-    return how.finishingHeldBy === undefined ? { transition, conditionValues: {} } : { transition, conditionValues: { ':finishingWorker': how.finishingHeldBy } };
-  }
   switch (how.transition) {
     case 'loseWorker':
       return { transition: how.transition, conditionValues: { ':silentSince': how.silentSince } };
@@ -39,8 +31,6 @@ function failureTransition(how: FailureTransition): { transition: JobMove; condi
       return { transition: 'fail', conditionValues: {} };
   }
 }
-
-const sameStatuses = (a: readonly JobStatus[], b: readonly JobStatus[]) => a.length === b.length && a.every((status) => b.includes(status));
 
 /**
  * Marks a job failed, by one of the state machine's failing transitions ('fail' unless told), with who the

@@ -16,8 +16,9 @@ import { hasFinishingStep } from '#shared/render-plan';
 import { segmentFirstFrame } from '#shared/render-contract';
 import { recordChunkSteps } from '../analytics/delivery-figures';
 import { outputPrefix } from '../storage/storage';
-import { claimChunk, claimEncode, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease } from './chunks';
+import { claimChunk, claimFinishing, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease } from './chunks';
 import { changeJob, getJob, recordRenderedFrame, type JobRecord } from './jobs';
+import { isIn } from './job-states';
 import { completeJob, failJob } from './outcomes';
 import { REASON_MAX_CHARS, RENDER_TASK_NAMES, type ChunkStart, type FinishingTask, type RenderTaskArgs, type RenderTaskName, type RenderTasks, type TaskOutcome } from './render-tasks';
 import { jobOfTicket } from './worker-sessions';
@@ -26,7 +27,6 @@ export const CHUNK_LOST_TOO_OFTEN =
   'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
 export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
 
-const RUNNING: JobRecord['status'][] = ['queued', 'rendering'];
 
 const field = {
   workerId: z.string().min(1).max(200),
@@ -87,7 +87,7 @@ export const taskServer = {
   startChunk: (jobId, asked) => {
     const { index, workerId } = checked('startChunk', asked);
     return withJob<ChunkStart>(jobId, { outcome: 'skipped' }, async (job) => {
-      if (!RUNNING.includes(job.status)) return { outcome: 'skipped' };
+      if (!isIn('running', job.status)) return { outcome: 'skipped' };
       const claim = await claimChunk(jobId, index, workerId);
       if (claim.claimed) {
         // The claim moved a queued job to rendering: its start. Two first chunks claimed in the same instant may both count it.
@@ -96,7 +96,7 @@ export const taskServer = {
       }
       if (claim.reason === 'exhausted') {
         const cause = claim.cause;
-        const failed = await failJob(job, cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP, cause, { whenStatusIn: RUNNING, errorType: cause === 'input' ? 'WORKERS_LOST' : undefined });
+        const failed = await failJob(job, cause === 'input' ? CHUNK_LOST_TOO_OFTEN : CHUNK_GAVE_UP, cause, { errorType: cause === 'input' ? 'WORKERS_LOST' : undefined });
         return { outcome: failed ? 'failed' : 'stopped' };
       }
       if (claim.reason === 'taken') {
@@ -111,7 +111,7 @@ export const taskServer = {
     const { index, workerId, loggedLines } = checked('renewChunk', asked);
     const [held, alive] = await Promise.all([
       renewChunkLease(jobId, index, workerId),
-      changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString(), loggedLines }, whenStatusIn: ['rendering'] }),
+      changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString(), loggedLines }, during: 'rendering' }),
     ]);
     return held && alive;
   },
@@ -146,7 +146,7 @@ export const taskServer = {
     const args = checked('failChunk', asked);
     return withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) => {
       if ((await releaseChunk(jobId, args.index, args.workerId, args.reason, { retry: false })) !== 'failed') return 'stopped';
-      return (await failJob(job, args.reason, args.cause, { whenStatusIn: RUNNING, errorType: args.errorType })) ? 'failed' : 'stopped';
+      return (await failJob(job, args.reason, args.cause, { errorType: args.errorType })) ? 'failed' : 'stopped';
     });
   },
 
@@ -158,7 +158,7 @@ export const taskServer = {
       return 'retry';
     }
     if (next !== 'failed') return 'stopped';
-    return withJob<TaskOutcome>(jobId, 'stopped', async (job) => ((await failJob(job, CHUNK_GAVE_UP, 'internal', { whenStatusIn: RUNNING })) ? 'failed' : 'stopped'));
+    return withJob<TaskOutcome>(jobId, 'stopped', async (job) => ((await failJob(job, CHUNK_GAVE_UP, 'internal')) ? 'failed' : 'stopped'));
   },
 
   /** Stopped from outside (a pool shutdown, a Spot reclaim) is not the render's fault, so not one of its attempts. */
@@ -172,7 +172,7 @@ export const taskServer = {
   startFinishing: (jobId, asked) => {
     const { workerId } = checked('startFinishing', asked);
     return withJob<FinishingTask | null>(jobId, null, async (job) => {
-      if (job.status !== 'rendering' || !hasFinishingStep(job) || !(await claimEncode(jobId, workerId))) return null;
+      if (job.status !== 'rendering' || !hasFinishingStep(job) || !(await claimFinishing(jobId, workerId))) return null;
       const chunks = (await listChunksOfJob(jobId)).sort((a, b) => a.frameStart - b.frameStart || a.index - b.index);
       return { job, chunks: chunks.map(({ index, frameStart, frameEnd, segment }) => ({ index, frameStart, frameEnd, ...(segment ? { segment } : {}) })) };
     });
@@ -180,8 +180,8 @@ export const taskServer = {
 
   renewFinishing: async (jobId, asked) => {
     const { workerId } = checked('renewFinishing', asked);
-    const held = await claimEncode(jobId, workerId);
-    await changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, whenStatusIn: ['rendering'] });
+    const held = await claimFinishing(jobId, workerId);
+    await changeJob(jobId, { set: { lastHeartbeat: new Date().toISOString() }, during: 'rendering' });
     return held;
   },
 
@@ -189,7 +189,7 @@ export const taskServer = {
   failFinishing: (jobId, asked) => {
     const { workerId, reason, errorType } = checked('failFinishing', asked);
     return withJob<'failed' | 'stopped'>(jobId, 'stopped', async (job) =>
-      (await failJob(job, reason, 'internal', { whenStatusIn: ['rendering'], errorType, finishingHeldBy: workerId })) ? 'failed' : 'stopped',
+      (await failJob(job, reason, 'internal', { transition: 'failFinishing', finishingHeldBy: workerId, errorType })) ? 'failed' : 'stopped',
     );
   },
 

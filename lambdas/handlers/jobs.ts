@@ -20,7 +20,7 @@ const INTERNAL_FIELDS = [
   'userId', 'userEmail', 'alignment', 'inputKey', 'paymentId', 'fileMetadata', 'mainOutputPath', 'attempts',
   'timeAccuracyReportSent', 'timeAccuracyReportType', 'timeAccuracyReportTimestamp',
   'automaticErrorReported', 'automaticErrorType', 'automaticErrorTimestamp', 'testRenderGivenBack',
-  'samples', 'encodeWorkerId', 'encodeLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
+  'samples', 'finishingWorkerId', 'finishingLeaseUntil', 'waitingForSlot', 'farmJobIds', 'workerTicketHash', 'farmEngine', 'webhookOutcome',
   'failureCause', 'failureErrorType', 'finalStatesHandled', 'outcomeEmailFor', 'outcomeEmailAt', 'promisedSeconds', 'renderPlan', 'pictureLink',
 ] as const satisfies readonly Exclude<keyof JobRecord, keyof JobView>[];
 // A field added to JobRecord but not to JobView must be listed above, or this stops compiling.

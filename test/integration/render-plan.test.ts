@@ -3,7 +3,7 @@ import { createJob, getJob, updateJobAndRead } from '#core/jobs/jobs';
 import { queuedJob } from './farm-helpers';
 import { storedJobOnce } from './helpers';
 import { RENDER_STALLED, sweepStaleJobs } from '#core/jobs/stale-sweep';
-import { claimChunk, claimEncode, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '#core/jobs/chunks';
+import { claimChunk, claimFinishing, expireChunkLease, finishChunk, listChunksOfJob, planOrResumeChunks, releaseChunk, CHUNK_LEASE_MS, CHUNK_MAX_ATTEMPTS, CHUNK_MAX_LOSSES } from '#core/jobs/chunks';
 import { forceJobStatus } from './job-fixtures';
 
 describe('a job as a plan of chunks', () => {
@@ -113,7 +113,7 @@ describe('a job as a plan of chunks', () => {
     expect(await finishChunk(job.jobId, 0, 'holder', { '1': 2.5, '2': 1.5 })).toBe(true);
     expect(await getJob(job.jobId)).toMatchObject({ chunksDone: 1, chunksRunning: 0, chunkSecondsDone: 4, chunkFramesDone: 2, frameRenderSeconds: { '1': 2.5, '2': 1.5 } });
     expect(await claimChunk(job.jobId, 0, 'again')).toMatchObject({ claimed: false, reason: 'done' });
-    expect(await claimEncode(job.jobId, 'encoder'), 'chunks are still missing').toBe(false);
+    expect(await claimFinishing(job.jobId, 'encoder'), 'chunks are still missing').toBe(false);
   });
 
   it('when a failed job is resumed, only its unfinished chunks are pending again, with fresh attempts', async () => {
@@ -139,7 +139,7 @@ describe('a job as a plan of chunks', () => {
     await planOrResumeChunks(job);
     await claimChunk(job.jobId, 0, 'w');
     await finishChunk(job.jobId, 0, 'w', { '1': 1, '2': 1 });
-    const claims = await Promise.all(['e1', 'e2', 'e3'].map((w) => claimEncode(job.jobId, w)));
+    const claims = await Promise.all(['e1', 'e2', 'e3'].map((w) => claimFinishing(job.jobId, w)));
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
 

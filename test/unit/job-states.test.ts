@@ -32,7 +32,7 @@ describe('the job state machine', () => {
     fail: { from: ['queued', 'rendering'] },
     loseWorker: { from: ['queued', 'rendering'], guard: 'lastHeartbeat < :silentSince' },
     stall: { from: ['rendering'], guard: 'lastRenderActivity < :stalledSince' },
-    failFinishing: { from: ['rendering'], guard: 'encodeWorkerId = :finishingWorker' },
+    failFinishing: { from: ['rendering'], guard: 'finishingWorkerId = :finishingWorker' },
     abandon: { from: ['awaiting_payment', 'queued', 'rendering', 'failed'] },
     resume: { from: ['failed', 'abandoned'], guard: 'paymentStatus = :seenPaymentStatus' },
   };

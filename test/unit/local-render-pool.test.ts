@@ -16,7 +16,7 @@ describe('the local render pool', () => {
     const unreachable = async (): Promise<never> => {
       throw new Error('the table is not part of this test');
     };
-    const pool = new LocalRenderPool({ jobs: { expireChunkLease: unreachable, isChunkFree: unreachable, readyToEncode: unreachable, keepAlive: unreachable }, workers: 4, jobsPerUser: 2, jobsDir: dir, ...options });
+    const pool = new LocalRenderPool({ jobs: { expireChunkLease: unreachable, isChunkFree: unreachable, readyToFinish: unreachable, keepAlive: unreachable }, workers: 4, jobsPerUser: 2, jobsDir: dir, ...options });
     pools.push(pool);
     return { pool, dir };
   };
@@ -163,7 +163,7 @@ describe('the local render pool', () => {
         sleeper.unref();
         appendFileSync(${JSON.stringify(notes)}, tag + ' ' + uid + ' ' + sleeper.pid + '\\n');`,
       );
-      const done = { expireChunkLease: async () => false, isChunkFree: async () => false, readyToEncode: async () => false, keepAlive: async () => {} };
+      const done = { expireChunkLease: async () => false, isChunkFree: async () => false, readyToFinish: async () => false, keepAlive: async () => {} };
       const tags = [`pool-sweep-a-${process.pid}`, `pool-sweep-b-${process.pid}`];
       const segmentsOf = (uid: number) => {
         const [header, ...rows] = readFileSync('/proc/sysvipc/shm', 'utf8').split('\n').filter((line) => line.trim()).map((line) => line.trim().split(/\s+/));
