@@ -94,7 +94,7 @@ export async function runFinishing(jobId: string, options: { workerId: string })
   }
   const unwatch = renewEveryHeartbeat(() => renderTasks().renewFinishing(jobId, { workerId }), { jobId });
   const files = jobFiles(job);
-  const workDir = await mkdtemp(join(tmpdir(), `encode-${jobId.slice(0, 8)}-`));
+  const workDir = await mkdtemp(join(tmpdir(), `finish-${jobId.slice(0, 8)}-`));
   try {
     if (job.isStillRender) return await finishStill(job, chunks, files, workDir);
     const withAudio = getScene(job.sceneId)?.type === 'sound' && job.inputKey;

@@ -1,6 +1,6 @@
 /**
  * The files a render can be delivered as. The user picks one format on the customise
- * page; the job stores it and the encode step produces it from the rendered frames.
+ * page; the job stores it and the finishing step produces it from the rendered frames.
  * The format never changes the price: it is one extra ffmpeg pass over frames that
  * are rendered the same way (a transparent format only leaves the background out).
  */

@@ -184,7 +184,7 @@ describe('the local render farm', () => {
     expect(blenderCalls(log).map((call) => call.frames)).toHaveLength(2);
   });
 
-  it('when a still is rendered, it is one chunk and one Blender run, with no encode step', async () => {
+  it('when a still is rendered, it is one chunk and one Blender run, with no finishing step', async () => {
     const { workers, log } = pool('still');
     pools.push(workers);
     await stillThroughPool(workers, { resolution_x: 64, resolution_y: 64, samples: 2, custom_text: 'Hi' });

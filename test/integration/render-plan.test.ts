@@ -133,7 +133,7 @@ describe('a job as a plan of chunks', () => {
     expect(await getJob(job.jobId)).toMatchObject({ chunksTotal: 3, chunksDone: 1, chunkFramesDone: 2, chunksRunning: 0 });
   });
 
-  it('when every chunk is done, exactly one worker claims the encode', async () => {
+  it('when every chunk is done, exactly one worker claims the finishing step', async () => {
     const job = queuedJob({ mode: 'animation', total_frames: 2, resolution_x: 64, resolution_y: 64 });
     await createJob(job);
     await planOrResumeChunks(job);

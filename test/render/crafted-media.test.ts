@@ -45,7 +45,7 @@ async function* oneFrame() {
 }
 
 describe('a playlist disguised as audio', () => {
-  test('when the encode step is given an HLS playlist named input.mp3 as the soundtrack, it refuses it and writes no video', async () => {
+  test('when the finishing step is given an HLS playlist named input.mp3 as the soundtrack, it refuses it and writes no video', async () => {
     const video = path.join(dir, 'final.mp4');
     const failure = await encodeMp4FromStreams(oneFrame(), video, 30, playlistAsMp3).then(() => undefined, (error: unknown) => error);
     expect(failure).toBeInstanceOf(MediaError);

@@ -1,6 +1,6 @@
 /**
  * The delivery formats: WebM, WebM with alpha, GIF and the PNG ZIP made from frames the
- * way the encode step reads them (one stream per frame), checked with ffprobe and by
+ * way the finishing step reads them (one stream per frame), checked with ffprobe and by
  * reading the ZIP back; and a transparent still rendered by real Blender.
  */
 import { execFileSync } from 'node:child_process';
