@@ -25,7 +25,7 @@ import { outputFormatOf, rendersTransparent } from '#shared/output-formats';
 import { deliverStill } from './still-delivery';
 import { renewEveryHeartbeat, startChunkTakingOverLostClaim } from './task-leases';
 import { encodeSegment } from './encode';
-import { prepareForTool, toolAccessProblem } from './tool-environment';
+import { prepareForTool, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, toolAccessProblem } from './tool-environment';
 import { storeFramePreview } from './frame-previews';
 import { BLENDER_MISSING_MESSAGE, findBlender, RenderError, runScene, type SceneArgs } from './blender';
 import type { WarmHooks, WarmRenderer, WarmRequest } from './warm-render';
@@ -40,11 +40,6 @@ export type ChunkOutcome = TaskOutcome;
 
 /** The log lines a running render shows: at most one short of the job's total (the last comes with its end), never negative. */
 const linesShown = (logged: number, total: number) => Math.max(0, Math.min(logged, total - 1)) || 0;
-
-/** The render machine cannot run its tools (toolAccessProblem): the operator's words go to the log, the customer gets these. */
-export const RENDER_SETUP_FAILED =
-  'The render could not start because of a problem on our side, not with your settings or file. Your credits were refunded if you paid, a free test render is not counted, and you can resume the render later.';
-export const RENDER_SETUP_ERROR = 'RENDER_SETUP';
 
 export interface ChunkRunOptions {
   workerId: string;

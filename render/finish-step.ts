@@ -8,7 +8,7 @@
  * resumed, so nothing needs them any more).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { prepareForTool, toolAccessProblem } from './tool-environment';
+import { prepareForTool, RENDER_SETUP_ERROR, RENDER_SETUP_FAILED, toolAccessProblem } from './tool-environment';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { getScene } from '#shared/catalogue';
@@ -25,7 +25,6 @@ import { jobFiles, type JobFiles } from '#core/job-files/job-files';
 import { concatSegments, encodeMp4FromStreams, makeThumbnail } from './encode';
 import { deliverStill } from './still-delivery';
 import { renewEveryHeartbeat } from './task-leases';
-import { RENDER_SETUP_ERROR, RENDER_SETUP_FAILED } from './chunk-runner';
 import { log } from '#observability/logger';
 
 /** The job's delivery format when it is not the MP4: encoded or zipped from the stored frames and stored. */

@@ -352,6 +352,11 @@ const ACCESS_CHECK = 'i=0; while [ $# -gt 1 ]; do test "$1" "$2" || { echo $i; e
 const ACCESS_CHECK_MS = 10_000;
 const accessChecks = new Map<string, Promise<string | undefined>>();
 
+/** The render machine cannot run its tools (toolAccessProblem): the operator's words go to the log, the customer gets these. */
+export const RENDER_SETUP_FAILED =
+  'The render could not start because of a problem on our side, not with your settings or file. Your credits were refunded if you paid, a free test render is not counted, and you can resume the render later.';
+export const RENDER_SETUP_ERROR = 'RENDER_SETUP';
+
 /**
  * Why the tools' user cannot do a render's work on this machine, in words an operator can
  * act on (which path, which user, what to change); undefined when it can, or when the tools

@@ -30,8 +30,8 @@ async function testRendersUsed(userId: string): Promise<number> {
 
 /** The job, created through the API and abandoned with its worker gone, queued again and run here by a worker whose temporary folder is private. */
 async function runWhereToolsCannotReach(jobId: string) {
-  const { runChunk, RENDER_SETUP_FAILED } = await import('#render/chunk-runner');
-  const { containTools } = await import('#render/tool-environment');
+  const { runChunk } = await import('#render/chunk-runner');
+  const { containTools, RENDER_SETUP_FAILED } = await import('#render/tool-environment');
   containTools();
   const queued = await forceJobStatus(jobId, 'queued', { set: { lastHeartbeat: new Date().toISOString() }, from: ['abandoned'] });
   await planOrResumeChunks(queued!);
