@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,7 +9,7 @@ import { createDocumentClient, createS3Client, createTableClient, type AwsClient
 import { guardTableRequests } from '#adapters/table-guard';
 import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker, type WorkerCredentialSettings } from '#adapters/worker-credentials';
 import { bindRenderTasks, renderTasksOver, type RenderTasks } from '#core/jobs/render-tasks';
-import { taskServer } from '#core/jobs/task-server';
+import { isAnsweringRenderTask, taskServer } from '#core/jobs/task-server';
 import { localMailer, sesMailer } from '#adapters/mailer';
 import { fetchUpload, functionMediaProbe, probeUpload } from '#adapters/media-probe';
 import { stripePayments } from '#adapters/stripe';
@@ -115,7 +114,7 @@ export function composeServer(): void {
   // The render worker's questions: through the session broker on AWS (its job's ticket shown), else answered here.
   bindRenderTasks(() => {
     const adapters = current();
-    return (adapters.tasks ??= brokeredTasks(adapters.config) ?? tasksServedHere);
+    return (adapters.tasks ??= brokeredTasks(adapters.config) ?? taskServer);
   });
 }
 
@@ -250,33 +249,14 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
   });
 }
 
-/** Set while this process answers a render task for its own worker (the local stack and tests; on AWS the broker answers). */
-const servingTasks = new AsyncLocalStorage<true>();
-const served = <T>(answer: () => Promise<T>): Promise<T> => servingTasks.run(true, answer);
-
-/** The task server answering in this process, each question by its own function: its table requests pass the worker's guard. */
-const tasksServedHere: RenderTasks = {
-  startChunk: (jobId, args) => served(() => taskServer.startChunk(jobId, args)),
-  renewChunk: (jobId, args) => served(() => taskServer.renewChunk(jobId, args)),
-  recordFrame: (jobId, args) => served(() => taskServer.recordFrame(jobId, args)),
-  finishChunk: (jobId, args) => served(() => taskServer.finishChunk(jobId, args)),
-  failChunk: (jobId, args) => served(() => taskServer.failChunk(jobId, args)),
-  retryChunk: (jobId, args) => served(() => taskServer.retryChunk(jobId, args)),
-  giveBackChunk: (jobId, args) => served(() => taskServer.giveBackChunk(jobId, args)),
-  startFinishing: (jobId, args) => served(() => taskServer.startFinishing(jobId, args)),
-  renewFinishing: (jobId, args) => served(() => taskServer.renewFinishing(jobId, args)),
-  failFinishing: (jobId, args) => served(() => taskServer.failFinishing(jobId, args)),
-  completeJob: (jobId, outputs) => served(() => taskServer.completeJob(jobId, outputs)),
-};
-
 /**
  * The render worker's table client refuses, before sending, every request of its own: a worker asks the task
  * server (core/jobs/task-server.ts) and writes nothing itself, as its scope role, which holds no table rights,
- * refuses on AWS. Locally the task server answers in this process, and only its requests pass.
+ * refuses on AWS. Locally the task server answers in this process, and only its requests pass (it marks them).
  */
 export function holdWorkerToItsJob(jobId: string): void {
   guardTableRequests(ports().documentClient(), (command) =>
-    servingTasks.getStore() ? undefined : `the render worker of job ${jobId} sends no ${command.replace(/Command$/, '')} to the table: it asks the task server`,
+    isAnsweringRenderTask() ? undefined : `the render worker of job ${jobId} sends no ${command.replace(/Command$/, '')} to the table: it asks the task server`,
   );
 }
 

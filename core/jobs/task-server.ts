@@ -7,9 +7,10 @@
  * server's own reading of the job.
  *
  * On AWS the session broker answers (lambdas/farm/worker-session.ts, answerRenderTask), for the job whose farm
- * ticket the worker shows, as it does for credentials; locally the worker's own process answers, outside the
- * guard that holds its table client to nothing (composition/server.ts).
+ * ticket the worker shows, as it does for credentials; locally the worker's own process answers, and its answers'
+ * table requests pass the guard that holds the worker's own to nothing (composition/server.ts, isAnsweringRenderTask).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
 import { hasFinishingStep } from '#shared/render-plan';
@@ -81,8 +82,23 @@ async function withJob<T>(jobId: string, whenMissing: T, run: (job: JobRecord) =
   return job ? run(job) : whenMissing;
 }
 
+/** Set while the task server answers a question, in whatever process asks it. */
+const answering = new AsyncLocalStorage<true>();
+
+/**
+ * Whether the code running now is the task server answering a question: locally the worker's guard lets these table
+ * requests through and refuses the worker's own. The broker on AWS holds no guard, so there it changes nothing.
+ */
+export const isAnsweringRenderTask = (): boolean => answering.getStore() === true;
+
+/** Each answer run as the task server's own (isAnsweringRenderTask), with its own type, so go-to-definition still reaches it. */
+function markedAnswers<T extends RenderTasks>(answers: T): T {
+  const marked = (answer: (jobId: string, args: unknown) => Promise<unknown>) => (jobId: string, args: unknown) => answering.run(true, () => answer(jobId, args));
+  return Object.fromEntries(RENDER_TASK_NAMES.map((task) => [task, marked(answers[task] as (jobId: string, args: unknown) => Promise<unknown>)])) as unknown as T;
+}
+
 /** The answer to each of the worker's questions (core/jobs/render-tasks.ts declares them). */
-export const taskServer = {
+export const taskServer = markedAnswers({
   /** A chunk that used every attempt fails the job: on our side (refunded), or the file's when it brought every machine down. */
   startChunk: (jobId, asked) => {
     const { index, workerId } = checked('startChunk', asked);
@@ -201,7 +217,7 @@ export const taskServer = {
       return (await completeJob(job, outputs)) !== undefined;
     });
   },
-} satisfies RenderTasks;
+} satisfies RenderTasks);
 
 const request = z.object({
   jobId: z.string().min(1).max(100),
