@@ -3,9 +3,11 @@ import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { getConfig, resetConfig, type Config } from '#core/config';
-import { bindPorts, ports, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '#core/ports';
+import { bindPorts, type Farm, type HealthProbe, type HealthProbes, type Mailer, type MediaDuration, type PaymentProvider, type Ports, type Previewer, type UploadToMeasure } from '#core/ports';
 import { farmJobState } from '#core/jobs/launch';
 import { createDocumentClient, createS3Client, createTableClient, type AwsClientSettings, type CallSettings } from '#adapters/clients';
+import { DynamoDbTable } from '#adapters/dynamodb-table';
+import { S3Bucket } from '#adapters/s3-bucket';
 import { guardTableRequests } from '#adapters/table-guard';
 import { stsScopeIssuer, workerCredentials as scopedCredentials, workerTaskBroker, type WorkerCredentialSettings } from '#adapters/worker-credentials';
 import { bindRenderTasks, renderTasksOver, type RenderTasks } from '#core/jobs/render-tasks';
@@ -30,7 +32,22 @@ import { BLENDER_MISSING_MESSAGE, findBlender } from '#render/blender-install';
  * from is reset (tests and the local stack set the environment after import).
  */
 let made:
-  | { config: Config; ddb?: DynamoDBDocumentClient; s3?: S3Client; mailer?: Mailer; payments?: PaymentProvider; batch?: Farm; function?: Farm; probe?: Ports['mediaDuration']; previewer?: Previewer; health?: HealthProbes; tasks?: RenderTasks }
+  | {
+      config: Config;
+      ddb?: DynamoDBDocumentClient;
+      s3?: S3Client;
+      table?: DynamoDbTable;
+      uploads?: S3Bucket;
+      outputs?: S3Bucket;
+      mailer?: Mailer;
+      payments?: PaymentProvider;
+      batch?: Farm;
+      function?: Farm;
+      probe?: Ports['mediaDuration'];
+      previewer?: Previewer;
+      health?: HealthProbes;
+      tasks?: RenderTasks;
+    }
   | undefined;
 let credentials: ReturnType<typeof scopedCredentials> | undefined;
 let pool: LocalRenderPool | undefined;
@@ -42,10 +59,18 @@ function current() {
   return made;
 }
 
+/**
+ * The SDK clients the table's and the buckets' adapters send through, made from the current configuration: the render
+ * worker's guard is put on the table's (holdWorkerToItsJob), and tests watch the requests or the credentials on them.
+ */
+export const documentClient = (): DynamoDBDocumentClient => (current().ddb ??= createDocumentClient(awsSettings()));
+export const s3Client = (): S3Client => (current().s3 ??= createS3Client(awsSettings()));
+
 export function composeServer(): void {
   bindPorts({
-    documentClient: () => (current().ddb ??= createDocumentClient(awsSettings())),
-    s3Client: () => (current().s3 ??= createS3Client(awsSettings())),
+    table: () => (current().table ??= new DynamoDbTable(documentClient(), current().config.TABLE_NAME)),
+    uploads: () => (current().uploads ??= new S3Bucket(s3Client(), current().config.UPLOADS_BUCKET)),
+    outputs: () => (current().outputs ??= new S3Bucket(s3Client(), current().config.OUTPUTS_BUCKET)),
     tableName: () => getConfig().TABLE_NAME,
     mailer: () => {
       const adapters = current();
@@ -255,7 +280,7 @@ export function scopeIssuer(): ReturnType<typeof stsScopeIssuer> {
  * refuses on AWS. Locally the task server answers in this process, and only its requests pass (it marks them).
  */
 export function holdWorkerToItsJob(jobId: string): void {
-  guardTableRequests(ports().documentClient(), (command) =>
+  guardTableRequests(documentClient(), (command) =>
     isAnsweringRenderTask() ? undefined : `the render worker of job ${jobId} sends no ${command.replace(/Command$/, '')} to the table: it asks the task server`,
   );
 }

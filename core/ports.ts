@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
 import type { Alignment } from '#shared/schemas';
 
 /**
@@ -12,6 +11,138 @@ import type { Alignment } from '#shared/schemas';
  * (core/jobs/render-tasks.ts, RenderTasks), whose answers are the job's own records, which this module
  * cannot name without an import circle.
  */
+
+/** An item of the table as the core reads and writes it: attribute names to plain values (strings, numbers, sets, lists, maps). */
+export type TableItem = Record<string, any>;
+
+/*
+ * The table's requests name their keys, expressions and conditions with DynamoDB's own parameter names and
+ * expression language, which the domain modules write (core/db/keys.ts, their update and condition expressions): only
+ * the parameters the core uses, and never the table, which the adapter names.
+ */
+
+/** The names and values an expression refers to (#name, :value). */
+export interface TableExpressionFields {
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, any>;
+}
+
+/** A whole item to write, under a condition when it has one. */
+export interface TablePut extends TableExpressionFields {
+  Item: TableItem;
+  ConditionExpression?: string;
+}
+
+/** An update expression applied to one item, under a condition when it has one, and the attributes to answer. */
+export interface TableUpdate extends TableExpressionFields {
+  Key: TableItem;
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ReturnValues?: 'NONE' | 'ALL_OLD' | 'UPDATED_OLD' | 'ALL_NEW' | 'UPDATED_NEW';
+}
+
+/** One item to delete, under a condition when it has one; the old item is answered when asked (ALL_OLD). */
+export interface TableDelete extends TableExpressionFields {
+  Key: TableItem;
+  ConditionExpression?: string;
+  ReturnValues?: 'NONE' | 'ALL_OLD';
+}
+
+/** One page of a Query on the table or one of its indexes, from ExclusiveStartKey when it goes on from an earlier page. */
+export interface TableQuery extends TableExpressionFields {
+  IndexName?: string;
+  KeyConditionExpression: string;
+  FilterExpression?: string;
+  ProjectionExpression?: string;
+  ScanIndexForward?: boolean;
+  Limit?: number;
+  ConsistentRead?: boolean;
+  ExclusiveStartKey?: TableItem;
+}
+
+/** One write of a batch: exactly one of a whole item to put or a key to delete. */
+export interface TableBatchWrite {
+  PutRequest?: { Item: TableItem };
+  DeleteRequest?: { Key: TableItem };
+}
+
+/** One write of a transaction: exactly one of a put, an update or a delete. */
+export interface TableTransactWrite {
+  Put?: TablePut;
+  Update?: Omit<TableUpdate, 'ReturnValues'>;
+  Delete?: Omit<TableDelete, 'ReturnValues'>;
+}
+
+/**
+ * The core's one table (core/db/ asks it; the domain modules go through core/db/). A write whose condition does
+ * not hold rejects with DynamoDB's error, ConditionalCheckFailedException or a TransactionCanceledException with its
+ * reasons, which core/db/transaction.ts reads (isConditionFailure); any other failure rejects as its client answered,
+ * after the retries of its call budget.
+ */
+export interface Table {
+  /** The item under a key, or undefined; `consistent` reads it strongly consistent. */
+  get(key: TableItem, options: { consistent: boolean }): Promise<TableItem | undefined>;
+  put(request: TablePut): Promise<void>;
+  /** The attributes the request's ReturnValues asked for. */
+  update(request: TableUpdate, options?: { abortSignal?: AbortSignal }): Promise<TableItem | undefined>;
+  /** The old item, when the request asked for it. */
+  delete(request: TableDelete): Promise<TableItem | undefined>;
+  /** One page, and the key to start the next from (none after the last). */
+  queryPage(request: TableQuery): Promise<{ items: TableItem[]; lastKey?: TableItem }>;
+  /** Sends at most 25 writes at once; answers those the table left unprocessed, for the caller to send again. */
+  writeBatch(writes: TableBatchWrite[]): Promise<TableBatchWrite[]>;
+  /**
+   * Commits the writes together or not at all. A retry of the same call (the client's, after a deadline) never
+   * applies them twice; an answer that never came may still leave them applied.
+   */
+  transactWrite(writes: TableTransactWrite[]): Promise<void>;
+}
+
+/** What storage says of one object without reading it. */
+export interface ObjectHead {
+  size: number;
+  contentType: string;
+  etag: string;
+}
+
+/** A listed object: its whole key and its size in bytes. */
+export interface ListedObject {
+  key: string;
+  size: number;
+}
+
+/**
+ * One of the service's buckets (core/storage/storage.ts asks them): the uploads, or the outputs. The core picks
+ * every key; the adapter names the bucket. A request that fails rejects as its client answered, after the retries
+ * of its call budget, an absent object included unless the method says otherwise.
+ */
+export interface Bucket {
+  /** A presigned POST whose policy pins the key, the content type and the size range (1 to maxBytes). */
+  presignPost(key: string, policy: { contentType: string; maxBytes: number; expiresInSeconds: number }): Promise<{ url: string; fields: Record<string, string> }>;
+  /**
+   * A presigned GET of one object: the answer's type and disposition when given, and pinned to an ETag with
+   * `ifMatch` (a signed header, so the link reads that content only).
+   */
+  presignGet(key: string, link: { expiresInSeconds: number; contentType?: string; disposition?: string; ifMatch?: string }): Promise<string>;
+  /** The object's size, type and ETag, or undefined when there is none. */
+  head(key: string): Promise<ObjectHead | undefined>;
+  /** The object's content, as a stream. */
+  read(key: string): Promise<Readable>;
+  /** The object's content if it is still the one the ETag names (If-Match), and the ETag storage answered; undefined when storage refused it. */
+  readIfMatch(key: string, etag: string, abortSignal?: AbortSignal): Promise<{ body: Readable; etag?: string } | undefined>;
+  /** A small object's bytes, or undefined when there is none. */
+  readBytes(key: string): Promise<Buffer | undefined>;
+  put(key: string, body: Uint8Array, contentType: string): Promise<void>;
+  /** Stores a stream of unknown length as a multipart upload, `partsAtOnce` parts sent side by side. */
+  upload(key: string, body: Readable, contentType: string, partsAtOnce: number): Promise<void>;
+  /** Copies an object onto itself with its type and new metadata: the same bytes and ETag, created anew. */
+  copyOntoItself(key: string, contentType: string, metadata: Record<string, string>): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Deletes up to 1000 objects at once. */
+  deleteMany(keys: string[]): Promise<void>;
+  /** One page of the objects under a prefix, and where the next page starts (none after the last). */
+  listPage(prefix: string, continueFrom?: string): Promise<{ objects: ListedObject[]; next?: string }>;
+}
 
 export interface MailMessage {
   to: string;
@@ -215,8 +346,12 @@ export type HealthProbe = (signal: AbortSignal) => Promise<ProbeResult>;
 export type HealthProbes = Readonly<Record<HealthComponent, HealthProbe>>;
 
 export interface Ports {
-  documentClient(): DynamoDBDocumentClient;
-  s3Client(): S3Client;
+  table(): Table;
+  /** The customers' uploads: presigned POSTs in, read by the API, the probes and the workers. */
+  uploads(): Bucket;
+  /** The renders' outputs, the kept live previews and the batches' archives. */
+  outputs(): Bucket;
+  /** The table's name, which only core/jobs/jobs.ts still writes into its requests (the table adapter names it on every request). */
   tableName(): string;
   mailer(): Mailer;
   /** Measures an upload: ffprobe here locally, the probe function on AWS. */
@@ -245,7 +380,5 @@ export function ports(): Ports {
   return bound;
 }
 
-export const documentClient = (): DynamoDBDocumentClient => ports().documentClient();
-export const s3Client = (): S3Client => ports().s3Client();
 export const tableName = (): string => ports().tableName();
 export const sendMail = (message: MailMessage): Promise<void> => ports().mailer().send(message);

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { tableName } from '../ports';
 import { getItem, putItem, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { isConditionFailure } from '../db/transaction';
@@ -17,7 +16,6 @@ export const dayOf = (now: Date) => now.toISOString().slice(0, 10);
 function counterUpdate(now: Date, counts: Partial<Record<CounterName, number>>) {
   const names = Object.keys(counts) as CounterName[];
   return {
-    TableName: tableName(),
     Key: keys.dailyCounters(dayOf(now)),
     UpdateExpression: `SET #date = :date, expiresAt = if_not_exists(expiresAt, :expires) ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
     ExpressionAttributeNames: { '#date': 'date', ...Object.fromEntries(names.map((name, i) => [`#c${i}`, name])) },

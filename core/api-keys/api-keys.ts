@@ -6,7 +6,6 @@
  * and never carries admin rights.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { tableName } from '../ports';
 import { getItem, queryPage, updateItem } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, newItem, Transaction } from '../db/transaction';
@@ -80,8 +79,8 @@ export async function revokeApiKey(userId: string, keyId: string): Promise<void>
   if (!item) throw new NotFoundError('API key not found');
   await new Transaction()
     .add(
-      { Delete: { TableName: tableName(), Key: keys.apiKey(userId, keyId) } },
-      { Delete: { TableName: tableName(), Key: keys.apiKeyLookup(item.secretHash as string) } },
+      { Delete: { Key: keys.apiKey(userId, keyId) } },
+      { Delete: { Key: keys.apiKeyLookup(item.secretHash as string) } },
     )
     .commit();
 }

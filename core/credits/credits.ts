@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { insufficientCredits, USER_DOCUMENT_MISSING } from '#shared/messages';
-import { tableName } from '../ports';
 import { queryPage, queryPages } from '../db/items';
 import { keys } from '../db/keys';
 import { Transaction } from '../db/transaction';
@@ -120,7 +119,6 @@ export async function moveCredits(move: CreditMove, tx = new Transaction()): Pro
       await tx.commit([
         {
           Update: {
-            TableName: tableName(),
             Key: keys.user(move.userId),
             UpdateExpression: 'SET credits = :balance, ledgerAt = :at',
             // The time of the latest entry is checked too: a balance that went away and came back is still a race.
@@ -128,7 +126,7 @@ export async function moveCredits(move: CreditMove, tx = new Transaction()): Pro
             ExpressionAttributeValues: { ':balance': balance, ':seen': user.credits, ':at': entry.timestamp, ...(user.ledgerAt ? { ':seenAt': user.ledgerAt } : {}) },
           },
         },
-        { Put: { TableName: tableName(), Item: { ...keys.ledgerEntry(move.userId, entry.timestamp, entry.entryId), entity: 'ledger', ...entry } } },
+        { Put: { Item: { ...keys.ledgerEntry(move.userId, entry.timestamp, entry.entryId), entity: 'ledger', ...entry } } },
       ]);
       return entry;
     } catch (error) {

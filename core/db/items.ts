@@ -1,84 +1,64 @@
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type BatchWriteCommandInput,
-  type DeleteCommandInput,
-  type PutCommandInput,
-  type QueryCommandInput,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { ports, type TableBatchWrite, type TableDelete, type TableItem, type TablePut, type TableQuery, type TableUpdate } from '../ports';
 
 /**
- * The table's item commands: the one place the core sends them, with db/transaction.ts for
- * writes that commit together. Each function adds the table's name, sends one request through
- * the table client the ports bind, and answers what the request answered; the domain modules
- * build their keys (db/keys.ts), expressions and conditions, and decide what a failed
+ * The table's item operations: the one place the core asks the table port (core/ports.ts, Table) for them, with
+ * db/transaction.ts for writes that commit together. Each function asks the port once and answers what the table
+ * answered; the domain modules build their keys (db/keys.ts), expressions and conditions, and decide what a failed
  * condition means (`isConditionFailure`, `holds`).
  */
 
-/** An item as the document client reads and writes it: attribute names to plain values (strings, numbers, sets, lists, maps). */
-export type Item = Record<string, any>;
+/** An item as the core reads and writes it: attribute names to plain values (strings, numbers, sets, lists, maps). */
+export type Item = TableItem;
 
-/** A request's fields but the table, which these functions add. */
-type OnTable<Input> = Omit<Input, 'TableName'>;
-
-/** One write of a BatchWriteItem: a whole item to put, or a key to delete. */
-export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+/** One write of a batch: a whole item to put, or a key to delete. */
+export type WriteRequest = TableBatchWrite;
 
 /** The item under a key, or undefined; `consistent` reads it strongly consistent. */
 export async function getItem(key: Item, { consistent = false }: { consistent?: boolean } = {}): Promise<Item | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ...(consistent ? { ConsistentRead: true } : {}) }));
-  return Item;
+  return ports().table().get(key, { consistent });
 }
 
-/** Writes a whole item, under the input's condition if it has one (a failed condition rejects: `isConditionFailure`). */
-export async function putItem(input: OnTable<PutCommandInput>): Promise<void> {
-  await documentClient().send(new PutCommand({ TableName: tableName(), ...input }));
+/** Writes a whole item, under the request's condition if it has one (a failed condition rejects: `isConditionFailure`). */
+export async function putItem(request: TablePut): Promise<void> {
+  await ports().table().put(request);
 }
 
-/** Applies an update expression, under the input's condition if it has one; the attributes its ReturnValues asked for. */
-export async function updateItem(input: OnTable<UpdateCommandInput>, options?: { abortSignal?: AbortSignal }): Promise<Item | undefined> {
-  const { Attributes } = await documentClient().send(new UpdateCommand({ TableName: tableName(), ...input }), options);
-  return Attributes;
+/** Applies an update expression, under the request's condition if it has one; the attributes its ReturnValues asked for. */
+export async function updateItem(request: TableUpdate, options?: { abortSignal?: AbortSignal }): Promise<Item | undefined> {
+  return ports().table().update(request, options);
 }
 
-/** Deletes an item, under the input's condition if it has one; the old item when ReturnValues asked for it. */
-export async function deleteItem(input: OnTable<DeleteCommandInput>): Promise<Item | undefined> {
-  const { Attributes } = await documentClient().send(new DeleteCommand({ TableName: tableName(), ...input }));
-  return Attributes;
+/** Deletes an item, under the request's condition if it has one; the old item when ReturnValues asked for it. */
+export async function deleteItem(request: TableDelete): Promise<Item | undefined> {
+  return ports().table().delete(request);
 }
 
 /** One page of a Query on the table or one of its indexes, and the key to start the next page from (none after the last). */
-export async function queryPage(input: OnTable<QueryCommandInput>): Promise<{ items: Item[]; lastKey?: Item }> {
-  const page = await documentClient().send(new QueryCommand({ TableName: tableName(), ...input }));
-  return { items: page.Items ?? [], lastKey: page.LastEvaluatedKey };
+export async function queryPage(request: TableQuery): Promise<{ items: Item[]; lastKey?: Item }> {
+  return ports().table().queryPage(request);
 }
 
-/** The items of a Query on the table, page by page (following LastEvaluatedKey). */
-export async function* queryPages(input: Omit<OnTable<QueryCommandInput>, 'ExclusiveStartKey'>): AsyncGenerator<Item[]> {
+/** The items of a Query on the table, page by page (following the last key of each). */
+export async function* queryPages(request: Omit<TableQuery, 'ExclusiveStartKey'>): AsyncGenerator<Item[]> {
   let ExclusiveStartKey: Item | undefined;
   do {
-    const page = await queryPage({ ...input, ExclusiveStartKey });
+    const page = await queryPage({ ...request, ExclusiveStartKey });
     yield page.items;
     ExclusiveStartKey = page.lastKey;
   } while (ExclusiveStartKey);
 }
 
-/** Sends one BatchWriteItem (at most 25 writes) on the table; answers the writes DynamoDB left unprocessed, for the caller to send again. */
+/** Sends one batch of at most 25 writes; answers the writes the table left unprocessed, for the caller to send again. */
 export async function writeBatch(requests: WriteRequest[]): Promise<WriteRequest[]> {
-  const table = tableName();
-  const { UnprocessedItems } = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-  return UnprocessedItems?.[table] ?? [];
+  return ports().table().writeBatch(requests);
 }
 
-/** An item as a table stream record carries it (DynamoDB's typed attribute values), read as plain values; undefined when absent. */
+/**
+ * An item as a table stream record carries it (DynamoDB's typed attribute values, the format of the stream's
+ * records), read as plain values; undefined when absent. A pure function of that format, which reaches nothing.
+ */
 export function streamImage(raw: Record<string, unknown> | undefined): Item | undefined {
   return raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
 }

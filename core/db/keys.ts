@@ -1,3 +1,5 @@
+import type { TableTransactWrite } from '../ports';
+
 /**
  * Key builders for every entity in the one table. Only the domain modules under
  * core/ import this; handlers call named access patterns instead.
@@ -83,5 +85,5 @@ export const keys = {
   clientSessionPointer: (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'POINTER' }),
 } as const;
 
-/** One write of a DynamoDB transaction, as the entity modules hand them to each other. */
-export type TransactItem = NonNullable<import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']>[number];
+/** One write of a transaction, as the entity modules hand them to each other. */
+export type TransactItem = TableTransactWrite;

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '../ports';
+import { ports } from '../ports';
 import { updateItem } from './items';
 import type { TransactItem } from './keys';
 
@@ -25,17 +23,17 @@ export class Transaction {
   /**
    * Sends `first` (writes whose failure the committer must recognise, by position) and then the added writes.
    * A deadline makes an answer unknown: the transaction may have been applied though its answer never came.
-   * The token makes the SDK's retry of the same writes a no-op if the first try went through (DynamoDB
-   * keeps it for 10 minutes), so money is never moved twice by a retry.
+   * The table applies one call's writes once however often its client retries them (Table.transactWrite), so
+   * money is never moved twice by a retry.
    */
   async commit(first: readonly TransactItem[] = []): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await documentClient().send(new TransactWriteCommand({ TransactItems: [...first, ...this.writes], ClientRequestToken: randomUUID() }));
+        await ports().table().transactWrite([...first, ...this.writes]);
         return;
       } catch (error) {
         // A transaction cancelled for a conflict with another one wrote nothing: it is sent again whole
-        // (with a new token: the cancelled one is no promise), a few times, before the caller sees it.
+        // (a new call: the cancelled one is no promise), a few times, before the caller sees it.
         if (!isConflictOnly(error) || attempt >= CONFLICT_ATTEMPTS) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
       }
@@ -56,7 +54,7 @@ function isConflictOnly(error: unknown): boolean {
 
 /** A transaction's write of an item that must not exist yet (its creation happens once). */
 export function newItem(item: Record<string, unknown>): TransactItem {
-  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } };
+  return { Put: { Item: item, ConditionExpression: 'attribute_not_exists(PK)' } };
 }
 
 /** The attribute name most conditions test: `#status` in an expression. */
@@ -68,7 +66,6 @@ export const STATUS = { '#status': 'status' } as const;
  */
 export function guardedUpdate(key: Record<string, string>, update: string, condition: string, values: Record<string, unknown>, names?: Record<string, string>) {
   return {
-    TableName: tableName(),
     Key: key,
     UpdateExpression: update,
     ConditionExpression: condition,

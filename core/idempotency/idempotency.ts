@@ -5,7 +5,6 @@
  * neither does; a retry finds the key and answers with what the first request made.
  */
 import { createHash } from 'node:crypto';
-import { tableName } from '../ports';
 import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { ConflictError } from '../errors';
@@ -65,7 +64,6 @@ export function recordAnswerItem(request: IdempotentRequest, answer: IdempotentA
   const nowSeconds = Math.floor(now.getTime() / 1000);
   return {
     Put: {
-      TableName: tableName(),
       Item: {
         ...keys.idempotencyKey(request.userId, request.scope, request.key),
         entity: 'idempotencyKey',

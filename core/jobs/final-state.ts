@@ -12,7 +12,6 @@
  * A new reaction (an e-mail to the user, a webhook) is one more guarded step here.
  */
 import { shouldSendTimeAccuracyReport, timeAccuracyReportType } from '#shared/render-policy';
-import { tableName } from '../ports';
 import { streamImage } from '../db/items';
 import { keys } from '../db/keys';
 import { isConditionFailure, Transaction } from '../db/transaction';
@@ -111,7 +110,6 @@ async function countOutcome(job: JobRecord, counts: Partial<Record<CounterName, 
       .add(
         {
           Update: {
-            TableName: tableName(),
             Key: keys.job(job.jobId),
             UpdateExpression: 'ADD finalStatesHandled :outcomes',
             ConditionExpression: 'attribute_exists(PK) AND NOT contains(finalStatesHandled, :outcome)',

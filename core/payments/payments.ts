@@ -1,4 +1,4 @@
-import { tableName, type PaymentProviderName } from '../ports';
+import type { PaymentProviderName } from '../ports';
 import { getItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { newItem } from '../db/transaction';
@@ -39,7 +39,6 @@ export async function getPayment(paymentId: string): Promise<PaymentRecord | und
 /** Sets the provider's id once the PaymentIntent exists. */
 export function setProviderPaymentIdUpdate(paymentId: string, providerPaymentId: string) {
   return {
-    TableName: tableName(),
     Key: keys.payment(paymentId),
     UpdateExpression: 'SET providerPaymentId = :pid',
     ExpressionAttributeValues: { ':pid': providerPaymentId },
@@ -54,7 +53,6 @@ export function setProviderPaymentIdUpdate(paymentId: string, providerPaymentId:
 export function settlePaymentItem(paymentId: string, status: PaymentRecord['status'], lastError?: string): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.payment(paymentId),
       UpdateExpression: lastError ? 'SET #status = :status, lastError = :error' : 'SET #status = :status',
       ConditionExpression: '#status IN (:pending, :failed)',
@@ -68,7 +66,6 @@ export function settlePaymentItem(paymentId: string, status: PaymentRecord['stat
 export function recordPaymentEventItem(eventId: string, paymentId: string, type: string, now = new Date()): TransactItem {
   return {
     Put: {
-      TableName: tableName(),
       Item: { ...keys.paymentEvent(eventId), entity: 'paymentEvent', eventId, paymentId, type, receivedAt: now.toISOString() },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -87,7 +84,6 @@ export async function paymentEventSeen(eventId: string): Promise<boolean> {
 export function chargeBackPaymentItem(paymentId: string, seenCents: number, totalCents: number, refundedCents?: number): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.payment(paymentId),
       UpdateExpression: refundedCents === undefined ? 'SET chargedBackCents = :total' : 'SET chargedBackCents = :total, refundedCents = :refunded',
       ConditionExpression: seenCents === 0 ? 'attribute_not_exists(chargedBackCents) OR chargedBackCents = :seen' : 'chargedBackCents = :seen',

@@ -3,12 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { openToRead } from './no-follow';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
-import { CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { ports, s3Client } from '../ports';
-import { getConfig } from '../config';
+import { ports, type ListedObject, type ObjectHead } from '../ports';
 import type { UploadTicket } from '#shared/api-types';
 
 /** Presigned POSTs are short-lived: the form uploads right after asking. */
@@ -45,27 +40,12 @@ export const outputPrefix = (userId: string, jobId: string) => `users/${userId}/
  */
 export async function presignUpload(userId: string, fileName: string, contentType: string, maxBytes: number): Promise<UploadTicket> {
   const key = `${inputPrefix(userId)}${randomUUID()}/${fileName}`;
-  const { url, fields } = await createPresignedPost(s3Client(), {
-    Bucket: getConfig().UPLOADS_BUCKET,
-    Key: key,
-    Conditions: [
-      ['content-length-range', 1, maxBytes],
-      ['eq', '$Content-Type', contentType],
-    ],
-    Fields: { 'Content-Type': contentType },
-    Expires: UPLOAD_TICKET_SECONDS,
-  });
+  const { url, fields } = await ports().uploads().presignPost(key, { contentType, maxBytes, expiresInSeconds: UPLOAD_TICKET_SECONDS });
   return { url, fields, key, maxBytes, fileName };
 }
 
-export async function headInput(key: string): Promise<{ size: number; contentType: string; etag: string } | undefined> {
-  try {
-    const head = await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
-    return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? '', etag: head.ETag ?? '' };
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
-    throw error;
-  }
+export async function headInput(key: string): Promise<ObjectHead | undefined> {
+  return ports().uploads().head(key);
 }
 
 /**
@@ -73,54 +53,32 @@ export async function headInput(key: string): Promise<{ size: number; contentTyp
  * itself (the same bytes and type, so the same ETag) is a new creation. A free test uses it (core/uploads/upload-retention.ts).
  */
 export async function renewInput(key: string, contentType: string): Promise<void> {
-  const bucket = getConfig().UPLOADS_BUCKET;
-  await s3Client().send(
-    new CopyObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      CopySource: `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
-      // S3 refuses a copy onto itself that changes nothing; the new metadata is that change.
-      MetadataDirective: 'REPLACE',
-      ContentType: contentType,
-      Metadata: { 'last-used': new Date().toISOString() },
-    }),
-  );
+  // Storage refuses a copy onto itself that changes nothing; the new metadata is that change.
+  await ports().uploads().copyOntoItself(key, contentType, { 'last-used': new Date().toISOString() });
 }
 
 export async function deleteInput(key: string): Promise<void> {
-  await s3Client().send(new DeleteObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
+  await ports().uploads().delete(key);
 }
 
-export interface StoredObject {
-  key: string;
+export interface StoredObject extends ListedObject {
   name: string;
-  size: number;
 }
 
 export async function listOutputs(userId: string, jobId: string): Promise<StoredObject[]> {
   const prefix = outputPrefix(userId, jobId);
-  const { Contents = [] } = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: prefix }));
-  return Contents.filter((o) => o.Key && !o.Key.slice(prefix.length).includes('/')).map((o) => ({ key: o.Key!, name: o.Key!.slice(prefix.length), size: o.Size ?? 0 }));
+  const { objects } = await ports().outputs().listPage(prefix);
+  return objects.filter((o) => !o.key.slice(prefix.length).includes('/')).map((o) => ({ key: o.key, name: o.key.slice(prefix.length), size: o.size }));
 }
 
 /** A time-limited download link that saves under the file's own name. */
 export async function presignDownload(key: string, fileName: string, contentType: string): Promise<string> {
-  return getSignedUrl(
-    s3Client(),
-    new GetObjectCommand({
-      Bucket: getConfig().OUTPUTS_BUCKET,
-      Key: key,
-      ResponseContentType: contentType,
-      ResponseContentDisposition: `attachment; filename="${fileName.replace(/"/g, '')}"`,
-    }),
-    { expiresIn: DOWNLOAD_URL_SECONDS },
-  );
+  return ports().outputs().presignGet(key, { expiresInSeconds: DOWNLOAD_URL_SECONDS, contentType, disposition: `attachment; filename="${fileName.replace(/"/g, '')}"` });
 }
 
 /** The worker's copy of a job's input. */
 export async function downloadInput(key: string, file: string): Promise<void> {
-  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key }));
-  await pipeline(Body as Readable, createWriteStream(file));
+  await pipeline(await ports().uploads().read(key), createWriteStream(file));
 }
 
 /** Stores one output file under the job's prefix (`name` may hold a sub-folder, e.g. frames/). */
@@ -129,14 +87,13 @@ export async function uploadOutput(userId: string, jobId: string, name: string, 
   // A render tool wrote it, in a folder it owns: read only what the path really names.
   const handle = await openToRead(file);
   const body = await handle.readFile().finally(() => handle.close());
-  await s3Client().send(new PutObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body, ContentType: contentType }));
+  await ports().outputs().put(key, body, contentType);
   return { key, size: body.length };
 }
 
 /** Fetches an output back (a resumed animation needs the frames an earlier worker stored). */
 export async function downloadOutput(userId: string, jobId: string, name: string, file: string): Promise<void> {
-  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: `${outputPrefix(userId, jobId)}${name}` }));
-  await pipeline(Body as Readable, createWriteStream(file));
+  await pipeline(await ports().outputs().read(`${outputPrefix(userId, jobId)}${name}`), createWriteStream(file));
 }
 
 /** The stored upload is not audio that can be measured. */
@@ -158,14 +115,12 @@ export async function measureInputDuration(key: string): Promise<number> {
 
 /** One output as a stream (the encoder reads frames this way, one at a time). */
 export async function readOutput(userId: string, jobId: string, name: string): Promise<Readable> {
-  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: `${outputPrefix(userId, jobId)}${name}` }));
-  return Body as Readable;
+  return ports().outputs().read(`${outputPrefix(userId, jobId)}${name}`);
 }
 
 /** One stored output by its whole key (a listed output, read into a batch's ZIP), as a stream. */
 export async function readOutputAt(key: string): Promise<Readable> {
-  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key }));
-  return Body as Readable;
+  return ports().outputs().read(key);
 }
 
 /** Stores a large output (a video) as a multipart upload, streamed from the file, parts sent side by side. */
@@ -173,33 +128,27 @@ export async function uploadLargeOutput(userId: string, jobId: string, name: str
   const key = `${outputPrefix(userId, jobId)}${name}`;
   const handle = await openToRead(file);
   const { size } = await handle.stat();
-  await new Upload({
-    client: s3Client(),
-    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: handle.createReadStream(), ContentType: contentType },
-    partSize: 8 * 1024 * 1024,
-    queueSize: 4,
-  }).done();
+  await ports().outputs().upload(key, handle.createReadStream(), contentType, 4);
   return { key, size };
 }
 
 /** The stored outputs under a folder of the job's prefix (e.g. 'frames/'), a listing page at a time. */
-async function* outputPagesUnder(userId: string, jobId: string, folder: string): AsyncGenerator<{ Key?: string; Size?: number }[]> {
-  let ContinuationToken: string | undefined;
+async function* outputPagesUnder(userId: string, jobId: string, folder: string): AsyncGenerator<ListedObject[]> {
+  let next: string | undefined;
   do {
-    const page = await s3Client().send(new ListObjectsV2Command({ Bucket: getConfig().OUTPUTS_BUCKET, Prefix: `${outputPrefix(userId, jobId)}${folder}`, ContinuationToken }));
-    yield page.Contents ?? [];
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
+    const page = await ports().outputs().listPage(`${outputPrefix(userId, jobId)}${folder}`, next);
+    yield page.objects;
+    next = page.next;
+  } while (next);
 }
 
 /** Deletes every output under a folder of the job's prefix (e.g. 'frames/'); returns how many. */
 export async function deleteOutputsUnder(userId: string, jobId: string, folder: string): Promise<number> {
   let deleted = 0;
   for await (const page of outputPagesUnder(userId, jobId, folder)) {
-    const objects = page.map((o) => ({ Key: o.Key! }));
-    if (objects.length > 0) {
-      await s3Client().send(new DeleteObjectsCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Delete: { Objects: objects, Quiet: true } }));
-      deleted += objects.length;
+    if (page.length > 0) {
+      await ports().outputs().deleteMany(page.map((o) => o.key));
+      deleted += page.length;
     }
   }
   return deleted;
@@ -216,34 +165,23 @@ export async function uploadOutputStream(userId: string, jobId: string, name: st
     },
   });
   body.on('error', (error) => counted.destroy(error));
-  await new Upload({
-    client: s3Client(),
-    params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body.pipe(counted), ContentType: contentType },
-    partSize: 8 * 1024 * 1024,
-    queueSize: 4,
-  }).done();
+  await ports().outputs().upload(key, body.pipe(counted), contentType, 4);
   return { key, size };
 }
 
 /** Stores a ZIP made as a stream (a batch's outputs) under its whole key as a multipart upload, two parts side by side. */
 export async function uploadOutputArchive(key: string, body: Readable): Promise<void> {
-  await new Upload({ client: s3Client(), params: { Bucket: getConfig().OUTPUTS_BUCKET, Key: key, Body: body, ContentType: 'application/zip' }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
+  await ports().outputs().upload(key, body, 'application/zip', 2);
 }
 
 /** Whether an output exists (a frame's preview may be missing when its upload failed). */
 export async function outputExists(key: string): Promise<boolean> {
-  try {
-    await s3Client().send(new HeadObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
-    throw error;
-  }
+  return (await ports().outputs().head(key)) !== undefined;
 }
 
 /** A time-limited link to show an output inline (an <img> of a frame's preview, the picture in an e-mail). */
 export async function presignInline(key: string, contentType: string, expiresIn = DOWNLOAD_URL_SECONDS): Promise<string> {
-  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: key, ResponseContentType: contentType }), { expiresIn });
+  return ports().outputs().presignGet(key, { expiresInSeconds: expiresIn, contentType });
 }
 
 /** Where a live preview is kept, by the hash of what it shows (a lifecycle rule removes it after a day). */
@@ -255,9 +193,7 @@ const previewKey = (hash: string) => `previews/${hash}.jpg`;
  * between is refused by storage, and by the reader, which compares the answer's ETag).
  */
 export function presignInputRead(key: string, pin?: { etag: string; seconds: number }): Promise<string> {
-  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key, ...(pin ? { IfMatch: pin.etag } : {}) }), {
-    expiresIn: pin?.seconds ?? PROBE_URL_SECONDS,
-  });
+  return ports().uploads().presignGet(key, { expiresInSeconds: pin?.seconds ?? PROBE_URL_SECONDS, ...(pin ? { ifMatch: pin.etag } : {}) });
 }
 
 /** The stored upload is no longer the content an ETag named (its upload form was posted again). */
@@ -268,31 +204,20 @@ export class InputChangedError extends Error {}
  * compared too, for a store that ignores the condition (the local stack's).
  */
 export async function downloadInputAt(key: string, etag: string, file: string, abortSignal?: AbortSignal): Promise<void> {
-  let answer;
-  try {
-    answer = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().UPLOADS_BUCKET, Key: key, IfMatch: etag }), { abortSignal });
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) throw new InputChangedError(`${key} is no longer ${etag}`);
-    throw error;
+  const answer = await ports().uploads().readIfMatch(key, etag, abortSignal);
+  if (!answer) throw new InputChangedError(`${key} is no longer ${etag}`);
+  if (answer.etag !== etag) {
+    answer.body.destroy();
+    throw new InputChangedError(`${key} is ${answer.etag}, not ${etag}`);
   }
-  if (answer.ETag !== etag) {
-    (answer.Body as Readable | undefined)?.destroy();
-    throw new InputChangedError(`${key} is ${answer.ETag}, not ${etag}`);
-  }
-  await pipeline(answer.Body as Readable, createWriteStream(file));
+  await pipeline(answer.body, createWriteStream(file));
 }
 
 /** A kept preview's JPEG, or undefined. */
 export async function readKeptPreview(hash: string): Promise<Buffer | undefined> {
-  try {
-    const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: previewKey(hash) }));
-    return Buffer.from(await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw error;
-  }
+  return ports().outputs().readBytes(previewKey(hash));
 }
 
 export async function keepPreview(hash: string, jpeg: Buffer): Promise<void> {
-  await s3Client().send(new PutObjectCommand({ Bucket: getConfig().OUTPUTS_BUCKET, Key: previewKey(hash), Body: jpeg, ContentType: 'image/jpeg' }));
+  await ports().outputs().put(previewKey(hash), jpeg, 'image/jpeg');
 }

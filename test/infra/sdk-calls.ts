@@ -188,6 +188,17 @@ const PORT_ADAPTERS: Record<string, PortAdapter[]> = {
   renderTasks: [{ module: '#adapters/worker-credentials', exports: ['workerTaskBroker'], invokes: 'WORKER_SESSION_FUNCTION' }],
 };
 
+/**
+ * The table's and the buckets' ports (core/ports.ts, Table and Bucket), method by method: the core asks them as
+ * `ports().table().get(...)`, and each method of the adapter's class sends its own commands (its source is read per
+ * method). The two buckets share one adapter; the port asked names the bucket.
+ */
+const STORE_PORTS: Record<string, { file: string; buckets?: string[] }> = {
+  table: { file: 'adapters/dynamodb-table.ts' },
+  uploads: { file: 'adapters/s3-bucket.ts', buckets: ['UPLOADS_BUCKET'] },
+  outputs: { file: 'adapters/s3-bucket.ts', buckets: ['OUTPUTS_BUCKET'] },
+};
+
 /** The farm port's engines on AWS, method by method (a class keeps every method, so its source is read per method). */
 const FARM_ADAPTERS: { file: string; invokes?: string }[] = [{ file: 'adapters/batch-farm.ts' }, { file: 'adapters/function-farm.ts', invokes: 'RENDER_FUNCTION_NAME' }];
 const FARM_METHODS = ['submit', 'isWaiting', 'cancel'];
@@ -220,6 +231,19 @@ export async function callsOfEntry(entry: string): Promise<AwsCall[]> {
       calls.push(...callsIn(adapterCode, `${entry} -> ports().${port} -> ${adapter.module}`, adapter));
     }
   }
+  for (const [port, adapter] of Object.entries(STORE_PORTS)) {
+    if (!used.has(port)) continue;
+    const asked = [...code.matchAll(new RegExp(`\\bports\\d*\\(\\)\\s*\\.${port}\\(\\)\\s*\\.(\\w+)\\(`, 'g'))].map((match) => match[1]);
+    // A port kept in a variable would hide the methods asked of it: the reading stops instead.
+    const reached = [...code.matchAll(new RegExp(`\\bports\\d*\\(\\)\\s*\\.${port}\\(`, 'g'))].length;
+    if (asked.length !== reached) throw new Error(`${entry} keeps ports().${port}() instead of asking a method of it at once: the grant test cannot tell which it asks`);
+    const bodies = methodsOf(readFileSync(fromRoot(adapter.file), 'utf8'));
+    for (const method of new Set(asked)) {
+      const body = bodies.get(method);
+      if (body === undefined) throw new Error(`${entry} asks ports().${port}().${method}, which ${adapter.file} has no method for`);
+      calls.push(...callsIn(body, `${entry} -> ports().${port}().${method} -> ${adapter.file}`, adapter));
+    }
+  }
   if (used.has('farm')) {
     const methods = FARM_METHODS.filter((method) => new RegExp(`\\.${method}\\(`).test(code));
     for (const farm of FARM_ADAPTERS) {
@@ -235,7 +259,7 @@ export async function callsOfEntry(entry: string): Promise<AwsCall[]> {
   }
   // The SDK's paginators send commands the reading above does not see.
   if (/\bpaginate\w+\(/.test(code)) throw new Error(`${entry} uses an SDK paginator, whose commands the grant test does not read`);
-  const unknownPorts = [...used].filter((port) => !(port in PORT_ADAPTERS) && !['farm', 'documentClient', 's3Client', 'tableName'].includes(port));
+  const unknownPorts = [...used].filter((port) => !(port in PORT_ADAPTERS) && !['farm', 'tableName', ...Object.keys(STORE_PORTS)].includes(port));
   if (unknownPorts.length > 0) throw new Error(`${entry} uses ports the grant test does not follow: ${unknownPorts.join(', ')}`);
   return calls;
 }

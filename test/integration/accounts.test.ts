@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '#core/ports';
+import { getItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { dayOf } from '#core/analytics/counters';
 import { moveCredits } from '#core/credits/credits';
 import { api, expiredToken, forgedToken, verifiedUser } from './helpers';
 
 async function signupsToday(): Promise<number> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.dailyCounters(dayOf(new Date())), ConsistentRead: true }));
-  return (Item?.new_signups as number | undefined) ?? 0;
+  const item = await getItem(keys.dailyCounters(dayOf(new Date())), { consistent: true });
+  return (item?.new_signups as number | undefined) ?? 0;
 }
 
 describe('identity on protected routes', () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ANALYTICS_KINDS } from '#shared/analytics';
 import { sessionRecord, type SessionEvent, type SessionRecord } from '#shared/schemas';
-import { documentClient, tableName } from '#core/ports';
+import { getItem, putItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { Transaction } from '#core/db/transaction';
 import { counterIncrement, dayOf, incrementCounters, listDailyCounters, visitorSaltOf, type CounterName } from '#core/analytics/counters';
@@ -440,7 +439,7 @@ describe('retention', () => {
     const old = new Date(Date.now() - 400 * DAY);
     const recent = new Date(Date.now() - 10 * DAY);
     // Items an older version wrote without expiresAt: TTL would never delete them.
-    await documentClient().send(new PutCommand({ TableName: tableName(), Item: { ...keys.dailyCounters(dayOf(old)), date: dayOf(old), page_views: 3 } }));
+    await putItem({ Item: { ...keys.dailyCounters(dayOf(old)), date: dayOf(old), page_views: 3 } });
     await live(recent, { page_views: 1 });
     await putMetric('scenes', { period_start: dayOf(old), computed_at: iso(old), scene_usage: [] });
     await recordHealthSample(true, old);
@@ -455,7 +454,7 @@ describe('retention', () => {
     expect(report.analyticsItems).toBeGreaterThanOrEqual(3);
     expect(report.sessions).toBeGreaterThanOrEqual(1);
 
-    const get = async (key: Record<string, string>) => (await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+    const get = (key: Record<string, string>) => getItem(key, { consistent: true });
     expect(await get(keys.dailyCounters(dayOf(old)))).toBeUndefined();
     expect(await get(keys.metric('scenes', dayOf(old)))).toBeUndefined();
     expect(await get(keys.healthSamples(dayOf(old)))).toBeUndefined();
@@ -471,7 +470,7 @@ describe('retention', () => {
     const record = session({});
     await saveSession(record);
     const [stored] = (await listSessionsNewestFirst(new Date(Date.now() - 60_000), new Date(), 1000)).sessions.filter((s) => s.session_id === record.session_id);
-    const item = (await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.clientSession(dayOf(new Date(stored.created_at)), stored.created_at, record.session_id) }))).Item!;
+    const item = (await getItem(keys.clientSession(dayOf(new Date(stored.created_at)), stored.created_at, record.session_id)))!;
     expect(item.expiresAt).toBeCloseTo(Math.floor(Date.parse(stored.created_at) / 1000) + 365 * 86_400, -1);
   });
 });

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { CALIBRATION_MIN_CHUNKS, DEFAULT_FAST_PATH_CONCURRENCY, deliveryBands, modelledChunkRenderSeconds, readyInSeconds } from '#shared/fast-path';
 import { planInputOf } from '#shared/render-plan';
 import { scenes } from '#shared/catalogue';
 import type { AnalyticsOverview } from '#shared/analytics-api';
 import type { SceneDelivery } from '#shared/api-types';
-import { documentClient, tableName } from '#core/ports';
+import { deleteItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { dayOf } from '#core/analytics/counters';
 import { recalibrateDelivery, recordChunkSteps, sceneStepFigures, RECALIBRATION_WINDOW_DAYS } from '#core/analytics/delivery-figures';
@@ -63,7 +62,7 @@ beforeAll(async () => {
 
 // Nothing of this file's figures is left for the promise of the files after it.
 afterAll(async () => {
-  const remove = (key: Record<string, string>) => documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+  const remove = (key: Record<string, string>) => deleteItem({ Key: key });
   await Promise.all(scenes.map((scene) => remove(keys.sceneDeliveryFigures(scene.id))));
   await Promise.all([...written].map((day) => remove(keys.deliveryFiguresOfDay(1, day))));
 });

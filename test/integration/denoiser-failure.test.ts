@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '#core/ports';
+import { s3Client } from '#composition/server';
 import { getConfig } from '#core/config';
 import { abandonedPaidStill, api, storedJobOnce } from './helpers';
 import { forceJobStatus } from './job-fixtures';

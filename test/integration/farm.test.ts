@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, s3Client, tableName } from '#core/ports';
+import { updateItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { LocalRenderPool, type LocalRenderPoolOptions, type PoolTask } from '#adapters/local-render-pool';
 import { WarmScenes } from '#render/warm-scene';
@@ -18,7 +17,7 @@ import { findBlender } from '#render/blender';
 import { runChunk, type ChunkTimings } from '#render/chunk-runner';
 import { CHUNK_STEPS } from '#observability/metrics';
 import { resetConfig } from '#core/config';
-import { localPool, resetClients } from '#composition/server';
+import { localPool, resetClients, s3Client } from '#composition/server';
 import { farmJobState } from '#core/jobs/launch';
 import { freePort } from '#infra/local/ports';
 import { blenderCalls, callsLog, queuedJob, recordingBlender } from './farm-helpers';
@@ -158,7 +157,7 @@ describe('the local render farm', () => {
     const chunks = await listChunksOfJob(job.jobId);
     for (const chunk of chunks) expect(await runChunk(job.jobId, chunk.index, { workerId: 'legacy-test', threads: 1 })).toBe('done');
     // As such a job's chunks were left: done without a segment named (and, rendered before segments existed, none stored).
-    for (const chunk of chunks) await documentClient().send(new UpdateCommand({ TableName: tableName(), Key: keys.chunk(job.jobId, chunk.index), UpdateExpression: 'REMOVE #segment', ExpressionAttributeNames: { '#segment': 'segment' } }));
+    for (const chunk of chunks) await updateItem({ Key: keys.chunk(job.jobId, chunk.index), UpdateExpression: 'REMOVE #segment', ExpressionAttributeNames: { '#segment': 'segment' } });
     await deleteOutputsUnder(job.userId, job.jobId, 'segments/');
     expect((await listChunksOfJob(job.jobId)).map((chunk) => chunk.segment)).toEqual(chunks.map(() => undefined));
     expect(await runFinishing(job.jobId, { workerId: 'legacy-test' })).toBe('done');

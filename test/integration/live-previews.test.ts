@@ -10,14 +10,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { bindLocalPreviewer, downloadUpload } from '#composition/server';
+import { bindLocalPreviewer, downloadUpload, s3Client } from '#composition/server';
 import { livePreview, PREVIEW_ANSWER_MS } from '#core/previews/previews';
 import { ConflictError, ServiceUnavailableError } from '#core/errors';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getItem } from '#core/db/items';
 import { LOCAL_VISITOR_RENDERS_AT_ONCE as VISITOR_RENDERS_AT_ONCE } from '#core/previews/preview-flights';
 import { getConfig } from '#core/config';
-import { s3Client } from '#core/ports';
 import { keys } from '#core/db/keys';
 import { headInput, presignInputRead } from '#core/storage/storage';
 import { VISITOR_PREVIEWS_PER_MINUTE } from '#shared/rate-limit';

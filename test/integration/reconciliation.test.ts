@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '#core/ports';
+import { updateItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { reconcileCredits } from '#core/credits/reconciliation';
 import { grantCredits, verifiedUser } from './helpers';
@@ -15,9 +14,7 @@ describe('daily credit reconciliation', () => {
     await grantCredits(honest, 12);
     await grantCredits(tampered, 5);
     // Someone edits a balance outside a transaction: exactly what the daily check exists to catch.
-    await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), Key: keys.user(tampered.userId), UpdateExpression: 'SET credits = :c', ExpressionAttributeValues: { ':c': 500 } }),
-    );
+    await updateItem({ Key: keys.user(tampered.userId), UpdateExpression: 'SET credits = :c', ExpressionAttributeValues: { ':c': 500 } });
     const mismatches = await reconcileCredits();
     expect(mismatches.map((m) => m.userId)).toContain(tampered.userId);
     expect(mismatches.map((m) => m.userId)).not.toContain(honest.userId);

@@ -9,8 +9,7 @@ import { api, grantCredits, verifiedUser, unverifiedUser, type TestUser, until }
 import { SIGNATURE_HEADER, postWebhook, retryDueWebhooks, verifySignature } from '#core/webhooks/webhooks';
 import { notifyJobOutcome } from '#core/jobs/final-state';
 import { createJob, getJob, type JobRecord } from '#core/jobs/jobs';
-import { documentClient, tableName } from '#core/ports';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPage } from '#core/db/items';
 import { randomUUID } from 'node:crypto';
 import { WEBHOOK_URL_PRIVATE } from '#core/webhooks/webhook-address';
 import { parseCsv } from '#shared/csv';
@@ -380,6 +379,6 @@ describe('webhook receivers of several accounts', () => {
 });
 
 async function queuedDeliveriesOf(jobId: string) {
-  const { Items = [] } = await documentClient().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'WEBHOOK_RETRIES' } }));
-  return Items.filter((item) => item.jobId === jobId);
+  const { items } = await queryPage({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'WEBHOOK_RETRIES' } });
+  return items.filter((item) => item.jobId === jobId);
 }

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createJob, getJob, jobUpdateRequest } from '#core/jobs/jobs';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
 import { REASON_MAX_CHARS, renderTasks, taskReason } from '#core/jobs/render-tasks';
 import { answerRenderTask } from '#core/jobs/task-server';
 import { newWorkerTicket } from '#core/jobs/worker-sessions';
 import { keys } from '#core/db/keys';
-import { documentClient, tableName } from '#core/ports';
+import { getItem, updateItem } from '#core/db/items';
 import { holdWorkerToItsJob, resetClients } from '#composition/server';
 import { outputPrefix } from '#core/storage/storage';
 import { queuedJob } from './farm-helpers';
@@ -31,8 +30,8 @@ describe('a render worker and the table', () => {
   ])('when a worker writes %s on its own job itself, the write is refused and the job is unchanged', async (_name, names, expression, value) => {
     const { job } = await plannedJob();
     holdWorkerToItsJob(job.jobId);
-    const write = new UpdateCommand({ TableName: tableName(), Key: keys.job(job.jobId), UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ':v': value } });
-    await expect(documentClient().send(write)).rejects.toThrow(/sends no UpdateItem to the table: it asks the task server/);
+    const write = updateItem({ Key: keys.job(job.jobId), UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ':v': value } });
+    await expect(write).rejects.toThrow(/sends no UpdateItem to the table: it asks the task server/);
     resetClients();
     expect(await getJob(job.jobId)).toMatchObject({ status: 'queued', attempts: job.attempts });
   });
@@ -40,13 +39,13 @@ describe('a render worker and the table', () => {
   it('when a worker asks to start its chunk, the task server claims it: the chunk\'s attempt, the job\'s status and the active-jobs index are written by server code', async () => {
     const { job } = await plannedJob();
     holdWorkerToItsJob(job.jobId);
-    await expect(documentClient().send(new UpdateCommand({ ...jobUpdateRequest(job.jobId, { set: { lastHeartbeat: 'now' } }), ReturnValues: 'NONE' }))).rejects.toThrow(/task server/);
+    await expect(updateItem({ ...jobUpdateRequest(job.jobId, { set: { lastHeartbeat: 'now' } }), ReturnValues: 'NONE' })).rejects.toThrow(/task server/);
     const task = await renderTasks().startChunk(job.jobId, { index: 0, workerId: 'worker-1' });
     expect(task).toMatchObject({ job: { jobId: job.jobId }, chunk: { index: 0, status: 'rendering', attempts: 1 } });
     resetClients();
     expect(await getJob(job.jobId)).toMatchObject({ status: 'rendering', chunksRunning: 1 });
-    const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.job(job.jobId) }));
-    expect(Item?.GSI2PK).toBe(keys.activeJobs);
+    const item = await getItem(keys.job(job.jobId));
+    expect(item?.GSI2PK).toBe(keys.activeJobs);
   });
 
   it('when a worker fails its chunk with a reason longer than a task takes, the reason is cut and the job fails', async () => {

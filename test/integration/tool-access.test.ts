@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '#core/ports';
+import { getItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { planOrResumeChunks } from '#core/jobs/chunks';
 import { log } from '#observability/logger';
@@ -24,8 +23,8 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 /** Today's free test renders used by the user, as the rate window counts them. */
 async function testRendersUsed(userId: string): Promise<number> {
   const window = Math.floor(Date.now() / 1000 / 86_400);
-  const { Item } = await documentClient().send(new GetCommand({ TableName: tableName(), Key: keys.rateWindow('test-render', userId, window), ConsistentRead: true }));
-  return Number(Item?.count ?? 0);
+  const item = await getItem(keys.rateWindow('test-render', userId, window), { consistent: true });
+  return Number(item?.count ?? 0);
 }
 
 /** The job, created through the API and abandoned with its worker gone, queued again and run here by a worker whose temporary folder is private. */

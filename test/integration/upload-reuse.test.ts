@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { getConfig } from '#core/config';
-import { s3Client } from '#core/ports';
+import { s3Client } from '#composition/server';
 import { headInput } from '#core/storage/storage';
 import { UPLOAD_MISSING } from '#core/jobs/render-jobs';
 import { writeSampleImage } from '#render/sample-inputs';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { s3Client } from '#core/ports';
+import { s3Client } from '#composition/server';
 import { getConfig } from '#core/config';
 import { listChunksOfJob, planOrResumeChunks } from '#core/jobs/chunks';
 import { abandonedPaidStill, api, grantCredits, postToStorage, smallTextStill, storedJobOnce, verifiedUser, type TestUser } from './helpers';

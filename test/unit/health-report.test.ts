@@ -26,8 +26,8 @@ function bind(given: Partial<Record<HealthComponent, HealthProbe>> = {}, { sampl
     ]),
   ) as Record<HealthComponent, HealthProbe>;
   const samples: { signal?: AbortSignal }[] = [];
-  const table = { send: (_command: unknown, options: { abortSignal?: AbortSignal } = {}) => (samples.push({ signal: options.abortSignal }), sampleHangs ? never() : Promise.resolve({})) };
-  bindPorts({ healthProbes: () => probes, documentClient: () => table, tableName: () => 'table' } as unknown as Ports);
+  const table = { update: (_request: unknown, options: { abortSignal?: AbortSignal } = {}) => (samples.push({ signal: options.abortSignal }), sampleHangs ? never() : Promise.resolve(undefined)) };
+  bindPorts({ healthProbes: () => probes, table: () => table } as unknown as Ports);
   return { asked, samples, signals };
 }
 
