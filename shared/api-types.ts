@@ -3,7 +3,7 @@
  * so neither redefines the other's types. Request bodies are the zod schemas in
  * shared/schemas.ts; these are the answers.
  */
-import type { JobStatus } from './jobs';
+import type { JobStatus } from './job-states';
 import type { RenderCostResult } from './pricing';
 import type { OutputFormat } from './output-formats';
 import type { CURRENCY } from './pricing';

@@ -1,15 +1,14 @@
 /**
  * Render job rules: status badges, progress, staleness, allowed actions, render minutes
  * and thumbnails (time accuracy is the render policy's: shared/render-policy.ts). Our
- * server states are JOB_STATUSES; the legacy running state 'in_progress' (stored by
+ * server states are JOB_STATUSES (shared/job-states.ts, with the transitions between them); the legacy running state 'in_progress' (stored by
  * earlier versions) maps to our 'queued' and 'rendering' and is still accepted wherever
  * a status is read, for old records.
  */
 import { isImageFile, isVideoFile } from './files';
 import { clamp } from './numbers';
+import { mayTake } from './job-states';
 
-export const JOB_STATUSES = ['awaiting_payment', 'queued', 'rendering', 'done', 'failed', 'abandoned'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** ISO-8601 string or epoch milliseconds. */
 export type Timestamp = string | number | Date;
@@ -141,7 +140,7 @@ export function outputsAvailable(job: Pick<JobActivity, 'status'>): boolean {
 }
 
 export function canResume(job: Pick<JobActivity, 'status'>): boolean {
-  return job.status === 'failed' || job.status === 'abandoned';
+  return mayTake('resume', job.status);
 }
 
 /**
@@ -158,7 +157,7 @@ export function bannerOffersResume(job: JobActivity): boolean {
  * plus awaiting_payment: nothing was paid, and the user should be able to drop it.
  */
 export function canAbandon(job: Pick<JobActivity, 'status'>): boolean {
-  return isRunning(job.status) || job.status === 'failed' || job.status === 'awaiting_payment';
+  return mayTake('abandon', job.status) || job.status === 'in_progress';
 }
 
 // ---------------------------------------------------------------- progress

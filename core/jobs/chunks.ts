@@ -12,7 +12,8 @@ import { segmentFirstFrame } from '#shared/render-contract';
 import { keys } from '../db/keys';
 import { guardedUpdate, holds, isConditionFailure, STATUS, Transaction, updateWhen } from '../db/transaction';
 import type { JobRecord } from './jobs';
-import { duringCondition, statusAfter, transitionCondition } from './job-states';
+import { duringCondition, transitionCondition } from './job-states';
+import { statusAfter } from '#shared/job-states';
 
 export type ChunkStatus = 'pending' | 'rendering' | 'done' | 'failed';
 

@@ -18,7 +18,7 @@ import { isConditionFailure, Transaction } from '../db/transaction';
 import { counterIncrement, type CounterName } from '../analytics/counters';
 import { recordPromiseOutcome } from '../analytics/delivery-figures';
 import { jobFromItem, updateJobAndRead, type JobRecord } from './jobs';
-import { isIn, JOB_STATE_SETS } from './job-states';
+import { isIn, JOB_STATE_SETS } from '#shared/job-states';
 import { sendJobReport } from './reports';
 import { queueWebhookDelivery } from '../webhooks/webhooks';
 import { refundFailedJob } from './paid';

@@ -5,7 +5,8 @@ import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, updateWhen } from '../db/transaction';
 import type { Alignment } from '#shared/schemas';
 import type { StoredPlan } from '#shared/job-plan';
-import { duringCondition, isIn, statusAfter, transitionCondition, type JobMove, type JobStates } from './job-states';
+import { duringCondition, transitionCondition } from './job-states';
+import { isIn, statusAfter, type JobMove, type JobStates } from '#shared/job-states';
 
 export interface OutputFile {
   name: string;
@@ -197,7 +198,7 @@ async function queryJobs(input: Parameters<typeof queryPages>[0]): Promise<JobRe
 
 /**
  * A change of a job's item. Its status changes only by a transition of the job's state
- * machine (core/jobs/job-states.ts), which also gives the condition: name at most one of
+ * machine (shared/job-states.ts), whose condition core/jobs/job-states.ts builds: name at most one of
  * `transition` and `during`.
  */
 export interface JobChange {

@@ -4,7 +4,7 @@ import { ports, type Farm } from '../ports';
 import { chunksOn, deploymentHas, finishingAfter, planRenderTasks, storedPlanOf, tasksOf, type RenderTasks, type StoredPlan } from '#shared/job-plan';
 import { hasFinishingStep, planInputOf } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
-import { isIn } from './job-states';
+import { isIn } from '#shared/job-states';
 import { expireChunkLease, getChunk, storeOrResumeChunks } from './chunks';
 import { renderDeployment } from './job-plan';
 import { releaseRenderSlot, releaseSlotsOfEndedJobs, takeRenderSlot } from './render-slots';

@@ -26,7 +26,7 @@ import { getUser, wantsOutcomeEmails } from '../users/users';
 import { framePreviewKey } from './live-frames';
 import { jobLink } from './reports';
 import { getJob, updateJobAndRead, type JobRecord } from './jobs';
-import { isIn } from './job-states';
+import { isIn } from '#shared/job-states';
 import { log } from '#observability/logger';
 
 export type OutcomeMailResult = 'sent' | 'already-sent' | 'not-wanted' | 'not-final' | 'failed';

@@ -1,5 +1,5 @@
 import { changeJob, getJob, type JobChange, type JobRecord } from './jobs';
-import type { JobMove } from './job-states';
+import type { JobMove } from '#shared/job-states';
 import { renderTimeAccuracy } from '#shared/render-policy';
 import { log } from '#observability/logger';
 
@@ -7,7 +7,7 @@ import { log } from '#observability/logger';
 export type FailureCause = 'internal' | 'input';
 
 /**
- * How a job fails, as the state machine names it (core/jobs/job-states.ts), with the values its guard reads:
+ * How a job fails, as the state machine names it (shared/job-states.ts), with the values its guard reads:
  * the sweep fails a job only if no heartbeat arrived since it looked ('loseWorker'), or, for a job that is alive
  * but makes no progress, only if no frame was stored since it looked ('stall'); the finishing step's failure
  * counts only from the worker that holds that step ('failFinishing'), checked in the same write.

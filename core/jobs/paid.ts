@@ -8,7 +8,7 @@ import { isConditionFailure, Transaction } from '../db/transaction';
 import { moveCredits } from '../credits/credits';
 import { applyOnce, paidAndNotRefunded, type Applied } from '../payments/fulfilment';
 import { getJob, jobUpdateItem } from './jobs';
-import { mayTake } from './job-states';
+import { mayTake } from '#shared/job-states';
 import { launchRender } from './launch';
 import { businessMetrics } from '#observability/metrics';
 

@@ -30,7 +30,7 @@ import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upl
 import { ensureUser, getUser } from '../users/users';
 import { listChunksOfJob } from './chunks';
 import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
-import { statusAfter } from './job-states';
+import { statusAfter } from '#shared/job-states';
 import { addToLogScope, log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
 

@@ -2,7 +2,7 @@ import { getItem } from '../db/items';
 import { keys } from '../db/keys';
 import { guardedUpdate, updateWhen } from '../db/transaction';
 import { getJob } from './jobs';
-import { isIn } from './job-states';
+import { isIn } from '#shared/job-states';
 
 /**
  * A user's render slots: at most `limit` of their jobs are on the farm at once.

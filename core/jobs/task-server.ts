@@ -19,7 +19,7 @@ import { recordChunkSteps } from '../analytics/delivery-figures';
 import { outputPrefix } from '../storage/storage';
 import { claimChunk, claimFinishing, finishChunk, getChunk, listChunksOfJob, releaseChunk, renewChunkLease } from './chunks';
 import { changeJob, getJob, recordRenderedFrame, type JobRecord } from './jobs';
-import { isIn } from './job-states';
+import { isIn } from '#shared/job-states';
 import { completeJob, failJob } from './outcomes';
 import { REASON_MAX_CHARS, RENDER_TASK_NAMES, type ChunkStart, type FinishingTask, type RenderTaskArgs, type RenderTaskName, type RenderTasks, type TaskOutcome } from './render-tasks';
 import { jobOfTicket } from './worker-sessions';

@@ -10,7 +10,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { getJob, type JobRecord } from './jobs';
-import { isIn } from './job-states';
+import { isIn } from '#shared/job-states';
 
 /** The job a scope session is for, as the server's records say. */
 export interface JobScope {

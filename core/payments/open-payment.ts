@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentTicket } from '#shared/api-types';
-import type { JobStatus } from '#shared/jobs';
+import type { JobStatus } from '#shared/job-states';
 import { ports } from '../ports';
 import { createPaymentItem, getPayment, setProviderPaymentIdUpdate, type PaymentRecord } from './payments';
 import { updateItem } from '../db/items';

@@ -1,9 +1,9 @@
-import type { JobStatus } from '#shared/jobs';
+import type { JobStatus } from '#shared/job-states';
 import { updateItem } from '#core/db/items';
 import { keys } from '#core/db/keys';
 import { isConditionFailure } from '#core/db/transaction';
 import { jobFromItem, type JobRecord } from '#core/jobs/jobs';
-import { isIn } from '#core/jobs/job-states';
+import { isIn } from '#shared/job-states';
 
 /**
  * A test's shortcut to a job status, outside the state machine (core/jobs/job-states.ts): a state set up

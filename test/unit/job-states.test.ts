@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { JOB_STATUSES } from '#shared/jobs';
 import { bindPorts, type Ports } from '#core/ports';
 import { jobUpdateRequest } from '#core/jobs/jobs';
-import { duringCondition, isIn, JOB_TRANSITIONS, mayTake, transitionCondition, type JobMove } from '#core/jobs/job-states';
+import { duringCondition, transitionCondition } from '#core/jobs/job-states';
+import { isIn, JOB_STATUSES, JOB_TRANSITIONS, mayTake, type JobMove } from '#shared/job-states';
 import { JOB_STATES_DOC, withJobStatesSection } from '#scripts/job-states-doc';
 
 describe('the job state diagram in docs/job-states.md', () => {
   it('when the state machine changes, the diagram must be regenerated (npm run docs:job-states)', () => {
     const doc = readFileSync(JOB_STATES_DOC, 'utf8');
-    expect(doc, 'docs/job-states.md differs from core/jobs/job-states.ts: run `npm run docs:job-states`').toBe(withJobStatesSection(doc));
+    expect(doc, 'docs/job-states.md differs from shared/job-states.ts: run `npm run docs:job-states`').toBe(withJobStatesSection(doc));
   });
 });
 
