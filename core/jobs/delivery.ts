@@ -14,6 +14,7 @@ import { sceneStepFigures } from '../analytics/delivery-figures';
 import { renderPaymentTakenBack } from '../payments/chargebacks';
 import { DOWNLOAD_URL_SECONDS, listOutputs, presignDownload } from '../storage/storage';
 import type { JobRecord } from './jobs';
+import { ownJob } from './render-jobs';
 
 /**
  * What a new job's promise of the scene is computed from besides its settings: the deployment's concurrency, as the
@@ -38,8 +39,17 @@ export async function deliveredFiles(job: JobRecord): Promise<OutputFileView[]> 
   return Promise.all(stored.map(async (file) => ({ name: file.name, size: file.size, contentType: typeOf(file.name), url: await presignDownload(file.key, file.name, typeOf(file.name)) })));
 }
 
-/** The output a job card shows: the one the render named as its main output, else a still's image (not its thumbnail) or an animation's video. */
-export async function mainOutputOf(job: JobRecord): Promise<MainOutput> {
+/** The user's own job's outputs, each with a download link (GET /api/jobs/{jobId}/files); another user's job is a missing one. */
+export async function ownJobFiles(userId: string, jobId: string): Promise<OutputFileView[]> {
+  return deliveredFiles(await ownJob(userId, jobId));
+}
+
+/**
+ * The output the user's own job card shows (GET /api/jobs/{jobId}/main-output): the one the render named as its main
+ * output, else a still's image (not its thumbnail) or an animation's video.
+ */
+export async function ownMainOutput(userId: string, jobId: string): Promise<MainOutput> {
+  const job = await ownJob(userId, jobId);
   const files = await deliveredFiles(job);
   if (files.length === 0) throw new NotFoundError(messages.NO_RENDERED_FILES);
   const preferred = job.mainOutputPath ? files.find((f) => job.mainOutputPath!.endsWith(`/${f.name}`)) : undefined;

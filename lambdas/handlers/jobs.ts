@@ -4,7 +4,7 @@ import * as messages from '#shared/messages';
 import type { CreateJobResponse, JobView, MainOutput, OutputFileView, PaymentTicket, UploadTicket } from '#shared/api-types';
 import { caller, idempotencyKeyOf, jsonBody, pathParam, queryParams, type ApiEvent, type Caller } from '../lib/http';
 import { reopenJobPayment } from '#core/payments/open-payment';
-import { deliveredFiles, mainOutputOf } from '#core/jobs/delivery';
+import { ownJobFiles, ownMainOutput } from '#core/jobs/delivery';
 import { reportJobProblem } from '#core/jobs/reports';
 import { issueUploadTicket } from '#core/uploads/upload-tickets';
 import { listJobsNewestFirst, type JobRecord } from '#core/jobs/jobs';
@@ -78,12 +78,12 @@ export async function resumeJob(event: ApiEvent): Promise<{ job: JobView }> {
 
 /** GET /api/jobs/{jobId}/files: the outputs with time-limited download links. */
 export async function listJobFiles(event: ApiEvent): Promise<{ files: OutputFileView[] }> {
-  return { files: await deliveredFiles((await ownJobOf(event)).job) };
+  return { files: await ownJobFiles(caller(event).userId, pathParam(event, 'jobId')) };
 }
 
 /** GET /api/jobs/{jobId}/main-output: the image of a still, the video of an animation. */
 export async function mainOutput(event: ApiEvent): Promise<MainOutput> {
-  return mainOutputOf((await ownJobOf(event)).job);
+  return ownMainOutput(caller(event).userId, pathParam(event, 'jobId'));
 }
 
 /** GET /api/jobs/{jobId}/frames: the live preview, the latest frame and the strip of frames done so far. */
