@@ -1,4 +1,3 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ports, type TableBatchWrite, type TableDelete, type TableItem, type TablePut, type TableQuery, type TableUpdate } from '../ports';
 
@@ -60,5 +59,5 @@ export async function writeBatch(requests: WriteRequest[]): Promise<WriteRequest
  * records), read as plain values; undefined when absent. A pure function of that format, which reaches nothing.
  */
 export function streamImage(raw: Record<string, unknown> | undefined): Item | undefined {
-  return raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
+  return raw ? unmarshall(raw as Parameters<typeof unmarshall>[0]) : undefined;
 }
