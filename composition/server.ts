@@ -71,7 +71,6 @@ export function composeServer(): void {
     table: () => (current().table ??= new DynamoDbTable(documentClient(), current().config.TABLE_NAME)),
     uploads: () => (current().uploads ??= new S3Bucket(s3Client(), current().config.UPLOADS_BUCKET)),
     outputs: () => (current().outputs ??= new S3Bucket(s3Client(), current().config.OUTPUTS_BUCKET)),
-    tableName: () => getConfig().TABLE_NAME,
     mailer: () => {
       const adapters = current();
       const { config } = adapters;

@@ -351,8 +351,6 @@ export interface Ports {
   uploads(): Bucket;
   /** The renders' outputs, the kept live previews and the batches' archives. */
   outputs(): Bucket;
-  /** The table's name, which only core/jobs/jobs.ts still writes into its requests (the table adapter names it on every request). */
-  tableName(): string;
   mailer(): Mailer;
   /** Measures an upload: ffprobe here locally, the probe function on AWS. */
   mediaDuration(upload: UploadToMeasure): Promise<MediaDuration>;
@@ -380,5 +378,4 @@ export function ports(): Ports {
   return bound;
 }
 
-export const tableName = (): string => ports().tableName();
 export const sendMail = (message: MailMessage): Promise<void> => ports().mailer().send(message);

@@ -13,8 +13,7 @@ import { NotFoundError, PaymentRequiredError } from '../errors';
 import { sceneStepFigures } from '../analytics/delivery-figures';
 import { renderPaymentTakenBack } from '../payments/chargebacks';
 import { DOWNLOAD_URL_SECONDS, listOutputs, presignDownload } from '../storage/storage';
-import type { JobRecord } from './jobs';
-import { ownJob } from './render-jobs';
+import { ownJob, type JobRecord } from './jobs';
 
 /**
  * What a new job's promise of the scene is computed from besides its settings: the deployment's concurrency, as the

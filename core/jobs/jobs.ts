@@ -1,5 +1,6 @@
 import type { JobView } from '#shared/api-types';
-import { tableName } from '../ports';
+import * as messages from '#shared/messages';
+import { NotFoundError } from '../errors';
 import { getItem, putItem, queryPage, queryPages, updateItem } from '../db/items';
 import { keys, type TransactItem } from '../db/keys';
 import { guardedUpdate, isConditionFailure, newItem, updateWhen } from '../db/transaction';
@@ -117,6 +118,13 @@ export async function getJob(jobId: string): Promise<JobRecord | undefined> {
 export async function getJobOfUser(userId: string, jobId: string): Promise<JobRecord | undefined> {
   const job = await getJob(jobId);
   return job && job.userId === userId ? job : undefined;
+}
+
+/** A job of this user; another user's job id finds nothing. */
+export async function ownJob(userId: string, jobId: string): Promise<JobRecord> {
+  const job = await getJobOfUser(userId, jobId);
+  if (!job) throw new NotFoundError(messages.JOB_DATA_NOT_FOUND);
+  return job;
 }
 
 export async function listJobsNewestFirst(userId: string, limit = 50): Promise<JobRecord[]> {
@@ -254,7 +262,6 @@ export function jobUpdateRequest(jobId: string, change: JobChange) {
   if (change.condition) conditions.push(change.condition);
   Object.assign(values, change.conditionValues);
   return {
-    TableName: tableName(),
     Key: keys.job(jobId),
     UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
     ConditionExpression: conditions.join(' AND '),

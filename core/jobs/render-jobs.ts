@@ -18,7 +18,7 @@ import type { CreateJobRequest } from '#shared/schemas';
 import { cancelRender, launchRender, releaseRenderSlotOf } from './launch';
 import { planNewJob } from './job-plan';
 import { isConditionFailure, Transaction } from '../db/transaction';
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, PaymentRequiredError, RateLimitedError } from '../errors';
+import { ConflictError, ForbiddenError, InvalidRequestError, PaymentRequiredError, RateLimitedError } from '../errors';
 import { counterIncrement } from '../analytics/counters';
 import { moveCredits } from '../credits/credits';
 import { openPayment, reopenPayment } from '../payments/open-payment';
@@ -29,7 +29,7 @@ import { headInput, isOwnInputKey, MediaUnreadableError, renewInput } from '../s
 import { measuredUploadSeconds, refuseUnsafeUpload } from '../uploads/stored-upload';
 import { ensureUser, getUser } from '../users/users';
 import { listChunksOfJob } from './chunks';
-import { createJobItem, getJobOfUser, jobUpdateItem, updateJobAndRead, type JobRecord } from './jobs';
+import { createJobItem, getJobOfUser, jobUpdateItem, ownJob, updateJobAndRead, type JobRecord } from './jobs';
 import { statusAfter } from '#shared/job-states';
 import { addToLogScope, log } from '#observability/logger';
 import { businessMetrics } from '#observability/metrics';
@@ -65,13 +65,6 @@ function requireVerified(requester: Requester) {
 /** A balance below zero (a chargeback of credits already spent) blocks every render, free ones included, until it is paid back. */
 function refuseWhileInDebt(balance: number) {
   if (balance < 0) throw new PaymentRequiredError(messages.negativeBalance(balance));
-}
-
-/** A job of this user; another user's job id finds nothing. */
-export async function ownJob(userId: string, jobId: string): Promise<JobRecord> {
-  const job = await getJobOfUser(userId, jobId);
-  if (!job) throw new NotFoundError(messages.JOB_DATA_NOT_FOUND);
-  return job;
 }
 
 /**

@@ -6,8 +6,8 @@ import type { OutputFileView } from '#shared/api-types';
 import type { CreateJobRequest } from '#shared/schemas';
 import { InvalidRequestError } from '../errors';
 import { deliveredFiles } from '../jobs/delivery';
-import type { JobRecord } from '../jobs/jobs';
-import { ownJob, startRenderJob, type Requester, type StartedJob } from '../jobs/render-jobs';
+import { ownJob, type JobRecord } from '../jobs/jobs';
+import { startRenderJob, type Requester, type StartedJob } from '../jobs/render-jobs';
 import { checkWebhookUrl, WebhookAddressError } from '../webhooks/webhook-address';
 
 /** Creates a render as the web app creates a job; a webhook URL that may not be called is the request's fault, named by its field. */

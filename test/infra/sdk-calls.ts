@@ -259,7 +259,7 @@ export async function callsOfEntry(entry: string): Promise<AwsCall[]> {
   }
   // The SDK's paginators send commands the reading above does not see.
   if (/\bpaginate\w+\(/.test(code)) throw new Error(`${entry} uses an SDK paginator, whose commands the grant test does not read`);
-  const unknownPorts = [...used].filter((port) => !(port in PORT_ADAPTERS) && !['farm', 'tableName', ...Object.keys(STORE_PORTS)].includes(port));
+  const unknownPorts = [...used].filter((port) => !(port in PORT_ADAPTERS) && !['farm', ...Object.keys(STORE_PORTS)].includes(port));
   if (unknownPorts.length > 0) throw new Error(`${entry} uses ports the grant test does not follow: ${unknownPorts.join(', ')}`);
   return calls;
 }

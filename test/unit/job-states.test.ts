@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bindPorts, type Ports } from '#core/ports';
 import { jobUpdateRequest } from '#core/jobs/jobs';
 import { duringCondition, transitionCondition } from '#core/jobs/job-states';
 import { isIn, JOB_STATUSES, JOB_TRANSITIONS, mayTake, type JobMove } from '#shared/job-states';
@@ -55,7 +54,6 @@ describe('the job state machine', () => {
   });
 
   it('when a job update names a transition, it writes the status the table gives, under the from-statuses, the guard and the extra condition', () => {
-    bindPorts({ tableName: () => 'table' } as unknown as Ports);
     const request = jobUpdateRequest('j1', { transition: 'resume', set: { attempts: 2 }, condition: 'attribute_not_exists(refundedAt)', conditionValues: { ':seenPaymentStatus': 'confirmed' } });
     expect(request.ConditionExpression).toBe('attribute_exists(PK) AND #status IN (:status_failed, :status_abandoned) AND paymentStatus = :seenPaymentStatus AND attribute_not_exists(refundedAt)');
     const names = request.ExpressionAttributeNames as Record<string, string>;
