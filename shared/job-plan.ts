@@ -29,23 +29,23 @@ export interface FinishingTask {
 }
 
 /** What a job's render runs: its engine, its chunks and, when it has one, the finishing task after them. */
-export interface RenderTasks {
+export interface TaskPlan {
   engine: PlanEngine;
   chunks: ChunkRange[];
   finishing?: FinishingTask;
 }
 
-export interface JobPlan extends RenderTasks {
+export interface JobPlan extends TaskPlan {
   /** The seconds from its payment (a free test: its creation) the render is promised in: readyInSeconds. */
   promisedSeconds: number;
 }
 
 /**
- * A job's plan on `deployment`: its render tasks (planRenderTasks) and its promise, the delivery model's typical band at
+ * A job's plan on `deployment`: its tasks (planTasks) and its promise, the delivery model's typical band at
  * the function's concurrency, learnt from `figures` (the scene's chunks measured in production) once they count enough.
  */
 export function planJob(input: PlanInput, deployment: RenderDeployment, figures: SceneStepFigures | null): JobPlan {
-  return { ...planRenderTasks(input, deployment), promisedSeconds: readyInSeconds(input, deployment.functionConcurrency, figures) };
+  return { ...planTasks(input, deployment), promisedSeconds: readyInSeconds(input, deployment.functionConcurrency, figures) };
 }
 
 /**
@@ -53,7 +53,7 @@ export function planJob(input: PlanInput, deployment: RenderDeployment, figures:
  * (planForFastPath, which also cuts its chunks) unless one of its frames would not end safely inside the function's
  * limit or an animation's finishing step would not fit the function's /tmp: then Batch. Otherwise the deployment's farm.
  */
-export function planRenderTasks(input: PlanInput, deployment: RenderDeployment): RenderTasks {
+export function planTasks(input: PlanInput, deployment: RenderDeployment): TaskPlan {
   const fast = deployment.renderMode === 'batch' && deployment.hasRenderFunction ? planForFastPath(input, deployment.functionConcurrency) : undefined;
   if (fast?.engine === 'function' && finishingFitsFunction(input, deployment.functionStorageMb)) return withFinishing(input, 'function', fast.chunks);
   const engine = fast ? 'batch' : deployment.renderMode;
@@ -73,7 +73,7 @@ export function finishingAfter(input: PlanInput, chunkCount: number): FinishingT
   return hasFinishingStep({ isStillRender: input.isStill, chunksTotal: chunkCount }) ? { after: Array.from({ length: chunkCount }, (_, index) => index) } : undefined;
 }
 
-function withFinishing(input: PlanInput, engine: PlanEngine, chunks: ChunkRange[]): RenderTasks {
+function withFinishing(input: PlanInput, engine: PlanEngine, chunks: ChunkRange[]): TaskPlan {
   const finishing = finishingAfter(input, chunks.length);
   return finishing ? { engine, chunks, finishing } : { engine, chunks };
 }
@@ -98,7 +98,7 @@ export interface StoredPlan {
 }
 
 /** The plan's render tasks as the record keeps them; refused when its chunks are not the even split planChunks makes. */
-export function storedPlanOf(tasks: RenderTasks, input: PlanInput): StoredPlan {
+export function storedPlanOf(tasks: TaskPlan, input: PlanInput): StoredPlan {
   const stored: StoredPlan = { engine: tasks.engine, chunks: { count: tasks.chunks.length, framesEach: framesOf(tasks.chunks[0]).length }, finishing: tasks.finishing !== undefined };
   const again = chunksOf(stored, input);
   if (again.some((chunk, i) => chunk.frameStart !== tasks.chunks[i].frameStart || chunk.frameEnd !== tasks.chunks[i].frameEnd)) throw new Error('A plan whose chunks are not an even split of its frames cannot be stored');
@@ -106,7 +106,7 @@ export function storedPlanOf(tasks: RenderTasks, input: PlanInput): StoredPlan {
 }
 
 /** The render tasks of a stored plan, for the job whose plan input is `input`. */
-export function tasksOf(stored: StoredPlan, input: PlanInput): RenderTasks {
+export function tasksOf(stored: StoredPlan, input: PlanInput): TaskPlan {
   const chunks = chunksOf(stored, input);
   return stored.finishing ? { engine: stored.engine, chunks, finishing: { after: chunks.map((chunk) => chunk.index) } } : { engine: stored.engine, chunks };
 }

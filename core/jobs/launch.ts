@@ -1,7 +1,7 @@
 import { getConfig } from '../config';
 import { log } from '#observability/logger';
 import { ports, type Farm } from '../ports';
-import { chunksOn, deploymentHas, finishingAfter, planRenderTasks, storedPlanOf, tasksOf, type RenderTasks, type StoredPlan } from '#shared/job-plan';
+import { chunksOn, deploymentHas, finishingAfter, planTasks, storedPlanOf, tasksOf, type TaskPlan, type StoredPlan } from '#shared/job-plan';
 import { hasFinishingStep, planInputOf } from '#shared/render-plan';
 import { getJob, listActiveJobs, listJobsWaitingForSlot, updateJobAndRead, type JobRecord } from './jobs';
 import { isIn } from '#shared/job-states';
@@ -137,7 +137,7 @@ function farmOf(job: Pick<JobRecord, 'farmEngine'>): Farm {
  * was launched already keeps its engine and the chunks it has, as its own launches planned them; it stores no plan,
  * since one made now on this deployment's settings might not be the plan its chunks were cut by.
  */
-function planToCarryOut(job: JobRecord): { tasks: RenderTasks; replanned?: StoredPlan } {
+function planToCarryOut(job: JobRecord): { tasks: TaskPlan; replanned?: StoredPlan } {
   const input = planInputOf(job);
   const deployment = renderDeployment();
   if (job.renderPlan && (job.farmEngine || deploymentHas(deployment, job.renderPlan.engine))) return { tasks: tasksOf(job.renderPlan, input) };
@@ -147,7 +147,7 @@ function planToCarryOut(job: JobRecord): { tasks: RenderTasks; replanned?: Store
     const finishing = finishingAfter(input, job.chunksTotal ?? chunks.length);
     return { tasks: { engine: job.farmEngine, chunks, ...(finishing ? { finishing } : {}) } };
   }
-  const tasks = planRenderTasks(input, deployment);
+  const tasks = planTasks(input, deployment);
   return { tasks, replanned: storedPlanOf(tasks, input) };
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planRenderTasks, storedPlanOf, tasksOf, type RenderDeployment } from '#shared/job-plan';
+import { planTasks, storedPlanOf, tasksOf, type RenderDeployment } from '#shared/job-plan';
 import { planInputOf } from '#shared/render-plan';
 import { createJobRequest } from '#shared/schemas';
 import { resetConfig } from '#core/config';
@@ -74,7 +74,7 @@ describe('a job planned once', () => {
     const { job } = await startRenderJob(await customer(), createJobRequest.parse(smallTextStill({ resolutionX: 1920, resolutionY: 1080 })));
     const stored = (await getJob(job.jobId))!;
     const input = planInputOf(stored);
-    const planned = planRenderTasks(input, onAws);
+    const planned = planTasks(input, onAws);
     expect(stored.renderPlan).toEqual(storedPlanOf(planned, input));
     // A Full-HD final still on the fast path: regions, and the finishing task that joins them.
     expect(planned.engine).toBe('function');
@@ -99,7 +99,7 @@ describe('a job planned once', () => {
     await createJob(job);
     await launchRender(job.jobId);
     const input = planInputOf(job);
-    const planned = planRenderTasks(input, onAws);
+    const planned = planTasks(input, onAws);
     expect((await getJob(job.jobId))!.renderPlan).toEqual(storedPlanOf(planned, input));
     expect(submissionsOf(job.jobId)).toEqual([{ engine: 'function', jobId: job.jobId, chunks: planned.chunks.map((chunk) => chunk.index), finish: true }]);
   });
@@ -124,7 +124,7 @@ describe('a job planned once', () => {
 
   it('when a deploy took the render function away between a job\'s creation and its launch, the job is planned again on the farm the deployment has', async () => {
     const input = planInputOf(queuedJob());
-    const job = queuedJob({ renderPlan: storedPlanOf(planRenderTasks(input, onAws), input) });
+    const job = queuedJob({ renderPlan: storedPlanOf(planTasks(input, onAws), input) });
     await createJob(job);
     setEnv({ RENDER_FUNCTION_NAME: undefined });
     try {
@@ -132,7 +132,7 @@ describe('a job planned once', () => {
     } finally {
       setEnv({ RENDER_FUNCTION_NAME: 'render-function' });
     }
-    const batch = planRenderTasks(input, { ...onAws, hasRenderFunction: false });
+    const batch = planTasks(input, { ...onAws, hasRenderFunction: false });
     expect((await getJob(job.jobId))!.renderPlan).toEqual(storedPlanOf(batch, input));
     expect(submissionsOf(job.jobId)).toEqual([{ engine: 'batch', jobId: job.jobId, chunks: batch.chunks.map((chunk) => chunk.index), finish: true }]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentHas, planJob, planRenderTasks, storedPlanOf, tasksOf, type RenderDeployment } from '#shared/job-plan';
+import { deploymentHas, planJob, planTasks, storedPlanOf, tasksOf, type RenderDeployment } from '#shared/job-plan';
 import { fastPathSettings, planForFastPath, readyInSeconds, type SceneStepFigures } from '#shared/fast-path';
 import { estimateFrameSeconds, planChunks, type PlanInput } from '#shared/render-plan';
 import { SAFE_CHUNK_SECONDS } from '#shared/render-policy';
@@ -15,10 +15,10 @@ const onAws: RenderDeployment = { renderMode: 'batch', hasRenderFunction: true, 
 const batchOnly: RenderDeployment = { renderMode: 'batch', hasRenderFunction: false, functionConcurrency: 200 };
 const local: RenderDeployment = { renderMode: 'local', hasRenderFunction: false, functionConcurrency: 200 };
 
-describe('planRenderTasks', () => {
+describe('planTasks', () => {
   it('when the deployment has the render function, a job that fits takes the fast path with the chunks planForFastPath cuts', () => {
     for (const input of [still, testStill, animation]) {
-      const tasks = planRenderTasks(input, onAws);
+      const tasks = planTasks(input, onAws);
       expect(tasks.engine).toBe('function');
       expect(tasks.chunks).toEqual(planForFastPath(input, 200).chunks);
       expect(tasks.chunks).toEqual(planChunks(input, fastPathSettings(input, 200)));
@@ -26,28 +26,28 @@ describe('planRenderTasks', () => {
   });
 
   it('when the deployment has no render function, or is the local pool, the job renders on its farm in chunks of about 90 s', () => {
-    expect(planRenderTasks(animation, batchOnly)).toMatchObject({ engine: 'batch', chunks: planChunks(animation) });
-    expect(planRenderTasks(animation, local)).toMatchObject({ engine: 'local', chunks: planChunks(animation) });
-    expect(planRenderTasks(still, local).chunks).toEqual([{ index: 0, frameStart: 1, frameEnd: 1 }]);
+    expect(planTasks(animation, batchOnly)).toMatchObject({ engine: 'batch', chunks: planChunks(animation) });
+    expect(planTasks(animation, local)).toMatchObject({ engine: 'local', chunks: planChunks(animation) });
+    expect(planTasks(still, local).chunks).toEqual([{ index: 0, frameStart: 1, frameEnd: 1 }]);
   });
 
   it("when one frame would not end safely inside the function's limit, or an animation's finishing step would not fit its /tmp, the job goes to Batch in Batch's chunks", () => {
     const perSample = estimateFrameSeconds({ sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples: 1, cores: 6 });
     const slow: PlanInput = { sceneId: 1, resolutionX: 3840, resolutionY: 2160, samples: Math.ceil(SAFE_CHUNK_SECONDS / perSample) + 1, totalFrames: 10, isStill: false };
-    expect(planRenderTasks(slow, onAws)).toMatchObject({ engine: 'batch', chunks: planChunks(slow) });
-    expect(planRenderTasks(tenMinuteDrop, { ...onAws, functionStorageMb: 512 })).toMatchObject({ engine: 'batch', chunks: planChunks(tenMinuteDrop) });
-    expect(planRenderTasks(tenMinuteDrop, onAws).engine).toBe('function');
+    expect(planTasks(slow, onAws)).toMatchObject({ engine: 'batch', chunks: planChunks(slow) });
+    expect(planTasks(tenMinuteDrop, { ...onAws, functionStorageMb: 512 })).toMatchObject({ engine: 'batch', chunks: planChunks(tenMinuteDrop) });
+    expect(planTasks(tenMinuteDrop, onAws).engine).toBe('function');
   });
 
   it('when the job has a finishing step, it is a task after every chunk: an animation, a still in regions; a still in one chunk has none', () => {
-    const video = planRenderTasks(animation, onAws);
+    const video = planTasks(animation, onAws);
     expect(video.finishing).toEqual({ after: video.chunks.map((chunk) => chunk.index) });
-    const regions = planRenderTasks(still, onAws);
+    const regions = planTasks(still, onAws);
     expect(regions.chunks.length).toBeGreaterThan(1);
     expect(regions.finishing).toEqual({ after: regions.chunks.map((chunk) => chunk.index) });
-    expect(planRenderTasks(testStill, onAws).finishing).toBeUndefined();
-    expect(planRenderTasks(still, local).finishing).toBeUndefined();
-    expect(planRenderTasks({ ...animation, totalFrames: 1 }, local).finishing).toEqual({ after: [0] });
+    expect(planTasks(testStill, onAws).finishing).toBeUndefined();
+    expect(planTasks(still, local).finishing).toBeUndefined();
+    expect(planTasks({ ...animation, totalFrames: 1 }, local).finishing).toEqual({ after: [0] });
   });
 });
 
@@ -78,7 +78,7 @@ describe('the stored plan', () => {
     ]);
     for (const input of inputs) {
       for (const deployment of [onAws, { ...onAws, functionStorageMb: 512 }, { ...onAws, functionConcurrency: 7 }, batchOnly, local]) {
-        const tasks = planRenderTasks(input, deployment);
+        const tasks = planTasks(input, deployment);
         const stored = storedPlanOf(tasks, input);
         expect(tasksOf(stored, input), JSON.stringify({ input, deployment })).toEqual(tasks);
         expect(JSON.stringify(stored).length).toBeLessThan(100);
