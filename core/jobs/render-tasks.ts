@@ -1,7 +1,7 @@
 /**
  * The render worker's questions to the core, and nothing else: one port, `RenderTasks`, one method per question. A
  * worker (render/chunk-runner.ts, render/finish-step.ts) is handed a task of a job's plan (a chunk, or the finishing
- * step that depends on every chunk: core/jobs/chunks.ts stores the plan once per launch or resume) and asks: may I start
+ * step that depends on every chunk: shared/job-plan.ts, made once at the job's creation) and asks: may I start
  * it, am I still to run it, here is a frame, it is finished, it failed. The task server (core/jobs/task-server.ts)
  * answers each; the entry point binds how (composition/server.ts): through the session broker on AWS, in the worker's
  * own process locally. The worker writes nothing in the table itself.
