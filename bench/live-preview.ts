@@ -2,7 +2,7 @@
  * Benchmark: the customise page's live preview, on the local stack (infra/local/stack.ts: the
  * local API, DynamoDB Local, cognito-local, s3rver and the warm scene servers in this process).
  *
- *   npm run bench:live-preview [-- --changes 30 --cold 5 --tests 3 --forks 200] [-- --strip-only]
+ *   npm run bench:live-preview [-- --changes 30 --cold 5 --tests 3 --forks 200] [-- --strip-only] [-- --animation-tests 3]
  *
  * Prints, per kind of change (text, colour, option, uploaded image), over --changes changes
  * each, p50 and p95 of:
@@ -16,7 +16,9 @@
  * and sends its warm-up: retried as the page retries, on its next change); then a free test render
  * end to end (the click's POST to the job done with its image in Job History), made by the scene's
  * warm server and then by a fresh Blender (the warm stills unbound), and a warm scene server's
- * stability over --forks forks in a row (the parent's memory and pid).
+ * stability over --forks forks in a row (the parent's memory and pid). With --animation-tests N, after the strip: N free
+ * test renders of a 3-second animation end to end (TEST_RENDER_MAX_SECONDS: the click's POST to the job done with its
+ * video listed), rendered as the local pool renders an animation's chunks.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,6 +35,7 @@ import { framePreviewFile } from '#shared/render-contract';
 import { LIVE_PREVIEW, RENDER_MANIFEST } from '#shared/render-manifest';
 import { LIVE_STRIP } from '#shared/live-preview';
 import { TEST_RENDERS_PER_DAY } from '#core/jobs/render-jobs';
+import { TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS } from '#shared/render-policy';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
@@ -41,14 +44,15 @@ import { filesOf, productionSite } from '#infra/local/production-site';
 import { measureInBrowser } from './live-preview-browser';
 
 const { values } = parseArgs({
-  options: { 'strip-only': { type: 'boolean', default: false }, changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, browser: { type: 'boolean', default: true } },
+  options: { 'strip-only': { type: 'boolean', default: false }, changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, 'animation-tests': { type: 'string', default: '0' }, browser: { type: 'boolean', default: true } },
   allowNegative: true,
 });
 const CHANGES = Number(values.changes);
 const COLD = Number(values.cold);
 const TESTS = Number(values.tests);
-// The demo account makes them all (in Chromium, then by the warm server and by a fresh Blender through the API).
-if (3 * TESTS > TEST_RENDERS_PER_DAY) throw new Error(`--tests ${TESTS}: at most ${Math.floor(TEST_RENDERS_PER_DAY / 3)}, the demo account has ${TEST_RENDERS_PER_DAY} free test renders a day`);
+const ANIMATION_TESTS = Number(values['animation-tests']);
+// The demo account makes them all (in Chromium, then by the warm server and by a fresh Blender through the API, and the animations).
+if (3 * TESTS + ANIMATION_TESTS > TEST_RENDERS_PER_DAY) throw new Error(`--tests ${TESTS} and --animation-tests ${ANIMATION_TESTS}: the demo account has ${TEST_RENDERS_PER_DAY} free test renders a day (three a --tests)`);
 const FORKS = Number(values.forks);
 
 const percentile = (samples: number[], p: number) => {
@@ -120,8 +124,27 @@ try {
   const stripLine =
     `  ${`text, strip`.padEnd(15)} warm ${strips.length ? summary(strips) : 'none answered'}  (${LIVE_STRIP.frames} frames, a child per core side by side, each frame denoised here)` +
     (stripsLate ? `; ${stripsLate} of ${CHANGES} not answered within the API's wait` : '');
+  // A free test of an animation: the click's POST to the job done with its video listed, as Job History lists it.
+  const animationTests: number[] = [];
+  for (let i = 0; i < ANIMATION_TESTS; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const started = performance.now();
+    const created = await call('/api/jobs', { sceneId: 1, mode: 'animation', resolutionX: 1920, resolutionY: 1080, customText: `Motion ${i} ${Date.now()}`, options: 'backgroundStyle:hot;textColor:#ff5500', isTest: true, paymentMethod: 'credits' });
+    if (created.status !== 201 && created.status !== 200) throw new Error(`animation test render answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const jobId = created.body.job?.jobId ?? created.body.jobId;
+    for (;;) {
+      const job = (await call(`/api/jobs/${jobId}`)).body.job;
+      if (job.status === 'done' && (await call(`/api/jobs/${jobId}/files`)).body.files?.some((file: { name: string }) => file.name.endsWith('.mp4'))) break;
+      if (job.status === 'failed') throw new Error(`animation test render failed: ${job.crashReason}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    animationTests.push(performance.now() - started);
+  }
+  const animationLine = ANIMATION_TESTS
+    ? `\nfree test render of a ${TEST_RENDER_MAX_SECONDS}-second animation, end to end (POST /api/jobs to done with its video listed; ${TEST_RENDER_MAX_FRAMES} frames at 480 x 270, ${RENDER_MANIFEST[1].test.samples} sample(s), by the local pool's workers, each its own Blender):\n  ${summary(animationTests)}`
+    : '';
   if (values['strip-only']) {
-    console.log(`\nthrough the API (request to strip):\n${stripLine}\n  load ${loadavg()[0].toFixed(2)} at the end`);
+    console.log(`\nthrough the API (request to strip):\n${stripLine}${animationLine}\n  load ${loadavg()[0].toFixed(2)} at the end`);
     await stack.stop();
     site.close();
     await rm(webDir, { recursive: true, force: true });
@@ -171,6 +194,7 @@ try {
   for (const [kind, samples] of Object.entries(api)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
   console.log(stripLine);
   console.log(`  ${'text'.padEnd(15)} cold ${summary(cold)}  (the page's warm-up and the first change at once; a 503 while the server starts is asked again)`);
+  if (animationLine) console.log(animationLine);
 
   // ------------------------------------------------------------------ in Chromium
   if (values.browser) {
