@@ -1,4 +1,5 @@
 import { WORKER_LOST_MS } from '#shared/jobs';
+import { log } from '#observability/logger';
 import { frameCostInputOf, renderTimeLimitSeconds } from '#shared/render-plan';
 import { failJob } from './outcomes';
 import { recordHealthSample } from '../analytics/metrics';
@@ -23,8 +24,14 @@ export async function sweepStaleJobs(now = new Date()): Promise<string[]> {
   for (const job of silent) {
     // A job waiting for one of its user's render slots has no worker to report; its line moves below.
     if (job.waitingForSlot) continue;
-    // Still in the farm's queue (capacity is short): it keeps its place instead of failing as lost.
-    if (await waitingOnFarm(job)) {
+    // Still in the farm's queue (capacity is short): it keeps its place instead of failing as lost. A farm that cannot
+    // answer now cannot tell either way: the job is asked about again at the next sweep, and the others are swept now.
+    const waiting = await waitingOnFarm(job).catch((error: unknown) => {
+      log.warn('The farm could not say whether a silent job waits in its queue: it is asked again at the next sweep', { jobId: job.jobId, error });
+      return undefined;
+    });
+    if (waiting === undefined) continue;
+    if (waiting) {
       await updateJobAndRead(job.jobId, { set: { lastHeartbeat: now.toISOString() }, during: 'queued' });
       continue;
     }

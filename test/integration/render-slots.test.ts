@@ -28,6 +28,7 @@ beforeAll(() => {
       return { jobId: `${command.input.jobName}-${randomUUID()}`, jobName: command.input.jobName };
     }
     if (command instanceof DescribeJobsCommand) {
+      if ((command.input.jobs ?? []).some((id) => farmStatus[id]?.status === 'UNREACHABLE')) throw new Error('getaddrinfo ENOTFOUND batch');
       return { jobs: (command.input.jobs ?? []).filter((id) => farmStatus[id]).map((id) => ({ jobId: id, ...farmStatus[id], arrayProperties: farmStatus[id].statusSummary ? { statusSummary: farmStatus[id].statusSummary } : undefined })) };
     }
     throw new Error(`unexpected Batch call ${String(command)}`);
@@ -131,6 +132,19 @@ describe('render slots per user on AWS', () => {
     await updateJobAndRead(job.jobId, { set: { lastHeartbeat: new Date(Date.now() - 30 * 60_000).toISOString() } });
     expect(await sweepStaleJobs()).toContain(job.jobId);
     await vi.waitFor(async () => expect(await jobsHoldingSlots(job.userId)).toEqual([]), { timeout: 15_000, interval: 200 });
+  });
+
+  it("when Batch cannot say whether a silent job waits in its queue, the sweep leaves that job for its next run and still fails another lost one", async () => {
+    const [unanswered, lost] = [await queue(randomUUID(), 30), await queue(randomUUID(), 30)];
+    for (const job of [unanswered, lost]) await launchRender(job.jobId);
+    farmStatus[(await getJob(unanswered.jobId))!.farmJobIds![0]] = { status: 'UNREACHABLE' };
+    farmStatus[(await getJob(lost.jobId))!.farmJobIds![0]] = { status: 'FAILED' };
+    const old = new Date(Date.now() - 30 * 60_000).toISOString();
+    for (const job of [unanswered, lost]) await updateJobAndRead(job.jobId, { set: { lastHeartbeat: old } });
+    const failed = await sweepStaleJobs();
+    expect(failed).toContain(lost.jobId);
+    expect(failed).not.toContain(unanswered.jobId);
+    expect(await getJob(unanswered.jobId)).toMatchObject({ status: 'queued', lastHeartbeat: old });
   });
 
   it('when the release of a slot was lost, the sweep gives it back and admits the next job in line', async () => {
