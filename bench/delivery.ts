@@ -63,7 +63,7 @@ import {
   type FinishingSteps,
 } from '#shared/fast-path';
 import { regionRenderedRows, regionRows, type PlanInput } from '#shared/render-plan';
-import { SAFE_CHUNK_SECONDS } from '#shared/render-policy';
+import { SAFE_CHUNK_SECONDS, TEST_RENDER_MAX_FRAMES, TEST_RENDER_MAX_SECONDS } from '#shared/render-policy';
 import { REGION_FILE } from '#shared/render-contract';
 import { joinRegions } from '#render/region-stitch';
 import { denoiseImage } from '#render/denoiser/frame';
@@ -536,6 +536,9 @@ async function main() {
     const testCpu = scaling.serial + (cpuSecondsOf(text) - scaling.serial - model.denoiseSeconds) * testPixels * (policy.test.samples / costOf(text).samples) + model.denoiseSeconds * testPixels * 0.5;
     const testRun = deliveryBands({ ...fullHd(text, 1), isTest: true }, concurrency, model, testCpu);
     console.log(`  free test render (Text Animation, ${policy.test.maxSide} px, ${policy.test.samples} samples, denoised) on the render function: ${bandSeconds(snap(testRun, text, true))} restored (SnapStart); ${bandSeconds(testRun)} from Init`);
+    // A free look at motion: the test of a 3-second animation, its chunks forked from a warm parent as every chunk is there (the strip's path).
+    const testAnimation = snap(deliveryBands({ ...fullHd(text, TEST_RENDER_MAX_FRAMES), isTest: true }, concurrency, model, testCpu), text, false);
+    console.log(`  free test render of a ${TEST_RENDER_MAX_SECONDS}-second animation (${TEST_RENDER_MAX_FRAMES} frames, as above, ${testAnimation.typical.chunks} chunks, each by a warm parent's children) on the render function, restored (SnapStart): ${bandSeconds(testAnimation)}`);
     // The preview function (infra/constructs/live-previews.ts, on the render function's processor): 1,769 MB is one vCPU, which is all a forked child uses. Typical band's figures.
     const typical = assumptionsOf('typical', text.id);
     const speed = arch === 'arm64' ? typical.arm64Speed : typical.x86Speed;

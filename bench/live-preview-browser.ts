@@ -16,6 +16,8 @@ export interface BrowserFigures {
   warm: Record<'text' | 'colour' | 'option' | 'uploaded image', number[]>;
   /** Animation mode: from the last keystroke to the new strip's first frame on screen. */
   strip: number[];
+  /** The same strips split: the keystroke to the request leaving (the page's debounce), the request to its answer in, the answer to the frame on screen. */
+  stripParts: { waited: number; answered: number; shown: number }[];
   cold: number[];
   /** A free test render: the confirm dialog's button clicked to the rendered image on screen in Job History. */
   testRenders: number[];
@@ -74,6 +76,13 @@ async function untilNewPicture(page: Page, limitMs = 30_000): Promise<number> {
   return (await handle.jsonValue()) as number;
 }
 
+/** Runs in the page, once a new strip is on screen: its parts, from the change and the page's last preview request (Resource Timing). */
+function stripParts() {
+  const state = (window as unknown as { liveBench: Noted }).liveBench;
+  const request = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/previews')).at(-1) as PerformanceResourceTiming;
+  return { waited: request.startTime - state.changedAt!, answered: request.responseEnd - request.startTime, shown: state.swapAt! - request.responseEnd };
+}
+
 /** Runs in the page: clicks the confirm dialog's "Start Free Test Render" and notes the time. */
 function confirmTestRender() {
   const button = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find((candidate) => candidate.textContent?.includes('Start Free Test Render'));
@@ -89,13 +98,40 @@ function testRenderShown(): number | undefined {
   return performance.now() - (window as unknown as { testBench: { clickedAt: number } }).testBench.clickedAt;
 }
 
+/** The still's changes in Chromium: text, colour and option, each from the change to the new picture on screen. */
+async function measureStills(page: Page, site: string, changes: number, figures: BrowserFigures) {
+  const stamp = () => Date.now().toString(36);
+  await openCustomize(page, site, 1, '#custom-text');
+  // The first picture (the server warm since the page's warm-up), not counted.
+  await page.evaluate(change, { selector: '#custom-text', value: `First ${stamp()}` });
+  await untilNewPicture(page);
+  for (let i = 0; i < changes; i += 1) {
+    await page.evaluate(change, { selector: '#custom-text', value: `Text ${i} ${stamp()}` });
+    figures.warm.text.push(await untilNewPicture(page));
+  }
+  for (let i = 0; i < changes; i += 1) {
+    const colour = `#${((i * 0x2f5a3b + Date.now()) & 0xffffff).toString(16).padStart(6, '0')}`;
+    await page.evaluate(change, { selector: '#option-textColor', value: colour });
+    figures.warm.colour.push(await untilNewPicture(page));
+  }
+  for (let i = 0; i < changes; i += 1) {
+    // A new text first (not measured), so each style is a picture not made before.
+    await page.evaluate(change, { selector: '#custom-text', value: `Style ${i} ${stamp()}` });
+    await untilNewPicture(page);
+    const radios = 'input[type="radio"][name="1-backgroundStyle"]';
+    const other = await page.locator(`${radios}:not(:checked)`).first().getAttribute('value');
+    await page.evaluate(change, { selector: `${radios}[value="${other}"]`, value: '' });
+    figures.warm.option.push(await untilNewPicture(page));
+  }
+}
+
 async function openCustomize(page: Page, site: string, sceneId: number, ready: string) {
   await page.goto(`${site}/customize/${sceneId}`);
   await whileLoading(page, 'the customise page', (timeout) => page.locator(ready).first().waitFor({ timeout }));
   await page.evaluate(watchLivePicture);
 }
 
-export async function measureInBrowser(options: { site: string; email: string; password: string; changes: number; cold: number; tests: number; uploadDir: string; stopPreviews: () => Promise<void> }): Promise<BrowserFigures> {
+export async function measureInBrowser(options: { site: string; email: string; password: string; changes: number; cold: number; tests: number; uploadDir: string; stopPreviews: () => Promise<void>; stripOnly?: boolean }): Promise<BrowserFigures> {
   const { site, changes } = options;
   const browser = await launchChromium();
   try {
@@ -103,42 +139,26 @@ export async function measureInBrowser(options: { site: string; email: string; p
     // tsx (esbuild, keepNames) wraps the functions sent to the page in its __name helper, which the page lacks.
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await signIn(page, options.email, options.password, site);
-    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, strip: [], cold: [], testRenders: [] };
+    const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, strip: [], stripParts: [], cold: [], testRenders: [] };
     const stamp = () => Date.now().toString(36);
 
-    await openCustomize(page, site, 1, '#custom-text');
-    // The first picture (the server warm since the page's warm-up), not counted.
-    await page.evaluate(change, { selector: '#custom-text', value: `First ${stamp()}` });
-    await untilNewPicture(page);
-    for (let i = 0; i < changes; i += 1) {
-      await page.evaluate(change, { selector: '#custom-text', value: `Text ${i} ${stamp()}` });
-      figures.warm.text.push(await untilNewPicture(page));
-    }
-    for (let i = 0; i < changes; i += 1) {
-      const colour = `#${((i * 0x2f5a3b + Date.now()) & 0xffffff).toString(16).padStart(6, '0')}`;
-      await page.evaluate(change, { selector: '#option-textColor', value: colour });
-      figures.warm.colour.push(await untilNewPicture(page));
-    }
-    for (let i = 0; i < changes; i += 1) {
-      // A new text first (not measured), so each style is a picture not made before.
-      await page.evaluate(change, { selector: '#custom-text', value: `Style ${i} ${stamp()}` });
-      await untilNewPicture(page);
-      const radios = 'input[type="radio"][name="1-backgroundStyle"]';
-      const other = await page.locator(`${radios}:not(:checked)`).first().getAttribute('value');
-      await page.evaluate(change, { selector: `${radios}[value="${other}"]`, value: '' });
-      figures.warm.option.push(await untilNewPicture(page));
-    }
+    if (!options.stripOnly) await measureStills(page, site, changes, figures);
 
     // Animation mode's strip: from the last keystroke to the new strip's first frame on screen. The customer asked for
     // reduced motion, so the strip does not loop and the only picture that changes is a new strip's.
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await openCustomize(page, site, 1, '#custom-text');
+    // A text of its own first (not counted): the page previews nothing without one.
+    await page.evaluate(change, { selector: '#custom-text', value: `Strip text ${stamp()}` });
+    await untilNewPicture(page);
     await page.evaluate(change, { selector: 'input[type="radio"][name="render-mode"][value="animation"]', value: '' });
     await untilNewPicture(page);
     for (let i = 0; i < changes; i += 1) {
       await page.evaluate(change, { selector: '#custom-text', value: `Strip ${i} ${stamp()}` });
       figures.strip.push(await untilNewPicture(page));
+      figures.stripParts.push(await page.evaluate(stripParts));
     }
+    if (options.stripOnly) return figures;
     // Back to a still (the page keeps the customer's settings), for the free test renders below.
     await page.evaluate(change, { selector: 'input[type="radio"][name="render-mode"][value="still"]', value: '' });
     await untilNewPicture(page);

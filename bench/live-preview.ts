@@ -10,15 +10,17 @@
  *   the time from the customer's last keystroke (or pick) to the new picture on screen, the page's
  *   own debounce included;
  * - through the API alone: the time from the request to the picture (the browser's share is the difference);
- *   and in Animation mode, the time from the request to the strip (LIVE_STRIP.frames frames at the preview's size),
- *   alone with --strip-only;
+ *   and in Animation mode, the time from the request to the strip (LIVE_STRIP.frames frames at the preview's size);
+ *   with --strip-only, the strip alone, through the API and in Chromium (the page's debounce, the request and what the
+ *   page does with the answer, each a median);
  * warm (the scene's server up) and cold (the server stopped, a change arriving as the page opens
  * and sends its warm-up: retried as the page retries, on its next change); then a free test render
  * end to end (the click's POST to the job done with its image in Job History), made by the scene's
  * warm server and then by a fresh Blender (the warm stills unbound), and a warm scene server's
  * stability over --forks forks in a row (the parent's memory and pid). With --animation-tests N, after the strip: N free
  * test renders of a 3-second animation end to end (TEST_RENDER_MAX_SECONDS: the click's POST to the job done with its
- * video listed), rendered as the local pool renders an animation's chunks.
+ * video listed) by each path its frames can take here, taking turns: the pool worker's own Blender (what the stack
+ * does) and the strip's (the live previews' warm servers' children).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,7 +43,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { build } from 'vite';
 import { filesOf, productionSite } from '#infra/local/production-site';
-import { measureInBrowser } from './live-preview-browser';
+import { measureInBrowser, type BrowserFigures } from './live-preview-browser';
 
 const { values } = parseArgs({
   options: { 'strip-only': { type: 'boolean', default: false }, changes: { type: 'string', default: '30' }, cold: { type: 'string', default: '5' }, tests: { type: 'string', default: '3' }, forks: { type: 'string', default: '200' }, 'animation-tests': { type: 'string', default: '0' }, browser: { type: 'boolean', default: true } },
@@ -52,7 +54,7 @@ const COLD = Number(values.cold);
 const TESTS = Number(values.tests);
 const ANIMATION_TESTS = Number(values['animation-tests']);
 // The demo account makes them all (in Chromium, then by the warm server and by a fresh Blender through the API, and the animations).
-if (3 * TESTS + ANIMATION_TESTS > TEST_RENDERS_PER_DAY) throw new Error(`--tests ${TESTS} and --animation-tests ${ANIMATION_TESTS}: the demo account has ${TEST_RENDERS_PER_DAY} free test renders a day (three a --tests)`);
+if (3 * TESTS + 2 * ANIMATION_TESTS > TEST_RENDERS_PER_DAY) throw new Error(`--tests ${TESTS} and --animation-tests ${ANIMATION_TESTS}: the demo account has ${TEST_RENDERS_PER_DAY} free test renders a day (three a --tests, two an --animation-tests)`);
 const FORKS = Number(values.forks);
 
 const percentile = (samples: number[], p: number) => {
@@ -60,6 +62,14 @@ const percentile = (samples: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** The strip in Chromium, and its parts' medians: the page's debounce, the request to its answer, the answer to the frame on screen. */
+const browserStripLine = ({ strip, stripParts }: BrowserFigures) => {
+  const median = (key: keyof BrowserFigures['stripParts'][number]) => seconds(percentile(stripParts.map((parts) => parts[key]), 50));
+  return (
+    `  ${'text, strip'.padEnd(15)} warm ${summary(strip)}  (Animation mode: the last keystroke to the new strip's first frame on screen)\n` +
+    `    medians: keystroke to request ${median('waited')} (the page's debounce), request to answer ${median('answered')}, answer to frame on screen ${median('shown')}`
+  );
+};
 export const summary = (samples: number[]) => `p50 ${seconds(percentile(samples, 50))}, p95 ${seconds(percentile(samples, 95))} (n=${samples.length})`;
 
 // The stack's request lines would bury the figures.
@@ -72,7 +82,7 @@ const webDir = await mkdtemp(join(tmpdir(), 'bench-live-preview-web-'));
 const site = createServer();
 await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
 const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
-if (values.browser && !values['strip-only']) await build({ configFile: resolvePath('web/vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true, sourcemap: false } });
+if (values.browser) await build({ configFile: resolvePath('web/vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true, sourcemap: false } });
 const stack = await startLocalStack({ siteUrl });
 site.on('request', productionSite(filesOf(webDir), stack.apiUrl, stack.env));
 try {
@@ -124,9 +134,11 @@ try {
   const stripLine =
     `  ${`text, strip`.padEnd(15)} warm ${strips.length ? summary(strips) : 'none answered'}  (${LIVE_STRIP.frames} frames, a child per core side by side, each frame denoised here)` +
     (stripsLate ? `; ${stripsLate} of ${CHANGES} not answered within the API's wait` : '');
-  // A free test of an animation: the click's POST to the job done with its video listed, as Job History lists it.
-  const animationTests: number[] = [];
-  for (let i = 0; i < ANIMATION_TESTS; i += 1) {
+  // A free test of an animation: the click's POST to the job done with its video listed, as Job History lists it; by
+  // each path its frames can take here, taking turns: the pool worker's own Blender, and the strip's (the live previews'
+  // warm servers' children, each frame denoised in the stack's process).
+  const animationTests = { pool: [] as number[], strip: [] as number[] };
+  const animationTest = async (i: number) => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const started = performance.now();
     const created = await call('/api/jobs', { sceneId: 1, mode: 'animation', resolutionX: 1920, resolutionY: 1080, customText: `Motion ${i} ${Date.now()}`, options: 'backgroundStyle:hot;textColor:#ff5500', isTest: true, paymentMethod: 'credits' });
@@ -138,13 +150,25 @@ try {
       if (job.status === 'failed') throw new Error(`animation test render failed: ${job.crashReason}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    animationTests.push(performance.now() - started);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < ANIMATION_TESTS; i += 1) {
+    animationTests.pool.push(await animationTest(2 * i));
+    stack.warmTestAnimations(true);
+    animationTests.strip.push(await animationTest(2 * i + 1).finally(() => stack.warmTestAnimations(false)));
   }
   const animationLine = ANIMATION_TESTS
-    ? `\nfree test render of a ${TEST_RENDER_MAX_SECONDS}-second animation, end to end (POST /api/jobs to done with its video listed; ${TEST_RENDER_MAX_FRAMES} frames at 480 x 270, ${RENDER_MANIFEST[1].test.samples} sample(s), by the local pool's workers, each its own Blender):\n  ${summary(animationTests)}`
+    ? `\nfree test render of a ${TEST_RENDER_MAX_SECONDS}-second animation, end to end (POST /api/jobs to done with its video listed; ${TEST_RENDER_MAX_FRAMES} frames at 480 x 270, ${RENDER_MANIFEST[1].test.samples} sample(s), denoised; the two paths take turns):\n` +
+      `  by the local pool's worker, its own Blender (what the stack does): ${summary(animationTests.pool)}\n` +
+      `  by the strip's path, the warm server's children, a part per core: ${summary(animationTests.strip)}`
     : '';
   if (values['strip-only']) {
-    console.log(`\nthrough the API (request to strip):\n${stripLine}${animationLine}\n  load ${loadavg()[0].toFixed(2)} at the end`);
+    console.log(`\nthrough the API (request to strip):\n${stripLine}${animationLine}`);
+    if (values.browser) {
+      const browser = await measureInBrowser({ site: siteUrl, email: demo.email, password: demo.password, changes: CHANGES, cold: 0, tests: 0, uploadDir: webDir, stopPreviews: async () => {}, stripOnly: true });
+      console.log(`\nin Chromium, production build:\n${browserStripLine(browser)}`);
+    }
+    console.log(`  load ${loadavg()[0].toFixed(2)} at the end`);
     await stack.stop();
     site.close();
     await rm(webDir, { recursive: true, force: true });
@@ -201,7 +225,7 @@ try {
     const browser = await measureInBrowser({ site: siteUrl, email: demo.email, password: demo.password, changes: CHANGES, cold: COLD, tests: TESTS, uploadDir: dir, stopPreviews: () => stack.previews.stop() });
     console.log('\nin Chromium, production build (last keystroke or pick to the new picture on screen, the page\'s debounce included):');
     for (const [kind, samples] of Object.entries(browser.warm)) console.log(`  ${kind.padEnd(15)} warm ${summary(samples)}`);
-    console.log(`  ${'text, strip'.padEnd(15)} warm ${summary(browser.strip)}  (Animation mode: the last keystroke to the new strip's first frame on screen)`);
+    console.log(browserStripLine(browser));
     const failed = browser.cold.filter((ms) => Number.isNaN(ms)).length;
     console.log(`  ${'text'.padEnd(15)} cold ${summary(browser.cold.filter((ms) => !Number.isNaN(ms)))}  (the page opened with its scene's server stopped, the text changed at once${failed ? `; ${failed} got no picture: a 503 waits for the next change` : ''})`);
     console.log(`  free test render: the confirm button clicked to the rendered image on screen in Job History: ${summary(browser.testRenders)}`);

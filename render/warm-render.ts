@@ -149,7 +149,7 @@ export function warmOverIpc(): WarmRenderer | undefined {
         };
         const heard = (message: Partial<{ id: number; frame: number; answer: WarmAnswer; failed: string }>) => {
           if (message?.id !== id) return;
-          // An animation's frame in place (the render function's loop sends them; the local stack renders stills only).
+          // An animation's frame in place (the render function's loop sends them; the local stack, only when a benchmark asks).
           if (typeof message.frame === 'number') return hooks.onFrame?.(message.frame);
           end();
           if (message.answer) resolve(message.answer);
@@ -197,6 +197,8 @@ export function answerWarmRequests(child: ChildProcess, render: (request: WarmRe
  */
 export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = []) {
   const busy = new Set<string>();
+  // A free test animation's frames by the live previews' servers (the strip's path) instead: off, but a benchmark compares both.
+  let testAnimations = false;
   const take = (sceneId: number) => {
     const free = lanes.map((servers, index) => ({ servers, key: `${index}:${sceneId}` })).filter(({ key }) => !busy.has(key));
     if (free.length === 0) {
@@ -211,8 +213,8 @@ export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = [])
     render: async (request: WarmRequest, hooks: WarmHooks): Promise<WarmAnswer> => {
       // An animation's frames would each be denoised and copied in this process, which serves the whole stack: measured
       // slower than the worker's own Blender (a 90-frame test animation 94-106 s against 69-78 s, in 3 runs of 4).
+      if (request.args.isTest && (request.args.mode === 'still' || testAnimations)) return renderWarm(previews, request, hooks);
       if (request.args.mode !== 'still') return { cold: true };
-      if (request.args.isTest) return renderWarm(previews, request, hooks);
       const { servers, key } = take(request.args.sceneId);
       try {
         return await renderWarm(servers, request, hooks);
@@ -221,5 +223,9 @@ export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = [])
       }
     },
     stop: () => Promise.all(lanes.map((servers) => servers.stop())),
+    /** Whether a free test animation's frames go to the live previews' servers (bench:live-preview measures both paths). */
+    warmTestAnimations: (on: boolean) => {
+      testAnimations = on;
+    },
   };
 }

@@ -34,6 +34,8 @@ export interface LocalStack {
   dataDir: string;
   /** The warm scene servers of the live previews (a benchmark stops them to measure a cold start). */
   previews: { stop(): Promise<void> };
+  /** A free test animation's frames by the live previews' servers instead of the pool's own Blender (a benchmark compares them). */
+  warmTestAnimations: (on: boolean) => void;
   stop: () => Promise<void>;
 }
 
@@ -145,7 +147,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const relaunched = await relaunchUnfinishedJobs();
       if (relaunched.length) log(`Unfinished renders of the previous run taken up again: ${relaunched.length}`);
     }
-    return { env, apiUrl: api.endpoint, accounts, services, dataDir, previews, stop };
+    return { env, apiUrl: api.endpoint, accounts, services, dataDir, previews, warmTestAnimations: renders.warmTestAnimations, stop };
   } catch (error) {
     await stop();
     throw error;
