@@ -273,6 +273,8 @@ export interface ControlHooks extends Pick<RunSceneOptions, 'onProgress' | 'onLo
   remember: (line: string) => void;
   /** Denoising shared with other channels (a warm request's parts): one frame at a time in all of them. */
   denoising?: { last: Promise<void> };
+  /** Its frames denoised on one thread (denoiseOneThread): the other channels' children hold the cores. */
+  denoiseOneThread?: boolean;
 }
 
 /**
@@ -280,7 +282,7 @@ export interface ControlHooks extends Pick<RunSceneOptions, 'onProgress' | 'onLo
  * requests there: a fresh Blender's fd 3, or a warm server's child's socket (render/warm-scene.ts). The
  * files it reported (each a file of a frame args gives it, on disk), and the user's error once it told one.
  */
-export function readControl(control: Duplex, args: SceneArgs, { onProgress, onLog, onLimit, remember, denoising = { last: Promise.resolve() } }: ControlHooks): { outputs: string[]; userError: () => string | null } {
+export function readControl(control: Duplex, args: SceneArgs, { onProgress, onLog, onLimit, remember, denoising = { last: Promise.resolve() }, denoiseOneThread = false }: ControlHooks): { outputs: string[]; userError: () => string | null } {
   const outputs: string[] = [];
   let userError: string | null = null;
   // Blender may exit before reading an answer; that is reported by its exit code, not here.
@@ -313,7 +315,7 @@ export function readControl(control: Duplex, args: SceneArgs, { onProgress, onLo
       // Blender waits for the answer, so frames are denoised one at a time, in order.
       denoising.last = denoising.last.then(async () => {
         try {
-          await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame), denoiseQualityOf(args));
+          await answerDenoiseRequest(ownFrameRequest(parseDenoiseRequest(line.slice(8)), args, rendersFrame), denoiseQualityOf(args), denoiseOneThread);
           control.write('DENOISED\n');
         } catch (error) {
           const why = `denoiser failed: ${(error as Error).message ?? String(error)}`;

@@ -196,7 +196,7 @@ export async function previewInvocation(event: unknown, servers: WarmScenes, dow
  * pictures go through is loaded now, as the preview function's Init loads it, not on the first customer's change.
  */
 export function localWarmScenes(): WarmScenes {
-  sharedDenoiser('fast').catch((error: unknown) => log.warn('The denoiser did not load: it is loaded on first use', { error }));
+  for (const oneThread of [false, true]) sharedDenoiser('fast', oneThread).catch((error: unknown) => log.warn('The denoiser did not load: it is loaded on first use', { error }));
   return new WarmScenes({ bands: Math.min(4, availableParallelism()) });
 }
 

@@ -34,7 +34,7 @@ import { findBlender, BLENDER_MISSING_MESSAGE } from './blender-install';
 import { copySceneScripts, keepLogTail, LOG_TAIL_LINES, readControl, RenderError, renderTimedOut, sceneScriptPath, scriptArgsOf, type ControlStep, type RenderLogLevel, type RenderProgress, type SceneArgs } from './blender';
 import { prepareForTool, serverProcess, workerToolIdentity, MAX_TOOL_SLOTS, type ToolIdentity } from './tool-environment';
 import { openToRead } from '#core/storage/no-follow';
-import { denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
+import { denoiseOneThread, denoiseQualityOf, sharedDenoiser, type DenoiseQuality } from './denoiser';
 import { readExr } from './denoiser/exr';
 import { denoiseImage } from './denoiser/frame';
 import { stitchRegions } from './region-stitch';
@@ -575,6 +575,7 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
     for (const server of servers) server.close();
   };
   frames.signal?.addEventListener('abort', close, { once: true });
+  const oneThread = denoiseOneThread(args, frames.parts.filter((part) => part.length > 0).length);
   const sockets = await Promise.all(
     frames.parts.map(async (partFrames, index) => {
       const socket = path.join(outputDir, `part-${index}.sock`);
@@ -598,6 +599,7 @@ async function listenToParts(outputDir: string, args: SceneArgs, frames: WarmFra
           onLimit: (step) => (step ? steps.set(index, { ...step, since: Date.now() }) : steps.delete(index)),
           remember,
           denoising,
+          denoiseOneThread: oneThread,
         });
         errors.push(read.userError);
       });

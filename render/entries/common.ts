@@ -6,6 +6,7 @@
  * (serveFunction, render/lambda-runtime.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { askWorkerCredentialsAhead, composeServer, holdWorkerToItsJob } from '#composition/server';
 import { log, withLogScope } from '#observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
@@ -44,7 +45,9 @@ export function onTimings(timings: ChunkTimings): void {
 }
 
 export function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
-  return Promise.all(qualities.map((quality) => sharedDenoiser(quality).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
+  // The fast network on one thread too, where children may render side by side (denoiseOneThread).
+  const loads = qualities.flatMap((quality) => [{ quality, oneThread: false }, ...(quality === 'fast' && availableParallelism() > 1 ? [{ quality, oneThread: true }] : [])]);
+  return Promise.all(loads.map(({ quality, oneThread }) => sharedDenoiser(quality, oneThread).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
 }
 
 /**

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RenderError, runScene, type SceneArgs } from '#render/blender';
-import { loadDenoiser, WeightsError } from '#render/denoiser/index';
+import { denoiseOneThread, loadDenoiser, sharedDenoiser, WeightsError } from '#render/denoiser/index';
 import { psnr, readRgb } from '#render/image-quality';
 
 let dir: string;
@@ -66,5 +66,27 @@ describe('a denoiser that cannot load', () => {
     const corrupt = path.join(dir, 'corrupt.tza');
     await writeFile(corrupt, 'not weights at all, just text');
     await expect(loadDenoiser(corrupt)).rejects.toBeInstanceOf(WeightsError);
+  });
+});
+
+describe('a denoiser on one thread', () => {
+  test("when children render a test's or a preview's frames side by side, their frames are denoised on one thread; a final's, or one child's, on every core", () => {
+    expect(denoiseOneThread({ isTest: true }, 2)).toBe(true);
+    expect(denoiseOneThread({ isTest: true }, 1)).toBe(false);
+    expect(denoiseOneThread({ isTest: false }, 2)).toBe(false);
+  });
+
+  test('when a frame is denoised on one thread, it comes out as on every core', async () => {
+    const width = 96;
+    const height = 64;
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const plane = (scale: number) => Float32Array.from({ length: width * height * 3 }, () => random() * scale);
+    const input = { width, height, color: plane(2), albedo: plane(1), normal: plane(1).map((value) => value * 2 - 1) };
+    const [one, every] = await Promise.all([sharedDenoiser('fast', true), sharedDenoiser('fast')]);
+    expect(one).not.toBe(every);
+    const [a, b] = [await one.denoise(input), await every.denoise(input)];
+    const largest = a.reduce((most, value, index) => Math.max(most, Math.abs(value - b[index])), 0);
+    expect(largest).toBeLessThan(1e-3);
   });
 });
