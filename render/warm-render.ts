@@ -211,8 +211,11 @@ export function localWarmRenders(previews: WarmScenes, lanes: WarmScenes[] = [])
   };
   return {
     render: async (request: WarmRequest, hooks: WarmHooks): Promise<WarmAnswer> => {
-      // An animation's frames would each be denoised and copied in this process, which serves the whole stack: measured
-      // slower than the worker's own Blender (a 90-frame test animation 94-106 s against 69-78 s, in 3 runs of 4).
+      // An animation's frames would each be denoised and copied in this process, which serves the whole stack, and a test
+      // animation would hold its scene's live-preview server (one request at a time) for the whole of it, past every
+      // customer's preview wait: the worker's own Blender renders them. The strip's path measured little faster for a
+      // 90-frame test animation (bench:live-preview --animation-tests 3: p50 48.8 s against 51.9 s; an earlier version
+      // of it slower, 94-106 s against 69-78 s).
       if (request.args.isTest && (request.args.mode === 'still' || testAnimations)) return renderWarm(previews, request, hooks);
       if (request.args.mode !== 'still') return { cold: true };
       const { servers, key } = take(request.args.sceneId);

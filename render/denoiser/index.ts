@@ -51,9 +51,10 @@ export function parseDenoiseRequest(json: string): DenoiseRequest {
 /**
  * A frame's denoiser when children render frames side by side (a warm request's parts), one on each core: a denoiser
  * on every core too would take them from the children. On one thread for a test render's or a live preview's small
- * frames: a live strip's 8 frames by 2 children on 2 cores took 1.62-1.73 s so against 1.69-1.90 s (medians of 12 strips
- * from one warm server, four sets taking turns, on the loaded 2-core machine). A final's stays on every core: a second session of the standard network, with
- * its Full-HD tiles' activations, is not measured against the render function's memory.
+ * frames: a live strip's 8 frames by 2 children on 2 cores took 1.62-1.73 s so against 1.69-1.90 s (medians of 12
+ * strips from one warm server, four sets taking turns, on the loaded 2-core machine). A final's stays on every core: a
+ * second session of the standard network, with its Full-HD tiles' activations, is not measured against the render
+ * function's memory.
  */
 export function denoiseOneThread(render: { isTest?: boolean }, partsSideBySide: number): boolean {
   return partsSideBySide > 1 && denoiseQualityOf(render) === 'fast';
