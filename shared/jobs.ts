@@ -9,7 +9,6 @@ import { isImageFile, isVideoFile } from './files';
 import { clamp } from './numbers';
 import { mayTake } from './job-states';
 
-
 /** ISO-8601 string or epoch milliseconds. */
 export type Timestamp = string | number | Date;
 

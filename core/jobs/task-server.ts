@@ -28,7 +28,6 @@ export const CHUNK_LOST_TOO_OFTEN =
   'The render stopped every machine it ran on (it likely needs more memory than a render worker has). Try a lower resolution or a simpler file.';
 export const CHUNK_GAVE_UP = 'A part of the render failed on every attempt. Your credits were refunded if you paid; you can resume the render.';
 
-
 const field = {
   workerId: z.string().min(1).max(200),
   index: z.number().int().min(0).max(1_000_000),

@@ -19,7 +19,7 @@ export function sharedDenoiser(quality: DenoiseQuality = 'high', oneThread = fal
   const key = `${weights}${oneThread ? ' on one thread' : ''}`;
   let denoiser = shared.get(key);
   if (!denoiser) {
-    const loading = oneThread ? loadDenoiser(weights, 1) : loadDenoiser(weights);
+    const loading = loadDenoiser(weights, oneThread ? 1 : undefined);
     shared.set(key, loading);
     loading.catch(() => {
       if (shared.get(key) === loading) shared.delete(key);

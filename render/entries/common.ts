@@ -45,8 +45,9 @@ export function onTimings(timings: ChunkTimings): void {
 }
 
 export function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
+  const loads = qualities.map((quality) => ({ quality, oneThread: false }));
   // The fast network on one thread too, where children may render side by side (denoiseOneThread).
-  const loads = qualities.flatMap((quality) => [{ quality, oneThread: false }, ...(quality === 'fast' && availableParallelism() > 1 ? [{ quality, oneThread: true }] : [])]);
+  if (qualities.includes('fast') && availableParallelism() > 1) loads.push({ quality: 'fast', oneThread: true });
   return Promise.all(loads.map(({ quality, oneThread }) => sharedDenoiser(quality, oneThread).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
 }
 
