@@ -98,9 +98,11 @@ function testRenderShown(): number | undefined {
   return performance.now() - (window as unknown as { testBench: { clickedAt: number } }).testBench.clickedAt;
 }
 
+/** A text not typed before. */
+const stamp = () => Date.now().toString(36);
+
 /** The still's changes in Chromium: text, colour and option, each from the change to the new picture on screen. */
 async function measureStills(page: Page, site: string, changes: number, figures: BrowserFigures) {
-  const stamp = () => Date.now().toString(36);
   await openCustomize(page, site, 1, '#custom-text');
   // The first picture (the server warm since the page's warm-up), not counted.
   await page.evaluate(change, { selector: '#custom-text', value: `First ${stamp()}` });
@@ -140,7 +142,6 @@ export async function measureInBrowser(options: { site: string; email: string; p
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     await signIn(page, options.email, options.password, site);
     const figures: BrowserFigures = { warm: { text: [], colour: [], option: [], 'uploaded image': [] }, strip: [], stripParts: [], cold: [], testRenders: [] };
-    const stamp = () => Date.now().toString(36);
 
     if (!options.stripOnly) await measureStills(page, site, changes, figures);
 

@@ -15,7 +15,7 @@ import { framePreviewFile } from '#shared/render-contract';
 import { LIVE_PREVIEW } from '#shared/render-manifest';
 import { RenderError } from './blender';
 import { readOutput, WarmScenes } from './warm-scene';
-import { sharedDenoiser } from './denoiser';
+import { denoiserLoads, sharedDenoiser } from './denoiser';
 import { log } from '#observability/logger';
 import { alignment } from '#shared/schemas';
 import { livePreviewSize } from '#shared/preview-size';
@@ -196,7 +196,7 @@ export async function previewInvocation(event: unknown, servers: WarmScenes, dow
  * pictures go through is loaded now, as the preview function's Init loads it, not on the first customer's change.
  */
 export function localWarmScenes(): WarmScenes {
-  for (const oneThread of [false, true]) sharedDenoiser('fast', oneThread).catch((error: unknown) => log.warn('The denoiser did not load: it is loaded on first use', { error }));
+  for (const { oneThread } of denoiserLoads(['fast'])) sharedDenoiser('fast', oneThread).catch((error: unknown) => log.warn('The denoiser did not load: it is loaded on first use', { error }));
   return new WarmScenes({ bands: Math.min(4, availableParallelism()) });
 }
 

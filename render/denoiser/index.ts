@@ -3,6 +3,7 @@
  * passes: the denoiser is loaded once per process (weights and runtime), each frame is
  * denoised from its EXR into the raw buffer the script then saves as the frame.
  */
+import { availableParallelism } from 'node:os';
 import { denoiseExrFrame } from './frame';
 import { defaultWeightsPath, loadDenoiser, type Denoiser, type DenoiseQuality } from './denoise';
 
@@ -58,6 +59,16 @@ export function parseDenoiseRequest(json: string): DenoiseRequest {
  */
 export function denoiseOneThread(render: { isTest?: boolean }, partsSideBySide: number): boolean {
   return partsSideBySide > 1 && denoiseQualityOf(render) === 'fast';
+}
+
+/**
+ * The denoisers a process loads ahead for these qualities: each on every core, and the fast one on one thread too where
+ * children may render side by side (denoiseOneThread: more than one core).
+ */
+export function denoiserLoads(qualities: DenoiseQuality[]): { quality: DenoiseQuality; oneThread: boolean }[] {
+  const loads = qualities.map((quality) => ({ quality, oneThread: false }));
+  if (qualities.includes('fast') && availableParallelism() > 1) loads.push({ quality: 'fast', oneThread: true });
+  return loads;
 }
 
 /** Denoises one frame the script asked for. */

@@ -6,14 +6,13 @@
  * (serveFunction, render/lambda-runtime.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { askWorkerCredentialsAhead, composeServer, holdWorkerToItsJob } from '#composition/server';
 import { log, withLogScope } from '#observability/logger';
 import { businessMetrics, CHUNK_STEPS } from '#observability/metrics';
 import { scenes } from '#shared/catalogue';
 import { findBlender } from '../blender-install';
 import type { ChunkTimings } from '../chunk-runner';
-import { sharedDenoiser, type DenoiseQuality } from '../denoiser';
+import { denoiserLoads, sharedDenoiser, type DenoiseQuality } from '../denoiser';
 import { clearInvocation, freshSeed, INVOCATION_PROCESS, isSnapStartInit, type RestoreHooks } from '../lambda-runtime';
 import { containTools } from '../tool-environment';
 import type { WarmScenes } from '../warm-scene';
@@ -45,10 +44,7 @@ export function onTimings(timings: ChunkTimings): void {
 }
 
 export function loadDenoisers(qualities: DenoiseQuality[], when: string): Promise<unknown> {
-  const loads = qualities.map((quality) => ({ quality, oneThread: false }));
-  // The fast network on one thread too, where children may render side by side (denoiseOneThread).
-  if (qualities.includes('fast') && availableParallelism() > 1) loads.push({ quality: 'fast', oneThread: true });
-  return Promise.all(loads.map(({ quality, oneThread }) => sharedDenoiser(quality, oneThread).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
+  return Promise.all(denoiserLoads(qualities).map(({ quality, oneThread }) => sharedDenoiser(quality, oneThread).catch((error: unknown) => log.warn(`The ${quality} denoiser did not load ${when}: it is loaded on first use`, { error }))));
 }
 
 /**
